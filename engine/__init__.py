@@ -1,0 +1,42 @@
+"""Tongiaki, the rules: a pure engine (no I/O, no clock, no global randomness).
+
+A game is a `Setup` plus the list of choices made; `State` holds the game in progress,
+says who must decide what (`state.decision`), lists the legal choices and applies one.
+"""
+
+from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
+from engine.errors import (
+    AmbiguousChoiceError,
+    ChoiceError,
+    GameOverError,
+    IllegalChoiceError,
+    NotationError,
+)
+from engine.notation import parse_choice
+from engine.outcome import Outcome, Standing
+from engine.setup import Setup, SetupError
+from engine.state import Decision, Phase, State
+
+__all__ = [
+    "AmbiguousChoiceError",
+    "Choice",
+    "ChoiceError",
+    "Colonise",
+    "Decision",
+    "Emigrate",
+    "Expand",
+    "FoundRoyal",
+    "GameOverError",
+    "IllegalChoiceError",
+    "Land",
+    "NotationError",
+    "Outcome",
+    "Phase",
+    "Place",
+    "PutTile",
+    "Setup",
+    "SetupError",
+    "Standing",
+    "State",
+    "parse_choice",
+]

@@ -1,0 +1,134 @@
+"""The tiles on the table, the boats on their beaches, and the routes between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.hexgrid import CENTRE, Position, direction_between, neighbour
+from engine.tiles import ISLANDS, SEAS, IslandTile
+
+
+@dataclass
+class Route:
+    """Where a group moving across tiles already on the board comes to a stop.
+
+    `end` is "empty" (no tile there yet), "island", "royal" or "fail"; `position` is that
+    place and `direction` the direction the group was moving in when it got there.
+    """
+
+    end: str
+    position: Position
+    direction: int
+    crossed: list[tuple[str, int]] = field(default_factory=list)  # (sea tile, danger) passed
+
+
+class Board:
+    """Placed tiles (in the order they were placed), boats per beach per seat, royal islands."""
+
+    __slots__ = ("boats", "royal", "tiles", "where")
+
+    def __init__(self) -> None:
+        self.tiles: dict[Position, tuple[str, int]] = {}
+        self.where: dict[str, Position] = {}
+        self.boats: dict[Position, list[list[int]]] = {}
+        self.royal: dict[Position, int] = {}
+
+    def copy(self) -> Board:
+        other = Board.__new__(Board)
+        other.tiles = dict(self.tiles)
+        other.where = dict(self.where)
+        other.boats = {pos: [list(beach) for beach in beaches] for pos, beaches in self.boats.items()}
+        other.royal = dict(self.royal)
+        return other
+
+    def place(self, name: str, position: Position, rotation: int, seats: int) -> None:
+        self.tiles[position] = (name, rotation)
+        self.where[name] = position
+        if name in ISLANDS:
+            self.boats[position] = [[0] * seats for _ in ISLANDS[name].beaches]
+
+    def remove(self, position: Position) -> list[list[int]]:
+        """Take an island off the board for good; returns its boats per beach per seat."""
+        name, _ = self.tiles.pop(position)
+        del self.where[name]
+        return self.boats.pop(position)
+
+    def island(self, position: Position) -> IslandTile:
+        return ISLANDS[self.tiles[position][0]]
+
+    def name(self, position: Position) -> str:
+        return self.tiles[position][0]
+
+    def jetties(self, position: Position, beach: int) -> list[int]:
+        """Board directions of a beach's jetties, in the tile's edge order."""
+        name, rotation = self.tiles[position]
+        return [(edge + rotation) % 6 for edge in ISLANDS[name].beaches[beach].jetties]
+
+    def free(self, position: Position, beach: int) -> int:
+        return ISLANDS[self.tiles[position][0]].beaches[beach].berths - sum(self.boats[position][beach])
+
+    def free_berths(self, position: Position) -> list[int]:
+        island = ISLANDS[self.tiles[position][0]]
+        return [b.berths - sum(boats) for b, boats in zip(island.beaches, self.boats[position], strict=True)]
+
+    def full_beaches(self) -> list[tuple[Position, int]]:
+        full = []
+        for position, beaches in self.boats.items():
+            island = ISLANDS[self.tiles[position][0]]
+            for index, boats in enumerate(beaches):
+                if sum(boats) >= island.beaches[index].berths:
+                    full.append((position, index))
+        return full
+
+    def seat_boats(self, position: Position, seat: int) -> int:
+        return sum(beach[seat] for beach in self.boats[position])
+
+    def empty_places(self) -> list[Position]:
+        """Empty positions next to a tile, in the order of their canonical names."""
+        if not self.tiles:
+            return [CENTRE]
+        seen: dict[Position, None] = {}
+        for position in self.tiles:
+            for direction in range(6):
+                place = neighbour(position, direction)
+                if place not in self.tiles:
+                    seen.setdefault(place)
+        return list(seen)
+
+    def place_name(self, place: Position) -> tuple[str | None, int]:
+        """Canonical name of an empty place: the first-placed tile next to it and the direction
+        from that tile; (None, 0) for the centre of an empty board."""
+        for position, (name, _) in self.tiles.items():
+            direction = direction_between(position, place)
+            if direction is not None:
+                return name, direction
+        return None, 0
+
+    def trace(self, target: Position, direction: int, colours: int) -> Route:
+        """Follow a group of `colours` colours moving in `direction` into `target` across the
+        tiles already on the board, until it reaches an island or an empty place, or fails."""
+        route = Route("empty", target, direction)
+        tiles = self.tiles
+        while True:
+            placed = tiles.get(target)
+            if placed is None:
+                route.end, route.position, route.direction = "empty", target, direction
+                return route
+            name, rotation = placed
+            sea = SEAS.get(name)
+            if sea is None:
+                route.end = "royal" if target in self.royal else "island"
+                route.position, route.direction = target, direction
+                return route
+            exit_edge, danger = sea.trail_from((direction + 3 - rotation) % 6)
+            route.crossed.append((name, danger))
+            if colours < danger:
+                route.end, route.position, route.direction = "fail", target, direction
+                return route
+            direction = (exit_edge + rotation) % 6
+            target = neighbour(target, direction)
+
+    def is_closed(self, position: Position, direction: int, colours: int) -> bool:
+        """RULES.md §8.1: the route from this jetty passes every trail and comes back home."""
+        route = self.trace(neighbour(position, direction), direction, colours)
+        return route.end == "royal" or (route.end == "island" and route.position == position)

@@ -1,0 +1,106 @@
+"""Choice values, each with one canonical text form (see notation.py for reading them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.colours import LETTERS
+from engine.hexgrid import DIRECTIONS
+from engine.tiles import BEACH_LETTERS
+
+
+def _beaches(indices: tuple[int, ...]) -> str:
+    return ",".join(BEACH_LETTERS[i] for i in indices)
+
+
+def colour_letters(colours: tuple[str, ...]) -> str:
+    return "".join(LETTERS[c] for c in colours)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Boats from the reserve onto beaches: set-up, no boats on the board, the new colony."""
+
+    island: str | None
+    beaches: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"place {self.island} {_beaches(self.beaches)}"
+
+
+@dataclass(frozen=True)
+class Expand:
+    """Expansion on an island; `borrow` is (island, beach) when the reserve is empty."""
+
+    island: str
+    beaches: tuple[int, ...]
+    borrow: tuple[str, int] | None = None
+
+    def __str__(self) -> str:
+        text = f"expand {self.island} {_beaches(self.beaches)}"
+        if self.borrow is not None:
+            text += f" from {self.borrow[0]} {BEACH_LETTERS[self.borrow[1]]}"
+        return text
+
+
+@dataclass(frozen=True)
+class FoundRoyal:
+    island: str
+
+    def __str__(self) -> str:
+        return f"royal {self.island}"
+
+
+@dataclass(frozen=True)
+class Colonise:
+    def __str__(self) -> str:
+        return "colonise"
+
+
+@dataclass(frozen=True)
+class Emigrate:
+    """The full beach that emigrates next and the board direction of the jetty it uses."""
+
+    island: str
+    beach: int
+    jetty: int
+
+    def __str__(self) -> str:
+        return f"emigrate {self.island} {BEACH_LETTERS[self.beach]} {DIRECTIONS[self.jetty]}"
+
+
+@dataclass(frozen=True)
+class Land:
+    """Where the boats of an arriving group go: colours per beach, and the boats that stay out.
+
+    `placement` pairs a beach index with the colours put there (in colour order), beaches
+    in order. Text may leave `island` and `out` unsaid; the state fills them in.
+    """
+
+    island: str | None
+    placement: tuple[tuple[int, tuple[str, ...]], ...]
+    out: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        parts = ["land", str(self.island)]
+        parts += [f"{BEACH_LETTERS[b]}:{colour_letters(cs)}" for b, cs in self.placement]
+        if self.out:
+            parts.append(f"out:{colour_letters(self.out)}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class PutTile:
+    """Where a drawn tile goes: `anchor` and `direction` name the place (anchor None: the
+    centre of an empty board); `red` is the direction its red-emblem edge faces."""
+
+    anchor: str | None
+    direction: int
+    red: int
+
+    def __str__(self) -> str:
+        place = "centre" if self.anchor is None else f"{self.anchor} {DIRECTIONS[self.direction]}"
+        return f"put {place} red {DIRECTIONS[self.red]}"
+
+
+Choice = Place | Expand | FoundRoyal | Colonise | Emigrate | Land | PutTile

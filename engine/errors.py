@@ -1,0 +1,31 @@
+"""The errors a choice can raise: bad syntax, ambiguous, or not legal now."""
+
+from __future__ import annotations
+
+
+class ChoiceError(ValueError):
+    """A choice that cannot be applied; `code` is stable, the message is for the player."""
+
+    code = "choice"
+
+
+class NotationError(ChoiceError):
+    """The text is not a choice at all (checked without the state)."""
+
+    code = "syntax"
+
+
+class AmbiguousChoiceError(NotationError):
+    """A name in the text fits more than one island."""
+
+    code = "ambiguous"
+
+
+class IllegalChoiceError(ChoiceError):
+    """A well-formed choice that the rules do not allow at this decision."""
+
+    code = "illegal"
+
+
+class GameOverError(IllegalChoiceError):
+    code = "game-over"

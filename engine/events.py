@@ -1,0 +1,227 @@
+"""What happened: the events a choice sets off, each with a short English sentence."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from engine.hexgrid import DIRECTION_WORDS, Position
+from engine.tiles import BEACH_LETTERS
+
+
+def boats_text(colours: tuple[str, ...]) -> str:
+    """'2 yellow, 1 orange' for a group of boats, '' for none."""
+    return ", ".join(f"{n} {colour}" for colour, n in Counter(colours).items())
+
+
+@dataclass(frozen=True)
+class ChoiceMade:
+    colour: str
+    choice: str
+    forced: bool
+
+    def __str__(self) -> str:
+        how = " (the only option)" if self.forced else ""
+        return f"{self.colour.capitalize()}: {self.choice}{how}."
+
+
+@dataclass(frozen=True)
+class BoatsPlaced:
+    colour: str
+    island: str
+    beaches: tuple[int, ...]
+
+    def __str__(self) -> str:
+        where = ", ".join(BEACH_LETTERS[b] for b in self.beaches)
+        n = len(self.beaches)
+        return f"{self.colour.capitalize()} put {n} boat{'s' * (n != 1)} on {self.island} ({where})."
+
+
+@dataclass(frozen=True)
+class BoatMoved:
+    colour: str
+    from_island: str
+    from_beach: int
+    to_island: str
+    to_beach: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.colour.capitalize()} moved a boat from {self.from_island} "
+            f"{BEACH_LETTERS[self.from_beach]} to {self.to_island} {BEACH_LETTERS[self.to_beach]}."
+        )
+
+
+@dataclass(frozen=True)
+class RoyalIslandFounded:
+    colour: str
+    island: str
+    returned: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.colour.capitalize()} founded a royal island on {self.island}; "
+            f"{self.returned} boat{'s' * (self.returned != 1)} went back to the reserve."
+        )
+
+
+@dataclass(frozen=True)
+class BoatsRecalled:
+    colour: str
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.colour.capitalize()} took {self.count} boats off the board to colonise anew."
+
+
+@dataclass(frozen=True)
+class GroupSailed:
+    island: str
+    beach: int
+    jetty: int
+    boats: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"Beach {self.island} {BEACH_LETTERS[self.beach]} was full: {boats_text(self.boats)} "
+            f"sailed {DIRECTION_WORDS[self.jetty]}."
+        )
+
+
+@dataclass(frozen=True)
+class TileDrawn:
+    tile: str
+    islands_left: int
+    seas_left: int
+
+    def __str__(self) -> str:
+        return f"Tile {self.tile} was drawn ({self.islands_left} islands, {self.seas_left} seas left)."
+
+
+@dataclass(frozen=True)
+class TilePlaced:
+    tile: str
+    position: Position
+    rotation: int
+
+    def __str__(self) -> str:
+        return f"{self.tile} was placed with its red edge facing {DIRECTION_WORDS[self.rotation]}."
+
+
+@dataclass(frozen=True)
+class VoyagePassed:
+    tile: str
+    danger: int
+    colours: int
+
+    def __str__(self) -> str:
+        return f"They crossed {self.tile} (danger {self.danger}, {self.colours} colours)."
+
+
+@dataclass(frozen=True)
+class VoyageFailed:
+    tile: str
+    danger: int
+    boats: tuple[str, ...]
+
+    def __str__(self) -> str:
+        n = len(set(self.boats))
+        return (
+            f"On {self.tile} the trail needs {self.danger} colours; they had {n}: "
+            f"lost at sea, {boats_text(self.boats)} back to the reserves."
+        )
+
+
+@dataclass(frozen=True)
+class TurnedBack:
+    royal_island: str
+    home: str
+
+    def __str__(self) -> str:
+        return f"The royal island {self.royal_island} turned them back to {self.home}."
+
+
+@dataclass(frozen=True)
+class GroupArrived:
+    island: str
+    boats: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{boats_text(self.boats).capitalize()} arrived at {self.island}."
+
+
+@dataclass(frozen=True)
+class GroupLanded:
+    island: str
+    placement: tuple[tuple[int, tuple[str, ...]], ...]
+    out: tuple[str, ...]
+
+    def __str__(self) -> str:
+        parts = [f"{BEACH_LETTERS[b]}: {boats_text(cs)}" for b, cs in self.placement]
+        text = f"They landed on {self.island} ({'; '.join(parts) or 'no room'})"
+        if self.out:
+            text += f"; {boats_text(self.out)} stayed out, back to the reserves"
+        return text + "."
+
+
+@dataclass(frozen=True)
+class StayedAtSea:
+    """A group left at sea at the end of the game (last sea tile, or no tile left): out of play."""
+
+    boats: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{boats_text(self.boats).capitalize()} stayed at sea: out of play."
+
+
+@dataclass(frozen=True)
+class IslandRemoved:
+    island: str
+    boats: tuple[str, ...]
+
+    def __str__(self) -> str:
+        text = f"Every route from {self.island} only led back: the island left the game"
+        if self.boats:
+            text += f" and {boats_text(self.boats)} went back to the reserves"
+        return text + "."
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    colour: str
+    turn: int
+
+    def __str__(self) -> str:
+        return f"Turn {self.turn}: {self.colour}."
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    winners: tuple[str, ...]
+    reason: str
+
+    def __str__(self) -> str:
+        who = " and ".join(w.capitalize() for w in self.winners)
+        verb = "wins" if len(self.winners) == 1 else "share the win"
+        return f"Game over ({self.reason}): {who} {verb}."
+
+
+Event = (
+    ChoiceMade
+    | BoatsPlaced
+    | BoatMoved
+    | RoyalIslandFounded
+    | BoatsRecalled
+    | GroupSailed
+    | TileDrawn
+    | TilePlaced
+    | VoyagePassed
+    | VoyageFailed
+    | TurnedBack
+    | GroupArrived
+    | GroupLanded
+    | StayedAtSea
+    | IslandRemoved
+    | TurnStarted
+    | GameEnded
+)

@@ -1,0 +1,205 @@
+"""Reading choices from text: forgiving of case, spacing, accents and island-name prefixes.
+
+`parse_choice(str(choice)) == choice` holds for every choice the engine lists.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
+from engine.colours import BY_LETTER, COLOURS
+from engine.errors import AmbiguousChoiceError, NotationError
+from engine.hexgrid import parse_direction
+from engine.tiles import BEACH_LETTERS, SEAS, match_island
+
+SYNTAX = {
+    "place": "place ISLAND BEACHES, for example: place Tonga c",
+    "expand": "expand ISLAND BEACHES [from ISLAND BEACH], for example: expand Samoa a,c",
+    "royal": "royal ISLAND, for example: royal Samoa",
+    "colonise": "colonise",
+    "emigrate": "emigrate ISLAND BEACH JETTY, for example: emigrate Samoa b NE",
+    "land": "land ISLAND BEACH:COLOURS ... [out:COLOURS], for example: land Samoa a:RR b:B",
+    "put": "put TILE DIRECTION red DIRECTION, for example: put Samoa NE red S",
+}
+
+_VERBS = {
+    "place": "place",
+    "expand": "expand",
+    "royal": "royal",
+    "found": "royal",
+    "colonise": "colonise",
+    "colonize": "colonise",
+    "newcol": "colonise",
+    "new": "colonise",
+    "emigrate": "emigrate",
+    "sail": "emigrate",
+    "land": "land",
+    "put": "put",
+}
+
+
+def parse_choice(text: str) -> Choice:
+    """Read one choice in the notation the mails print; raises NotationError when it is none."""
+    cleaned = re.sub(r"\s*([:=])\s*", ":", text.strip().lower())
+    tokens = cleaned.replace(",", " ").replace(";", " ").split()
+    if not tokens:
+        raise NotationError("The line is empty.")
+    verb = _VERBS.get(tokens[0])
+    if verb is None:
+        raise NotationError(
+            f"{tokens[0]!r} is not a command. Commands: " + ", ".join(SYNTAX) + "."
+        )
+    args = tokens[1:]
+    try:
+        return _PARSERS[verb](args)
+    except AmbiguousChoiceError:
+        raise
+    except NotationError as error:
+        raise NotationError(f"{error} Write it as: {SYNTAX[verb]}.") from None
+
+
+def _island(tokens: list[str]) -> tuple[str, list[str]]:
+    """The island named by the leading tokens, and the tokens after its name."""
+    run = 0
+    while run < len(tokens) and len(tokens[run]) >= 2 and ":" not in tokens[run]:
+        run += 1
+    ambiguous: list[str] = []
+    for end in range(run, 0, -1):
+        found = match_island("".join(tokens[:end]))
+        if len(found) == 1:
+            return found[0], tokens[end:]
+        if len(found) > 1 and not ambiguous:
+            ambiguous = found
+    if ambiguous:
+        raise AmbiguousChoiceError(
+            f"{' '.join(tokens[:run])!r} could be {' or '.join(ambiguous)}: write more of the name."
+        )
+    what = " ".join(tokens[:run]) or " ".join(tokens[:1])
+    raise NotationError(f"No island is called {what!r}." if what else "An island name is missing.")
+
+
+def _beaches(tokens: list[str]) -> tuple[int, ...]:
+    letters = "".join(tokens)
+    if not letters:
+        raise NotationError("The beaches are missing.")
+    bad = [c for c in letters if c not in BEACH_LETTERS]
+    if bad:
+        raise NotationError(f"{bad[0]!r} is not a beach; beaches are letters a to f.")
+    return tuple(sorted(BEACH_LETTERS.index(c) for c in letters))
+
+
+def _direction(tokens: list[str]) -> int:
+    direction = parse_direction("".join(tokens))
+    if direction is None:
+        raise NotationError(
+            f"{' '.join(tokens) or 'nothing'!r} is not a direction (S, SW, NW, N, NE or SE)."
+        )
+    return direction
+
+
+def _colours(text: str) -> tuple[str, ...]:
+    bad = [c for c in text if c.upper() not in BY_LETTER]
+    if bad:
+        raise NotationError(f"{bad[0]!r} is not a colour letter (B, R, G, Y, O, P).")
+    return tuple(sorted((BY_LETTER[c.upper()] for c in text), key=COLOURS.index))
+
+
+def _place(args: list[str]) -> Choice:
+    if args and len(args[0]) >= 2:
+        island, rest = _island(args)
+        return Place(island, _beaches(rest))
+    return Place(None, _beaches(args))
+
+
+def _expand(args: list[str]) -> Choice:
+    island, rest = _island(args)
+    if "from" in rest:
+        at = rest.index("from")
+        source, source_rest = _island(rest[at + 1 :])
+        source_beaches = _beaches(source_rest)
+        if len(source_beaches) != 1:
+            raise NotationError("A borrowed boat comes from one beach.")
+        return Expand(island, _beaches(rest[:at]), (source, source_beaches[0]))
+    return Expand(island, _beaches(rest))
+
+
+def _royal(args: list[str]) -> Choice:
+    words = [a for a in args if a not in ("royal", "island", "on")]
+    island, rest = _island(words)
+    if rest:
+        raise NotationError(f"Unexpected {' '.join(rest)!r} after the island.")
+    return FoundRoyal(island)
+
+
+def _colonise(args: list[str]) -> Choice:
+    if any(a not in ("colonisation", "colonization", "colonise", "colonize") for a in args):
+        raise NotationError(f"Unexpected {' '.join(args)!r}.")
+    return Colonise()
+
+
+def _emigrate(args: list[str]) -> Choice:
+    island, rest = _island(args)
+    if not rest or len(rest[0]) != 1:
+        raise NotationError("The beach letter is missing.")
+    beach = _beaches(rest[:1])[0]
+    return Emigrate(island, beach, _direction(rest[1:]))
+
+
+def _land(args: list[str]) -> Choice:
+    island: str | None = None
+    if args and ":" not in args[0]:
+        island, args = _island(args)
+    placement: dict[int, tuple[str, ...]] = {}
+    out: tuple[str, ...] = ()
+    for item in args:
+        key, sep, value = item.partition(":")
+        if not sep or not value:
+            raise NotationError(f"{item!r} should be BEACH:COLOURS, like a:RR.")
+        if key == "out":
+            out = _colours(value)
+            continue
+        if len(key) != 1 or key not in BEACH_LETTERS:
+            raise NotationError(f"{key!r} is not a beach; beaches are letters a to f.")
+        beach = BEACH_LETTERS.index(key)
+        if beach in placement:
+            raise NotationError(f"Beach {key} is named twice.")
+        placement[beach] = _colours(value)
+    return Land(island, tuple(sorted(placement.items())), out)
+
+
+def _put(args: list[str]) -> Choice:
+    marker = next((i for i, a in enumerate(args) if a in ("red", "emblem")), None)
+    if marker is None:
+        raise NotationError("Say where the red edge faces, like 'red S'.")
+    red = _direction(args[marker + 1 :])
+    where = args[:marker]
+    if where in (["centre"], ["center"]):
+        return PutTile(None, 0, red)
+    if "of" in where:
+        at = where.index("of")
+        return PutTile(_anchor(where[at + 1 :]), _direction(where[:at]), red)
+    for split in (len(where) - 1, len(where) - 2):
+        if split >= 1 and parse_direction("".join(where[split:])) is not None:
+            return PutTile(_anchor(where[:split]), _direction(where[split:]), red)
+    raise NotationError("Say where the tile goes, like 'Samoa NE' (north-east of Samoa).")
+
+
+def _anchor(tokens: list[str]) -> str:
+    if len(tokens) == 1 and tokens[0].upper() in SEAS:
+        return tokens[0].upper()
+    island, rest = _island(tokens)
+    if rest:
+        raise NotationError(f"Unexpected {' '.join(rest)!r} after {island}.")
+    return island
+
+
+_PARSERS = {
+    "place": _place,
+    "expand": _expand,
+    "royal": _royal,
+    "colonise": _colonise,
+    "emigrate": _emigrate,
+    "land": _land,
+    "put": _put,
+}

@@ -1,0 +1,65 @@
+"""Scoring (RULES.md §12): points, then islands, then the fewest boats on the board."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.board import Board
+from engine.tiles import ISLANDS
+
+
+@dataclass(frozen=True)
+class Standing:
+    colour: str
+    points: int
+    islands: tuple[str, ...]  # islands the player is on, royal ones included
+    boats: int  # boats on the board, royal boats included
+    rank: int  # 1 for the winners; equal ranks share a place
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (-self.points, -len(self.islands), self.boats)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The score by the rules; when the game is over, the final result."""
+
+    reason: str
+    standings: tuple[Standing, ...]  # best first, seat order among equals
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        return tuple(s.colour for s in self.standings if s.rank == 1)
+
+    @property
+    def decided_by(self) -> str:
+        """What separated first from second: 'points', 'islands', 'boats' or 'shared'."""
+        if len(self.standings) < 2:
+            return "points"
+        first, second = self.standings[0].key, self.standings[1].key
+        for name, a, b in zip(("points", "islands", "boats"), first, second, strict=True):
+            if a != b:
+                return name
+        return "shared"
+
+
+def score(board: Board, colours: tuple[str, ...], reason: str) -> Outcome:
+    rows = []
+    for seat, colour in enumerate(colours):
+        islands: list[str] = []
+        boats = 0
+        for pos, beaches in board.boats.items():
+            count = sum(beach[seat] for beach in beaches) + (board.royal.get(pos) == seat)
+            if count:
+                islands.append(board.name(pos))
+                boats += count
+        points = sum(ISLANDS[name].points for name in islands)
+        rows.append((colour, points, tuple(islands), boats))
+    keys = [(-p, -len(i), b) for _, p, i, b in rows]
+    standings = [
+        Standing(colour, points, islands, boats, 1 + sum(1 for k in keys if k < keys[seat]))
+        for seat, (colour, points, islands, boats) in enumerate(rows)
+    ]
+    standings.sort(key=lambda s: s.rank)
+    return Outcome(reason, tuple(standings))

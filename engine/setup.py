@@ -1,0 +1,69 @@
+"""A game's set-up: the colours in seat order and the order of the stack."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.colours import COLOURS
+from engine.tiles import STACK_TILES, TILES, match_island
+
+
+class SetupError(ValueError):
+    """A set-up that cannot start a game (wrong colours or stack)."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    colours: tuple[str, ...]
+    stack: tuple[str, ...]  # the top of the stack first
+
+    def __post_init__(self) -> None:
+        if not 2 <= len(self.colours) <= 6:
+            raise SetupError(f"Tongiaki needs 2 to 6 players, not {len(self.colours)}.")
+        unknown = [c for c in self.colours if c not in COLOURS]
+        if unknown:
+            raise SetupError(f"Unknown colour {unknown[0]!r}; the colours are {', '.join(COLOURS)}.")
+        if len(set(self.colours)) != len(self.colours):
+            raise SetupError("Each player needs a colour of their own.")
+        if sorted(self.stack) != sorted(STACK_TILES):
+            missing = sorted(set(STACK_TILES) - set(self.stack))
+            extra = sorted({t for t in self.stack if self.stack.count(t) > 1 or t not in TILES})
+            raise SetupError(
+                "The stack must hold each of the 31 tiles once"
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+                + (f"; unknown or repeated: {', '.join(extra)}" if extra else "")
+                + "."
+            )
+
+    @classmethod
+    def from_seed(cls, colours: Sequence[str], seed: int) -> Setup:
+        """The stack shuffled by a generator of its own seeded with `seed`."""
+        stack = list(STACK_TILES)
+        random.Random(seed).shuffle(stack)
+        return cls(tuple(colours), tuple(stack))
+
+    @classmethod
+    def from_names(cls, colours: Sequence[str], names: Sequence[str]) -> Setup:
+        """A stack given by tile names (islands by name or unique prefix, seas by letter)."""
+        return cls(tuple(colours), tuple(tile_name(n) for n in names))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"colours": list(self.colours), "stack": list(self.stack)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Setup:
+        return cls(tuple(data["colours"]), tuple(data["stack"]))
+
+
+def tile_name(text: str) -> str:
+    """The tile a player or GM means: a sea letter A-P, or an island name or unique prefix."""
+    cleaned = text.strip()
+    if len(cleaned) == 1 and cleaned.upper() in TILES:
+        return cleaned.upper()
+    found = match_island(cleaned)
+    if len(found) != 1:
+        raise SetupError(f"Unknown tile {text!r}." if not found else f"{text!r} could be {' or '.join(found)}.")
+    return found[0]

@@ -1,0 +1,100 @@
+"""The 32 tiles, read from the package's own copy of tiles.json."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from importlib.resources import files
+
+
+@dataclass(frozen=True)
+class Beach:
+    berths: int
+    jetties: tuple[int, ...]  # tile edges
+
+
+@dataclass(frozen=True)
+class IslandTile:
+    name: str
+    points: int
+    start: bool
+    beaches: tuple[Beach, ...]
+
+    is_island = True
+
+
+@dataclass(frozen=True)
+class Trail:
+    edges: tuple[int, int]
+    danger: int
+
+
+@dataclass(frozen=True)
+class SeaTile:
+    name: str
+    trails: tuple[Trail, ...]
+
+    is_island = False
+
+    def trail_from(self, edge: int) -> tuple[int, int]:
+        """The other end and the danger number of the trail that starts at tile edge `edge`."""
+        return _TRAIL_ENDS[self.name][edge]
+
+
+Tile = IslandTile | SeaTile
+
+_DATA = json.loads(files("engine").joinpath("tiles.json").read_text(encoding="utf-8"))
+
+ISLANDS: dict[str, IslandTile] = {
+    raw["name"]: IslandTile(
+        name=raw["name"],
+        points=raw["points"],
+        start=raw["start"],
+        beaches=tuple(Beach(b["berths"], tuple(b["jetties"])) for b in raw["beaches"]),
+    )
+    for raw in _DATA["islands"]
+}
+SEAS: dict[str, SeaTile] = {
+    raw["id"]: SeaTile(
+        name=raw["id"],
+        trails=tuple(Trail((t["edges"][0], t["edges"][1]), t["danger"]) for t in raw["trails"]),
+    )
+    for raw in _DATA["seas"]
+}
+TILES: dict[str, Tile] = {**ISLANDS, **SEAS}
+
+_TRAIL_ENDS: dict[str, dict[int, tuple[int, int]]] = {}
+for _sea in SEAS.values():
+    _ends: dict[int, tuple[int, int]] = {}
+    for _trail in _sea.trails:
+        _a, _b = _trail.edges
+        _ends[_a] = (_b, _trail.danger)
+        _ends[_b] = (_a, _trail.danger)
+    _TRAIL_ENDS[_sea.name] = _ends
+
+START_ISLAND = next(tile.name for tile in ISLANDS.values() if tile.start)
+STACK_TILES: tuple[str, ...] = tuple(
+    [name for name in ISLANDS if name != START_ISLAND] + list(SEAS)
+)
+BEACH_LETTERS = "abcdef"
+
+
+def normalise_name(text: str) -> str:
+    """Lower case, accents and everything but letters and digits removed."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return re.sub(r"[^a-z0-9]", "", "".join(c for c in decomposed if not unicodedata.combining(c)).lower())
+
+
+_ISLAND_KEYS = {normalise_name(name): name for name in ISLANDS}
+
+
+def match_island(text: str) -> list[str]:
+    """Islands whose name is `text` (exactly, else by prefix), ignoring case, spaces and accents."""
+    key = normalise_name(text)
+    if not key:
+        return []
+    if key in _ISLAND_KEYS:
+        return [_ISLAND_KEYS[key]]
+    return [name for k, name in _ISLAND_KEYS.items() if k.startswith(key)]

@@ -1,0 +1,1 @@
+"""The play-by-email service around the engine (built in later issues)."""
