@@ -37,7 +37,9 @@ class Board:
         other = Board.__new__(Board)
         other.tiles = dict(self.tiles)
         other.where = dict(self.where)
-        other.boats = {pos: [list(beach) for beach in beaches] for pos, beaches in self.boats.items()}
+        other.boats = {
+            pos: [list(beach) for beach in beaches] for pos, beaches in self.boats.items()
+        }
         other.royal = dict(self.royal)
         return other
 
@@ -65,11 +67,16 @@ class Board:
         return [(edge + rotation) % 6 for edge in ISLANDS[name].beaches[beach].jetties]
 
     def free(self, position: Position, beach: int) -> int:
-        return ISLANDS[self.tiles[position][0]].beaches[beach].berths - sum(self.boats[position][beach])
+        return ISLANDS[self.tiles[position][0]].beaches[beach].berths - sum(
+            self.boats[position][beach]
+        )
 
     def free_berths(self, position: Position) -> list[int]:
         island = ISLANDS[self.tiles[position][0]]
-        return [b.berths - sum(boats) for b, boats in zip(island.beaches, self.boats[position], strict=True)]
+        return [
+            b.berths - sum(boats)
+            for b, boats in zip(island.beaches, self.boats[position], strict=True)
+        ]
 
     def full_beaches(self) -> list[tuple[Position, int]]:
         full = []

@@ -29,14 +29,19 @@ class GreedyBot:
     """The choice whose immediate result scores best for its seat; ties broken at random.
 
     It prefers landings that keep its own boats and put them on islands worth points,
-    expansions on valuable islands, and emigrations whose route the group can pass.
+    expansions on valuable islands, and emigrations whose route the group can pass. Now
+    and then (`curiosity`) it picks at random: purely greedy players can shuttle boats
+    between the same islands forever without drawing a tile, and the game would not end.
     """
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, curiosity: float = 0.05) -> None:
         self.rng = rng
+        self.curiosity = curiosity
 
     def choose(self, state: State) -> Choice:
         choices = state.legal_choices()
+        if self.rng.random() < self.curiosity:
+            return self.rng.choice(choices)
         scored = [(self._value(state, c), self.rng.random(), c) for c in choices]
         return max(scored, key=lambda item: (item[0], item[1]))[2]
 
@@ -79,9 +84,14 @@ class GreedyBot:
         return mine / 2 if route.end == "empty" else 0
 
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+BOT_KINDS = ("random", "greedy")
 
 
 def make_bot(kind: str, seed: int) -> Bot:
     """A bot of kind 'random' or 'greedy' with a generator of its own."""
-    return BOTS[kind](random.Random(seed))
+    rng = random.Random(seed)
+    if kind == "random":
+        return RandomBot(rng)
+    if kind == "greedy":
+        return GreedyBot(rng)
+    raise ValueError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")

@@ -22,7 +22,9 @@ def main(argv: list[str] | None = None) -> None:
     print("Stack:", " ".join(state.setup.stack))
     while (decision := state.decision) is not None:
         choice = bots[decision.seat].choose(state)
-        print(f"#{decision.number} {decision.colour} ({len(state.legal_choices())} options): {choice}")
+        print(
+            f"#{decision.number} {decision.colour} ({len(state.legal_choices())} options): {choice}"
+        )
         for event in state.apply(choice)[1:]:
             print("    " + str(event))
     outcome = state.outcome

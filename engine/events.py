@@ -34,7 +34,9 @@ class BoatsPlaced:
     def __str__(self) -> str:
         where = ", ".join(BEACH_LETTERS[b] for b in self.beaches)
         n = len(self.beaches)
-        return f"{self.colour.capitalize()} put {n} boat{'s' * (n != 1)} on {self.island} ({where})."
+        return (
+            f"{self.colour.capitalize()} put {n} boat{'s' * (n != 1)} on {self.island} ({where})."
+        )
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,9 @@ class TileDrawn:
     seas_left: int
 
     def __str__(self) -> str:
-        return f"Tile {self.tile} was drawn ({self.islands_left} islands, {self.seas_left} seas left)."
+        return (
+            f"Tile {self.tile} was drawn ({self.islands_left} islands, {self.seas_left} seas left)."
+        )
 
 
 @dataclass(frozen=True)

@@ -79,16 +79,15 @@ def _reason(state: State, choice: Choice) -> str | None:
             return f"{START_ISLAND} can never become a royal island"
         if state.royal_islands(seat) >= 2:
             return "you have founded two royal islands already"
-        if not board.seat_boats(pos, seat) or any(
-            sum(b) != b[seat] for b in board.boats[pos]
-        ):
+        if not board.seat_boats(pos, seat) or any(sum(b) != b[seat] for b in board.boats[pos]):
             return f"a royal island needs your boats on {island} and nobody else's"
         return None
     if isinstance(choice, Emigrate):
         if board.free(pos, choice.beach) > 0:
             return f"beach {island} {BEACH_LETTERS[choice.beach]} is not full"
         if choice.jetty not in board.jetties(pos, choice.beach):
-            return f"beach {BEACH_LETTERS[choice.beach]} has no jetty to the {DIRECTION_WORDS[choice.jetty]}"
+            where = DIRECTION_WORDS[choice.jetty]
+            return f"beach {BEACH_LETTERS[choice.beach]} has no jetty to the {where}"
         return "that route only leads back (RULES §8.1) while another jetty is open"
     if isinstance(choice, Land):
         return _land_reason(state, choice)
@@ -106,7 +105,9 @@ def _expand_reason(state: State, choice: Expand) -> str | None:
     if not mine:
         return f"you have no boats on {choice.island}"
     if state.reserve[seat] == 0 and choice.borrow is None:
-        return "your reserve is empty: take one boat from another island, like 'expand X a from Y b'"
+        return (
+            "your reserve is empty: take one boat from another island, like 'expand X a from Y b'"
+        )
     if state.reserve[seat] > 0 and choice.borrow is not None:
         return "you may only take a boat from another island when your reserve is empty"
     if state.reserve[seat] > 0:
@@ -114,7 +115,8 @@ def _expand_reason(state: State, choice: Expand) -> str | None:
         if len(set(choice.beaches)) != len(choice.beaches):
             return "at most one boat goes on each beach"
         if len(choice.beaches) != count:
-            return f"expanding on {choice.island} adds {count} boat{'s' * (count != 1)}: name {count} beach{'es' * (count != 1)}"
+            boats = f"{count} boat{'s' * (count != 1)}"
+            return f"expanding on {choice.island} adds {boats}: name {count} different beaches"
     return None
 
 
@@ -126,7 +128,12 @@ def _land_reason(state: State, choice: Land) -> str | None:
     placed = Counter(c for _, cs in choice.placement for c in cs) + Counter(choice.out)
     group = Counter(decision.boats)
     if (choice.out and placed != group) or not placed <= group:
-        return "the colours do not match the arriving group (" + "".join(
-            c[0].upper() for c in decision.boats
-        ) + ")"
-    return "each beach with room gets one boat before any beach gets a second, and only free berths can be used"
+        return (
+            "the colours do not match the arriving group ("
+            + "".join(c[0].upper() for c in decision.boats)
+            + ")"
+        )
+    return (
+        "each beach with room gets one boat before any beach gets a second,"
+        " and only free berths can be used"
+    )

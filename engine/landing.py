@@ -55,7 +55,12 @@ def landings(group: Counts, free: Counts) -> list[Landing]:
                 continue
             for taken in _sub_multisets(remaining, size):
                 done.append((beaches[index], taken))
-                place(index + 1, tuple(r - t for r, t in zip(remaining, taken, strict=True)), rest, done)
+                place(
+                    index + 1,
+                    tuple(r - t for r, t in zip(remaining, taken, strict=True)),
+                    rest,
+                    done,
+                )
                 done.pop()
 
     place(0, tuple(group), to_place, [])

@@ -47,9 +47,7 @@ def parse_choice(text: str) -> Choice:
         raise NotationError("The line is empty.")
     verb = _VERBS.get(tokens[0])
     if verb is None:
-        raise NotationError(
-            f"{tokens[0]!r} is not a command. Commands: " + ", ".join(SYNTAX) + "."
-        )
+        raise NotationError(f"{tokens[0]!r} is not a command. Commands: " + ", ".join(SYNTAX) + ".")
     args = tokens[1:]
     try:
         return _PARSERS[verb](args)

@@ -25,7 +25,9 @@ class Setup:
             raise SetupError(f"Tongiaki needs 2 to 6 players, not {len(self.colours)}.")
         unknown = [c for c in self.colours if c not in COLOURS]
         if unknown:
-            raise SetupError(f"Unknown colour {unknown[0]!r}; the colours are {', '.join(COLOURS)}.")
+            raise SetupError(
+                f"Unknown colour {unknown[0]!r}; the colours are {', '.join(COLOURS)}."
+            )
         if len(set(self.colours)) != len(self.colours):
             raise SetupError("Each player needs a colour of their own.")
         if sorted(self.stack) != sorted(STACK_TILES):
@@ -65,5 +67,7 @@ def tile_name(text: str) -> str:
         return cleaned.upper()
     found = match_island(cleaned)
     if len(found) != 1:
-        raise SetupError(f"Unknown tile {text!r}." if not found else f"{text!r} could be {' or '.join(found)}.")
+        raise SetupError(
+            f"Unknown tile {text!r}." if not found else f"{text!r} could be {' or '.join(found)}."
+        )
     return found[0]

@@ -120,8 +120,11 @@ class State:
         return score(self.board, self.colours, self.ending or "")
 
     def boats_on_board(self, seat: int) -> int:
+        """Boats on beaches, royal boats, and boats of a group waiting to land."""
         on_beaches = sum(self.board.seat_boats(pos, seat) for pos in self.board.boats)
-        return on_beaches + sum(1 for owner in self.board.royal.values() if owner == seat)
+        in_transit = self.group[seat] if self.group is not None else 0
+        royal = sum(1 for owner in self.board.royal.values() if owner == seat)
+        return on_beaches + in_transit + royal
 
     def royal_islands(self, seat: int) -> int:
         return sum(1 for owner in self.board.royal.values() if owner == seat)
@@ -186,9 +189,7 @@ class State:
             if self.royal_islands(seat) < MAX_ROYAL_ISLANDS:
                 for pos in homes:
                     beaches = board.boats[pos]
-                    if board.name(pos) != START_ISLAND and all(
-                        sum(b) == b[seat] for b in beaches
-                    ):
+                    if board.name(pos) != START_ISLAND and all(sum(b) == b[seat] for b in beaches):
                         choices.append(FoundRoyal(board.name(pos)))
         else:
             choices += self._no_boat_placements()
@@ -395,7 +396,9 @@ class State:
             board.boats[board.where[source]][source_beach][seat] -= 1
             board.boats[pos][choice.beaches[0]][seat] += 1
             events.append(
-                ev.BoatMoved(self.colours[seat], source, source_beach, choice.island, choice.beaches[0])
+                ev.BoatMoved(
+                    self.colours[seat], source, source_beach, choice.island, choice.beaches[0]
+                )
             )
         self._emigrations_or_end(events)
 
@@ -450,7 +453,11 @@ class State:
 
     def _put(self, choice: PutTile, events: list[ev.Event]) -> None:
         board = self.board
-        place = CENTRE if choice.anchor is None else neighbour(board.where[choice.anchor], choice.direction)
+        place = (
+            CENTRE
+            if choice.anchor is None
+            else neighbour(board.where[choice.anchor], choice.direction)
+        )
         name = self.tile
         assert name is not None
         board.place(name, place, choice.red, self.seats)
@@ -471,11 +478,15 @@ class State:
         group = board.boats[home][choice.beach]
         board.boats[home][choice.beach] = [0] * self.seats
         events.append(
-            ev.GroupSailed(choice.island, choice.beach, choice.jetty, _colours_of(group, self.colours))
+            ev.GroupSailed(
+                choice.island, choice.beach, choice.jetty, _colours_of(group, self.colours)
+            )
         )
         self._voyage(home, choice.jetty, group, events)
 
-    def _voyage(self, home: Position, direction: int, group: list[int], events: list[ev.Event]) -> None:
+    def _voyage(
+        self, home: Position, direction: int, group: list[int], events: list[ev.Event]
+    ) -> None:
         board = self.board
         colours = sum(1 for n in group if n)
         boats = _colours_of(group, self.colours)

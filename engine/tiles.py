@@ -84,7 +84,9 @@ BEACH_LETTERS = "abcdef"
 def normalise_name(text: str) -> str:
     """Lower case, accents and everything but letters and digits removed."""
     decomposed = unicodedata.normalize("NFKD", text)
-    return re.sub(r"[^a-z0-9]", "", "".join(c for c in decomposed if not unicodedata.combining(c)).lower())
+    return re.sub(
+        r"[^a-z0-9]", "", "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    )
 
 
 _ISLAND_KEYS = {normalise_name(name): name for name in ISLANDS}

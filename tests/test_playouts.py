@@ -1,0 +1,88 @@
+"""Random games for 2 to 6 players, checking the invariants after every choice."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Setup, State
+from engine.bots import make_bot
+from engine.colours import COLOURS
+from tests.invariants import (
+    check_every_listed_choice_applies,
+    check_invariants,
+    check_nothing_unlisted_applies,
+    check_round_trips,
+)
+
+MAX_DECISIONS = 3000
+
+games = st.tuples(
+    st.integers(min_value=2, max_value=6),
+    st.integers(min_value=0, max_value=2**32 - 1),
+    st.integers(min_value=0, max_value=2**32 - 1).map(random.Random),
+)
+
+
+def _colours(players: int, rng: random.Random) -> list[str]:
+    return rng.sample(COLOURS, players)
+
+
+def _play(players: int, seed: int, rng: random.Random, check: object) -> State:
+    state = State(Setup.from_seed(_colours(players, rng), seed))
+    check_invariants(state)
+    while state.decision is not None:
+        assert len(state.log) < MAX_DECISIONS, "the game did not end"
+        check(state)  # type: ignore[operator]
+        state.apply(rng.choice(state.legal_choices()))
+        check_invariants(state)
+    assert state.outcome is not None
+    assert state.legal_choices() == []
+    return state
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_random_games_keep_the_invariants_and_replay(game: tuple[int, int, random.Random]) -> None:
+    players, seed, rng = game
+    midway: list[State] = []
+
+    def remember(state: State) -> None:
+        if not midway and rng.random() < 0.02:
+            midway.append(state.copy())
+
+    final = _play(players, seed, rng, remember)
+    assert State.replay(final.setup, final.log) == final
+    for state in midway:
+        assert State.replay(state.setup, state.log) == state
+    check_round_trips(final)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_listed_choices_apply_and_nothing_else_does(game: tuple[int, int, random.Random]) -> None:
+    players, seed, rng = game
+
+    def check(state: State) -> None:
+        check_round_trips(state)
+        check_every_listed_choice_applies(state)
+        check_nothing_unlisted_applies(state)
+
+    _play(players, seed, rng, check)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.sampled_from(["random", "greedy"]))
+def test_bot_games_end(game: tuple[int, int, random.Random], kind: str) -> None:
+    players, seed, rng = game
+    state = State(Setup.from_seed(_colours(players, rng), seed))
+    bots = [make_bot(kind, seed + seat) for seat in range(players)]
+    while (decision := state.decision) is not None:
+        assert len(state.log) < MAX_DECISIONS
+        choice = bots[decision.seat].choose(state)
+        assert choice in state.legal_choices()
+        state.apply(choice)
+        check_invariants(state)
+    assert state.outcome is not None
