@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.hexgrid import CENTRE, Position, direction_between, neighbour
+from engine.hexgrid import CENTRE, STEPS, Position, neighbour
 from engine.tiles import ISLANDS, SEAS, IslandTile
+
+_BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
 
 
 @dataclass
@@ -80,36 +82,31 @@ class Board:
 
     def full_beaches(self) -> list[tuple[Position, int]]:
         full = []
+        tiles = self.tiles
         for position, beaches in self.boats.items():
-            island = ISLANDS[self.tiles[position][0]]
+            berths = _BERTHS[tiles[position][0]]
             for index, boats in enumerate(beaches):
-                if sum(boats) >= island.beaches[index].berths:
+                if sum(boats) >= berths[index]:
                     full.append((position, index))
         return full
 
     def seat_boats(self, position: Position, seat: int) -> int:
         return sum(beach[seat] for beach in self.boats[position])
 
-    def empty_places(self) -> list[Position]:
-        """Empty positions next to a tile, in the order of their canonical names."""
+    def empty_places(self) -> dict[Position, tuple[str | None, int]]:
+        """Empty positions next to a tile, each with its canonical name: the first-placed tile
+        next to it and the direction from that tile; the centre, named (None, 0), when the
+        board is empty."""
         if not self.tiles:
-            return [CENTRE]
-        seen: dict[Position, None] = {}
-        for position in self.tiles:
-            for direction in range(6):
-                place = neighbour(position, direction)
-                if place not in self.tiles:
-                    seen.setdefault(place)
-        return list(seen)
-
-    def place_name(self, place: Position) -> tuple[str | None, int]:
-        """Canonical name of an empty place: the first-placed tile next to it and the direction
-        from that tile; (None, 0) for the centre of an empty board."""
-        for position, (name, _) in self.tiles.items():
-            direction = direction_between(position, place)
-            if direction is not None:
-                return name, direction
-        return None, 0
+            return {CENTRE: (None, 0)}
+        places: dict[Position, tuple[str | None, int]] = {}
+        tiles = self.tiles
+        for (q, r), (name, _) in tiles.items():
+            for direction, (dq, dr) in enumerate(STEPS):
+                place = (q + dq, r + dr)
+                if place not in tiles and place not in places:
+                    places[place] = (name, direction)
+        return places
 
     def trace(self, target: Position, direction: int, colours: int) -> Route:
         """Follow a group of `colours` colours moving in `direction` into `target` across the

@@ -13,7 +13,7 @@ Position = tuple[int, int]
 CENTRE: Position = (0, 0)
 DIRECTIONS = ("S", "SW", "NW", "N", "NE", "SE")
 DIRECTION_WORDS = ("south", "south-west", "north-west", "north", "north-east", "south-east")
-_STEPS: tuple[Position, ...] = ((0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0))
+STEPS: tuple[Position, ...] = ((0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0))
 
 _DIRECTION_BY_TEXT: dict[str, int] = {}
 for _index, (_short, _word) in enumerate(zip(DIRECTIONS, DIRECTION_WORDS, strict=True)):
@@ -23,21 +23,12 @@ for _index, (_short, _word) in enumerate(zip(DIRECTIONS, DIRECTION_WORDS, strict
 
 def neighbour(position: Position, direction: int) -> Position:
     """The position next to `position` in board direction `direction`."""
-    step = _STEPS[direction]
+    step = STEPS[direction]
     return (position[0] + step[0], position[1] + step[1])
 
 
 def opposite(direction: int) -> int:
     return (direction + 3) % 6
-
-
-def direction_between(start: Position, end: Position) -> int | None:
-    """The direction from `start` to an adjacent `end`, or None if they are not adjacent."""
-    step = (end[0] - start[0], end[1] - start[1])
-    try:
-        return _STEPS.index(step)
-    except ValueError:
-        return None
 
 
 def parse_direction(text: str) -> int | None:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
+from itertools import combinations, permutations
 
 Counts = tuple[int, ...]  # boats per seat
 Landing = tuple[tuple[tuple[int, Counts], ...], Counts]  # ((beach, boats per seat), ...), out
 
 
-def _sub_multisets(available: Counts, size: int, seat: int = 0) -> Iterator[Counts]:
+@lru_cache(maxsize=8192)
+def _sub_multisets(available: Counts, size: int) -> tuple[Counts, ...]:
     """Every way to take `size` boats from `available` (per seat), as counts per seat."""
+    return tuple(_take(available, size, 0))
+
+
+def _take(available: Counts, size: int, seat: int) -> Iterator[Counts]:
     if seat == len(available) - 1:
         if size <= available[seat]:
             yield (size,)
@@ -18,7 +25,7 @@ def _sub_multisets(available: Counts, size: int, seat: int = 0) -> Iterator[Coun
     for take in range(min(size, available[seat]), -1, -1):
         if size - take > rest_capacity:
             break
-        for tail in _sub_multisets(available, size - take, seat + 1):
+        for tail in _take(available, size - take, seat + 1):
             yield (take, *tail)
 
 
@@ -30,13 +37,11 @@ def landings(group: Counts, free: Counts) -> list[Landing]:
     """
     total = sum(group)
     beaches = [b for b, f in enumerate(free) if f > 0]
+    if total < len(beaches):
+        return _one_each(group, beaches)
     to_place = min(total, sum(free))
-    if total >= len(beaches):
-        low = [1] * len(beaches)
-        high = [free[b] for b in beaches]
-    else:
-        low = [0] * len(beaches)
-        high = [1] * len(beaches)
+    low = [1] * len(beaches)
+    high = [free[b] for b in beaches]
     low_after = [sum(low[i:]) for i in range(len(beaches) + 1)]
     high_after = [sum(high[i:]) for i in range(len(beaches) + 1)]
     results: list[Landing] = []
@@ -65,3 +70,17 @@ def landings(group: Counts, free: Counts) -> list[Landing]:
 
     place(0, tuple(group), to_place, [])
     return results
+
+
+def _one_each(group: Counts, beaches: list[int]) -> list[Landing]:
+    """Fewer boats than beaches with room: one boat each on beaches the player picks."""
+    seats = len(group)
+    boats = [seat for seat, n in enumerate(group) for _ in range(n)]
+    orders = sorted(set(permutations(boats)), reverse=True)
+    unit = [tuple(int(s == seat) for s in range(seats)) for seat in range(seats)]
+    nobody = (0,) * seats
+    return [
+        (tuple((b, unit[seat]) for b, seat in zip(chosen, order, strict=True)), nobody)
+        for chosen in combinations(beaches, len(boats))
+        for order in orders
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -20,6 +21,7 @@ from engine.setup import Setup
 from engine.tiles import ISLANDS, SEAS, START_ISLAND
 
 MAX_ROYAL_ISLANDS = 2
+COLONISE = Colonise()
 
 
 class Phase(StrEnum):
@@ -45,10 +47,37 @@ class Decision:
     tile: str | None = None  # PUT_TILE: the tile drawn
 
 
-def _colours_of(counts: list[int] | tuple[int, ...], seats: tuple[str, ...]) -> tuple[str, ...]:
-    """Boats per seat as colour names, in the fixed colour order."""
-    by_colour = sorted(zip(seats, counts, strict=True), key=lambda pair: COLOURS.index(pair[0]))
-    return tuple(colour for colour, n in by_colour for _ in range(n))
+@lru_cache(maxsize=4096)
+def _land_choices(
+    name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
+) -> tuple[Land, ...]:
+    memo: dict[tuple[int, ...], tuple[str, ...]] = {}
+
+    def colours(counts: tuple[int, ...]) -> tuple[str, ...]:
+        found = memo.get(counts)
+        if found is None:
+            found = memo[counts] = tuple(c for seat, c in order for _ in range(counts[seat]))
+        return found
+
+    return tuple(
+        Land(name, tuple((b, colours(counts)) for b, counts in placement), colours(out))
+        for placement, out in landings(group, free)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _put_choices(anchor: str | None, direction: int) -> tuple[PutTile, ...]:
+    return tuple(PutTile(anchor, direction, red) for red in range(6))
+
+
+@lru_cache(maxsize=1024)
+def _expand_choices(name: str, open_beaches: tuple[int, ...], count: int) -> tuple[Expand, ...]:
+    return tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
+
+
+def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    """(seat, colour) pairs in the fixed colour order."""
+    return tuple(sorted(enumerate(colours), key=lambda pair: COLOURS.index(pair[1])))
 
 
 class State:
@@ -58,6 +87,7 @@ class State:
         n = len(setup.colours)
         self.setup = setup
         self.colours = setup.colours
+        self._order = _colour_order(setup.colours)
         self.board = Board()
         self.board.place(START_ISLAND, CENTRE, 0, n)
         self.reserve = [BOATS_PER_PLAYER] * n
@@ -82,6 +112,10 @@ class State:
 
     # -- reading the state -------------------------------------------------------------
 
+    def colours_of(self, counts: list[int] | tuple[int, ...]) -> tuple[str, ...]:
+        """Boats per seat as colour names, in the fixed colour order."""
+        return tuple(colour for seat, colour in self._order for _ in range(counts[seat]))
+
     @property
     def seats(self) -> int:
         return len(self.colours)
@@ -96,7 +130,7 @@ class State:
             island = self.board.name(self.target)
         if self.phase is Phase.LAND:
             assert self.group is not None
-            boats = _colours_of(self.group, self.colours)
+            boats = self.colours_of(self.group)
         if self.phase is Phase.PUT_TILE:
             tile = self.tile
         return Decision(
@@ -181,37 +215,57 @@ class State:
 
     def _turn_choices(self) -> list[Choice]:
         seat, board = self.active, self.board
-        homes = self._home_islands(seat)
+        reserve = self.reserve[seat]
+        may_found = self.royal_islands(seat) < MAX_ROYAL_ISLANDS
         choices: list[Choice] = []
-        if homes:
-            for pos in homes:
-                choices += self._expansions(pos)
-            if self.royal_islands(seat) < MAX_ROYAL_ISLANDS:
-                for pos in homes:
-                    beaches = board.boats[pos]
-                    if board.name(pos) != START_ISLAND and all(sum(b) == b[seat] for b in beaches):
-                        choices.append(FoundRoyal(board.name(pos)))
-        else:
+        royal: list[Choice] = []
+        homes: list[Position] = []
+        for pos, beaches in board.boats.items():
+            mine = everyone = 0
+            for boats in beaches:
+                mine += boats[seat]
+                everyone += sum(boats)
+            if not mine:
+                continue
+            homes.append(pos)
+            name = board.tiles[pos][0]
+            if reserve:
+                island = ISLANDS[name]
+                open_beaches = tuple(
+                    index
+                    for index, (beach, boats) in enumerate(
+                        zip(island.beaches, beaches, strict=True)
+                    )
+                    if sum(boats) < beach.berths
+                )
+                count = min(mine, len(island.beaches), reserve)
+                choices += _expand_choices(name, open_beaches, count)
+            if may_found and everyone == mine and name != START_ISLAND:
+                royal.append(FoundRoyal(name))
+        if not homes:
             choices += self._no_boat_placements()
-        choices.append(Colonise())
+        elif not reserve:
+            choices += self._borrowing_expansions(homes)
+        choices += royal
+        choices.append(COLONISE)
         return choices
 
-    def _expansions(self, pos: Position) -> list[Choice]:
+    def _borrowing_expansions(self, homes: list[Position]) -> list[Choice]:
+        """§11: with an empty reserve, the expansion moves one boat from another island."""
         seat, board = self.active, self.board
-        name = board.name(pos)
-        beaches = range(len(ISLANDS[name].beaches))
-        open_beaches = [b for b in beaches if board.free(pos, b) > 0]
-        if self.reserve[seat] > 0:
-            count = min(board.seat_boats(pos, seat), len(beaches), self.reserve[seat])
-            return [Expand(name, combo) for combo in combinations(open_beaches, count)]
-        sources = [
-            (board.name(other), b)
-            for other in self._home_islands(seat)
-            if other != pos
-            for b, boats in enumerate(board.boats[other])
-            if boats[seat]
-        ]
-        return [Expand(name, (b,), source) for b in open_beaches for source in sources]
+        choices: list[Choice] = []
+        for pos in homes:
+            name = board.name(pos)
+            sources = [
+                (board.name(other), b)
+                for other in homes
+                if other != pos
+                for b, boats in enumerate(board.boats[other])
+                if boats[seat]
+            ]
+            open_beaches = [b for b, free in enumerate(board.free_berths(pos)) if free > 0]
+            choices += [Expand(name, (b,), source) for b in open_beaches for source in sources]
+        return choices
 
     def _no_boat_placements(self) -> list[Choice]:
         board, reserve = self.board, self.reserve[self.active]
@@ -262,22 +316,13 @@ class State:
     def _landings(self) -> list[Choice]:
         assert self.group is not None and self.target is not None
         name = self.board.name(self.target)
-        free = self.board.free_berths(self.target)
-        colours = self.colours
-        return [
-            Land(
-                name,
-                tuple((b, _colours_of(counts, colours)) for b, counts in placement),
-                _colours_of(out, colours),
-            )
-            for placement, out in landings(tuple(self.group), tuple(free))
-        ]
+        free = tuple(self.board.free_berths(self.target))
+        return list(_land_choices(name, tuple(self.group), free, self._order))
 
     def _puts(self) -> list[Choice]:
         choices: list[Choice] = []
-        for place in self.board.empty_places():
-            anchor, direction = self.board.place_name(place)
-            choices += [PutTile(anchor, direction, red) for red in range(6)]
+        for anchor, direction in self.board.empty_places().values():
+            choices += _put_choices(anchor, direction)
         return choices
 
     # -- applying a choice -------------------------------------------------------------
@@ -287,7 +332,7 @@ class State:
         if self.phase is Phase.OVER:
             raise GameOverError("The game is over; no more choices can be made.")
         legal = self.legal_choices()
-        if choice in legal:
+        if any(c is choice for c in legal) or choice in legal:
             return choice
         filled = self._fill_in(choice)
         if filled is not None and filled in legal:
@@ -303,24 +348,22 @@ class State:
                 place = neighbour(board.where[choice.anchor], choice.direction)
             else:
                 return None
-            if place in board.tiles:
-                return None
-            anchor, direction = board.place_name(place)
-            return PutTile(anchor, direction, choice.red)
+            named = board.empty_places().get(place)
+            return None if named is None else PutTile(named[0], named[1], choice.red)
         if isinstance(choice, Land) and self.phase is Phase.LAND and self.target is not None:
-            name = board.name(self.target)
-            if choice.island not in (None, name):
+            island = board.name(self.target)
+            if choice.island not in (None, island):
                 return None
             if not choice.out:
                 assert self.group is not None
                 placed = [c for _, cs in choice.placement for c in cs]
-                out = list(_colours_of(self.group, self.colours))
+                out = list(self.colours_of(self.group))
                 for colour in placed:
                     if colour not in out:
                         return None
                     out.remove(colour)
-                return Land(name, choice.placement, tuple(out))
-            return Land(name, choice.placement, choice.out)
+                return Land(island, choice.placement, tuple(out))
+            return Land(island, choice.placement, choice.out)
         if isinstance(choice, Place) and choice.island is None:
             if self.phase is Phase.SETUP:
                 return Place(START_ISLAND, choice.beaches)
@@ -478,9 +521,7 @@ class State:
         group = board.boats[home][choice.beach]
         board.boats[home][choice.beach] = [0] * self.seats
         events.append(
-            ev.GroupSailed(
-                choice.island, choice.beach, choice.jetty, _colours_of(group, self.colours)
-            )
+            ev.GroupSailed(choice.island, choice.beach, choice.jetty, self.colours_of(group))
         )
         self._voyage(home, choice.jetty, group, events)
 
@@ -489,7 +530,7 @@ class State:
     ) -> None:
         board = self.board
         colours = sum(1 for n in group if n)
-        boats = _colours_of(group, self.colours)
+        boats = self.colours_of(group)
         target = neighbour(home, direction)
         while True:
             route = board.trace(target, direction, colours)
@@ -523,7 +564,7 @@ class State:
             return
 
     def _arrive(self, pos: Position, group: list[int], events: list[ev.Event]) -> None:
-        events.append(ev.GroupArrived(self.board.name(pos), _colours_of(group, self.colours)))
+        events.append(ev.GroupArrived(self.board.name(pos), self.colours_of(group)))
         self.group = group
         self.target = pos
         self.phase = Phase.LAND
@@ -577,7 +618,7 @@ class State:
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
         self.set_aside.append(name)
-        events.append(ev.IslandRemoved(name, _colours_of(totals, self.colours)))
+        events.append(ev.IslandRemoved(name, self.colours_of(totals)))
 
     def _end_turn(self, events: list[ev.Event]) -> None:
         if self.ending is not None:
@@ -627,6 +668,7 @@ class State:
         state = cls.__new__(cls)
         state.setup = setup
         state.colours = setup.colours
+        state._order = _colour_order(setup.colours)
         board = state.board = Board()
         for q, r, name, rot in data["tiles"]:
             board.tiles[(q, r)] = (name, rot)
