@@ -62,6 +62,8 @@ def _island(tokens: list[str]) -> tuple[str, list[str]]:
     run = 0
     while run < len(tokens) and len(tokens[run]) >= 2 and ":" not in tokens[run]:
         run += 1
+    if run == 0 and tokens and ":" not in tokens[0]:
+        run = 1  # a one-letter island prefix, like 'n' for Nauru
     ambiguous: list[str] = []
     for end in range(run, 0, -1):
         found = match_island("".join(tokens[:end]))
@@ -99,7 +101,7 @@ def _direction(tokens: list[str]) -> int:
 def _colours(text: str) -> tuple[str, ...]:
     bad = [c for c in text if c.upper() not in BY_LETTER]
     if bad:
-        raise NotationError(f"{bad[0]!r} is not a colour letter (B, R, G, Y, O, P).")
+        raise NotationError(f"{bad[0].upper()!r} is not a colour letter (B, R, G, Y, O, P).")
     return tuple(sorted((BY_LETTER[c.upper()] for c in text), key=COLOURS.index))
 
 

@@ -1,0 +1,154 @@
+"""The choice notation: canonical printing, forgiving reading, and the two kinds of error."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import (
+    AmbiguousChoiceError,
+    Colonise,
+    Emigrate,
+    Expand,
+    FoundRoyal,
+    IllegalChoiceError,
+    Land,
+    NotationError,
+    Place,
+    PutTile,
+    Setup,
+    State,
+    parse_choice,
+)
+
+CANONICAL = [
+    ("place Tonga c", Place("Tonga", (2,))),
+    ("place Tonga a,a", Place("Tonga", (0, 0))),
+    ("expand Samoa a,c", Expand("Samoa", (0, 2))),
+    ("expand Rapa Nui b from Tonga f", Expand("Rapa Nui", (1,), ("Tonga", 5))),
+    ("royal Hiva Oa", FoundRoyal("Hiva Oa")),
+    ("colonise", Colonise()),
+    ("emigrate Samoa b NE", Emigrate("Samoa", 1, 4)),
+    (
+        "land Samoa a:RR b:B out:Y",
+        Land("Samoa", ((0, ("red", "red")), (1, ("blue",))), ("yellow",)),
+    ),
+    ("land Nauru c:BRG", Land("Nauru", ((2, ("blue", "red", "green")),), ())),
+    ("put Samoa NE red S", PutTile("Samoa", 4, 0)),
+    ("put C SW red NW", PutTile("C", 1, 2)),
+    ("put centre red SE", PutTile(None, 0, 5)),
+]
+
+
+@pytest.mark.parametrize(("text", "choice"), CANONICAL)
+def test_canonical_text_round_trips(text: str, choice: object) -> None:
+    assert parse_choice(text) == choice
+    assert str(choice) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("  PLACE   tonga   C ", "place Tonga c"),
+        ("place c", "place None c"),
+        ("Expand samoa A, C", "expand Samoa a,c"),
+        ("expand samoa ac", "expand Samoa a,c"),
+        ("expand rapanui b from TONGA f", "expand Rapa Nui b from Tonga f"),
+        ("expand Rápa Nuí b", "expand Rapa Nui b"),
+        ("expand hiva a", "expand Hiva Oa a"),
+        ("found royal island on samoa", "royal Samoa"),
+        ("Colonize", "colonise"),
+        ("new colonisation", "colonise"),
+        ("emigrate samoa b north-east", "emigrate Samoa b NE"),
+        ("emigrate hiva oa c  south east", "emigrate Hiva Oa c SE"),
+        ("sail samoa b ne", "emigrate Samoa b NE"),
+        ("land samoa a : rr ,  b=b  out: y", "land Samoa a:RR b:B out:Y"),
+        ("land b:b a:rr", "land None a:RR b:B"),
+        ("land samoa a:BRB", "land Samoa a:BBR"),
+        ("put ne of samoa, red s", "put Samoa NE red S"),
+        ("put rapa nui north east red south", "put Rapa Nui NE red S"),
+        ("put c sw red nw", "put C SW red NW"),
+        ("put center red se", "put centre red SE"),
+    ],
+)
+def test_reading_is_forgiving(text: str, canonical: str) -> None:
+    assert str(parse_choice(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "empty"),
+        ("fly to samoa", "'fly' is not a command"),
+        ("expand samoa", "beaches are missing"),
+        ("expand samoa g", "'g' is not a beach"),
+        ("expand atlantis a", "No island is called 'atlantis'"),
+        ("emigrate samoa b up", "'up' is not a direction"),
+        ("emigrate samoa", "beach letter is missing"),
+        ("land samoa a:XX", "'X' is not a colour letter"),
+        ("land samoa a:R a:B", "named twice"),
+        ("land samoa rr", "should be BEACH:COLOURS"),
+        ("put samoa ne", "red edge"),
+        ("put nowhere red s", "where the tile goes"),
+        ("royal samoa now", "Unexpected 'now'"),
+        ("expand samoa a from tonga a,b", "one beach"),
+    ],
+)
+def test_bad_syntax_is_a_notation_error_with_a_hint(text: str, says: str) -> None:
+    with pytest.raises(NotationError) as caught:
+        parse_choice(text)
+    assert says in str(caught.value)
+    assert caught.value.code == "syntax"
+    if text:
+        assert "Write it as:" in str(caught.value) or "Commands:" in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["expand ra a", "royal t", "emigrate m a n"])
+def test_an_ambiguous_island_prefix_is_its_own_error(text: str) -> None:
+    with pytest.raises(AmbiguousChoiceError) as caught:
+        parse_choice(text)
+    assert caught.value.code == "ambiguous"
+    assert " or " in str(caught.value)
+
+
+def _three_player_game() -> State:
+    return State(Setup.from_seed(["blue", "red", "green"], seed=1))
+
+
+def test_a_legal_looking_choice_that_is_not_allowed_is_an_illegal_choice_error() -> None:
+    state = _three_player_game()
+    before = state.to_json()
+    with pytest.raises(IllegalChoiceError) as caught:
+        state.apply(parse_choice("expand Samoa a"))
+    assert caught.value.code == "illegal"
+    assert "does not fit now" in str(caught.value)
+    assert "Blue must put a set-up boat on a beach of Tonga" in str(caught.value)
+    assert state.to_json() == before
+
+
+def test_illegal_messages_name_the_reason() -> None:
+    state = _three_player_game()
+    for beach in "abcabc":
+        state.apply(parse_choice(f"place {beach}"))
+    assert state.decision is not None and state.decision.kind.value == "turn"
+    cases = {
+        "expand Samoa a": "Samoa is not on the board",
+        "expand Tonga a,b,c": "adds 2 boats: name 2 different beaches",
+        "expand Tonga h": "'h' is not a beach",
+        "royal Tonga": "Tonga can never become a royal island",
+        "place Tonga d": "you still have boats on the board",
+    }
+    for text, reason in cases.items():
+        try:
+            state.apply(parse_choice(text))
+        except (IllegalChoiceError, NotationError) as error:
+            assert reason in str(error), (text, str(error))
+        else:
+            raise AssertionError(f"{text} was accepted")
+    assert len(state.log) == 6
+
+
+def test_forgiving_choices_resolve_to_the_listed_one() -> None:
+    state = _three_player_game()
+    state.apply(parse_choice("place c"))
+    assert state.log[-1] == Place("Tonga", (2,))
+    assert state.board.boats[(0, 0)][2] == [1, 0, 0]
