@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from engine.hexgrid import CENTRE, STEPS, Position, neighbour
 from engine.tiles import ISLANDS, SEAS, IslandTile
 
-_BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
+BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
 
 
 @dataclass
@@ -84,7 +84,7 @@ class Board:
         full = []
         tiles = self.tiles
         for position, beaches in self.boats.items():
-            berths = _BERTHS[tiles[position][0]]
+            berths = BERTHS[tiles[position][0]]
             for index, boats in enumerate(beaches):
                 if sum(boats) >= berths[index]:
                     full.append((position, index))

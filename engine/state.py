@@ -9,7 +9,7 @@ from itertools import combinations
 from typing import Any
 
 from engine import events as ev
-from engine.board import Board
+from engine.board import BERTHS, Board
 from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
 from engine.colours import BOATS_PER_PLAYER, COLOURS
 from engine.errors import GameOverError, IllegalChoiceError
@@ -221,24 +221,19 @@ class State:
         royal: list[Choice] = []
         homes: list[Position] = []
         for pos, beaches in board.boats.items():
-            mine = everyone = 0
+            mine = 0
             for boats in beaches:
                 mine += boats[seat]
-                everyone += sum(boats)
             if not mine:
                 continue
             homes.append(pos)
             name = board.tiles[pos][0]
+            totals = [sum(boats) for boats in beaches]
+            everyone = sum(totals)
             if reserve:
-                island = ISLANDS[name]
-                open_beaches = tuple(
-                    index
-                    for index, (beach, boats) in enumerate(
-                        zip(island.beaches, beaches, strict=True)
-                    )
-                    if sum(boats) < beach.berths
-                )
-                count = min(mine, len(island.beaches), reserve)
+                berths = BERTHS[name]
+                open_beaches = tuple(i for i, n in enumerate(totals) if n < berths[i])
+                count = min(mine, len(berths), reserve)
                 choices += _expand_choices(name, open_beaches, count)
             if may_found and everyone == mine and name != START_ISLAND:
                 royal.append(FoundRoyal(name))
