@@ -1,0 +1,58 @@
+"""Reply addresses that say which game, seat and decision a reply answers, signed per seat."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from email.message import Message
+from email.utils import getaddresses
+
+_PLUS = re.compile(r"\+g(\d+)-(\d+)-(\d+)-([a-z2-7]{10})@", re.IGNORECASE)
+_SUBJECT = re.compile(r"\[Tongiaki g(\d+) #(\d+) s(\d+)-([a-z2-7]{10})\]", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Tag:
+    game: int
+    seat: int
+    decision: int
+    token: str
+
+
+def token(secret: str, game: int, seat: int, decision: int) -> str:
+    """Ten base32 letters of an HMAC over the game, seat and decision."""
+    digest = hmac.new(secret.encode(), f"g{game}-{seat}-{decision}".encode(), hashlib.sha256)
+    return base64.b32encode(digest.digest()).decode()[:10].lower()
+
+
+def token_ok(secret: str, tag: Tag) -> bool:
+    return hmac.compare_digest(token(secret, tag.game, tag.seat, tag.decision), tag.token.lower())
+
+
+def reply_address(service: str, tag: Tag) -> str:
+    """`local+g42-1-31-token@domain` for the service address `local@domain`."""
+    local, _, domain = service.partition("@")
+    return f"{local}+g{tag.game}-{tag.seat}-{tag.decision}-{tag.token}@{domain}"
+
+
+def subject_tag(tag: Tag) -> str:
+    return f"[Tongiaki g{tag.game} #{tag.decision} s{tag.seat}-{tag.token}]"
+
+
+def find_tag(message: Message) -> Tag | None:
+    """The tag of a reply: from a plus address among its recipients, else from the subject."""
+    headers = ("Delivered-To", "X-Original-To", "To", "Cc", "Envelope-To")
+    values = [str(v) for h in headers for v in message.get_all(h, [])]
+    for _, address in getaddresses(values):
+        found = _PLUS.search(address)
+        if found:
+            game, seat, decision, signed = found.groups()
+            return Tag(int(game), int(seat), int(decision), signed.lower())
+    found = _SUBJECT.search(str(message.get("Subject", "")))
+    if found:
+        game, decision, seat, signed = found.groups()
+        return Tag(int(game), int(seat), int(decision), signed.lower())
+    return None

@@ -1,0 +1,39 @@
+"""Recognising mail that must never be answered: bounces, auto-replies, lists, ourselves."""
+
+from __future__ import annotations
+
+from email.message import Message
+from email.utils import parseaddr
+
+_DAEMONS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "do-not-reply", "donotreply")
+
+
+def automatic_reason(message: Message, service_address: str) -> str | None:
+    """Why `message` is automatic mail (and must not be answered), or None."""
+    auto = str(message.get("Auto-Submitted", "")).strip().lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto}"
+    precedence = str(message.get("Precedence", "")).strip().lower()
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
+        return f"Precedence: {precedence}"
+    for header in ("X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress", "List-Id"):
+        if message.get(header) is not None and header != "X-Auto-Response-Suppress":
+            return f"{header} header"
+    if str(message.get("X-Auto-Response-Suppress", "")).lower() in ("all", "oof", "autoreply"):
+        return "X-Auto-Response-Suppress"
+    if str(message.get("Return-Path", "")).strip() == "<>":
+        return "empty Return-Path (a bounce)"
+    content_type = message.get_content_type()
+    if content_type == "multipart/report":
+        return "a delivery or read report"
+    sender = parseaddr(str(message.get("From", "")))[1].lower()
+    local = sender.partition("@")[0]
+    if not sender:
+        return "no sender"
+    if any(local.startswith(d) for d in _DAEMONS):
+        return f"sent by {sender}"
+    service_local, _, service_domain = service_address.lower().partition("@")
+    local_base = local.partition("+")[0]
+    if local_base == service_local and sender.endswith("@" + service_domain):
+        return "sent by this service"
+    return None

@@ -1,0 +1,241 @@
+"""The `pbem` command: create games, run the service, look at games."""
+
+from __future__ import annotations
+
+import email
+import logging
+import sys
+from dataclasses import replace
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from email.utils import make_msgid, parseaddr, parsedate_to_datetime
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from sqlmodel import col, select
+
+from pbem import mails
+from pbem.config import ConfigError, Settings, load_settings
+from pbem.db import open_database, session
+from pbem.models import Game, Seat
+from pbem.runner import run_cycle, serve
+from pbem.service import GameError, SeatSpec, Service, utc_now
+from pbem.transport import maildir
+
+app = typer.Typer(
+    help="Tongiaki by email: a play-by-email server for Tongiaki.", no_args_is_help=True
+)
+
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", help="TOML settings (else $PBEM_CONFIG, else defaults).")
+]
+
+
+def _service(config: Path | None) -> Service:
+    try:
+        settings = load_settings(config)
+    except ConfigError as error:
+        _fail(f"bad configuration: {error}")
+    return Service(open_database(settings.database_path), settings)
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _logging() -> None:
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr
+    )
+
+
+def _seat(text: str, bot: bool) -> SeatSpec:
+    parts = text.split(":")
+    if len(parts) not in (2, 3) or not all(parts):
+        kind = "NAME:random|greedy[:COLOUR]" if bot else "NAME:ADDRESS[:COLOUR]"
+        raise GameError(f"{text!r} should be {kind}.")
+    colour = parts[2].lower() if len(parts) == 3 else None
+    if bot:
+        return SeatSpec(parts[0], None, colour, parts[1].lower())
+    return SeatSpec(parts[0], parts[1], colour)
+
+
+@app.command("new-game")
+def new_game(
+    player: Annotated[list[str], typer.Option(help="NAME:ADDRESS[:COLOUR], in seat order.")] = [],  # noqa: B006
+    bot: Annotated[
+        list[str], typer.Option(help="NAME:random|greedy[:COLOUR], seated after the players.")
+    ] = [],  # noqa: B006
+    seed: Annotated[int | None, typer.Option(help="Seed for shuffling the stack.")] = None,
+    stack: Annotated[
+        str | None, typer.Option(help="The whole stack, top first: Samoa,C,...")
+    ] = None,
+    deadline: Annotated[str | None, typer.Option(help="Time per decision, e.g. 48h or 2d.")] = None,
+    gm: Annotated[str | None, typer.Option(help="The game master's address.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Create a game, print its id and mail every player."""
+    service = _service(config)
+    try:
+        specs = [_seat(p, False) for p in player] + [_seat(b, True) for b in bot]
+        tiles = [t.strip() for t in stack.split(",")] if stack else None
+        game_id = service.new_game(
+            specs, seed=seed, stack=tiles, deadline=deadline, gm=gm, now=utc_now()
+        )
+    except GameError as error:
+        _fail(str(error))
+    typer.echo(game_id)
+
+
+@app.command()
+def poll(
+    now: Annotated[str | None, typer.Option(help="Run as if at this ISO 8601 time.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Run one cycle: read new mail, send queued mail."""
+    _logging()
+    service = _service(config)
+    moment = _parse_time(now) if now else utc_now()
+    report = run_cycle(service, moment)
+    typer.echo(
+        f"handled {report.handled} messages, sent {report.sent} mails, {report.failed} failed"
+    )
+
+
+def _parse_time(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        _fail(f"{text!r} is not an ISO 8601 time, like 2026-11-22T10:00:00Z")
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@app.command("serve")
+def serve_command(config: ConfigOption = None) -> None:
+    """Poll the mailbox and send mail at the configured intervals until stopped."""
+    _logging()
+    serve(_service(config), utc_now)
+
+
+@app.command("list")
+def list_games(config: ConfigOption = None) -> None:
+    """Every game with its players and state."""
+    service = _service(config)
+    with session(service.engine) as db:
+        for game in db.exec(select(Game).order_by(col(Game.id))):
+            seats = db.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat)))
+            who = ", ".join(f"{s.name} ({s.colour})" for s in seats)
+            typer.echo(f"g{game.id}  {game.status:<8} decision {game.decision:<4} {who}")
+
+
+@app.command()
+def show(game: int, config: ConfigOption = None) -> None:
+    """The current board of a game, as text."""
+    service = _service(config)
+    with session(service.engine) as db:
+        try:
+            _, seats, state = service.game(db, game)
+        except GameError as error:
+            _fail(str(error))
+        names = [s.name for s in seats]
+        typer.echo(mails.board_section(state, names))
+        typer.echo("")
+        typer.echo(mails.waiting_text(state, names))
+
+
+@app.command()
+def reply(
+    text: Annotated[
+        list[str], typer.Argument(help="The lines of your reply, e.g. 3 or 'expand Tonga a,b'.")
+    ],
+    sender: Annotated[
+        str, typer.Option("--from", help="Your address in the game.")
+    ] = "you@localhost",
+    config: ConfigOption = None,
+) -> None:
+    """Answer the latest prompt in the local outbox, as a reply dropped into the local inbox."""
+    settings = load_settings(config)
+    prompt = _latest_prompt(settings, sender)
+    if prompt is None:
+        _fail(f"no mail asking {sender} for a decision in {settings.outbox_dir}")
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = str(prompt["Reply-To"] or prompt["From"])
+    message["Subject"] = "Re: " + str(prompt["Subject"])
+    message["In-Reply-To"] = str(prompt["Message-ID"])
+    message["Message-ID"] = make_msgid("reply", domain="localhost")
+    message.set_content("\n".join(text) + "\n")
+    maildir(settings.inbox_dir).add(bytes(message))
+    typer.echo(f"Replied to: {prompt['Subject']}")
+
+
+def _latest_prompt(settings: Settings, address: str) -> EmailMessage | None:
+    """The newest mail in the local outbox that asks `address` for a decision."""
+    outbox = maildir(settings.outbox_dir)
+    prompts = []
+    for key in outbox.iterkeys():
+        parsed = email.message_from_bytes(outbox.get_bytes(key), policy=default_policy)
+        to = parseaddr(str(parsed["To"]))[1].lower()
+        if to == address.lower() and "Your move" in str(parsed["Subject"]):
+            prompts.append((parsedate_to_datetime(str(parsed["Date"])), key, parsed))
+    if not prompts:
+        return None
+    newest = max(prompts, key=lambda item: (item[0], item[1]))[2]
+    assert isinstance(newest, EmailMessage)
+    return newest
+
+
+@app.command()
+def read(
+    address: Annotated[str, typer.Option("--to", help="Whose mail to show.")] = "you@localhost",
+    config: ConfigOption = None,
+) -> None:
+    """Print the newest mail in the local outbox for an address (the embedded defaults)."""
+    settings = load_settings(config)
+    outbox = maildir(settings.outbox_dir)
+    mails = []
+    for key in outbox.iterkeys():
+        parsed = email.message_from_bytes(outbox.get_bytes(key), policy=default_policy)
+        if parseaddr(str(parsed["To"]))[1].lower() == address.lower():
+            mails.append((parsedate_to_datetime(str(parsed["Date"])), key, parsed))
+    if not mails:
+        _fail(f"no mail for {address} in {settings.outbox_dir} yet")
+    newest = max(mails, key=lambda item: (item[0], item[1]))[2]
+    assert isinstance(newest, EmailMessage)
+    body = newest.get_body(("plain",))
+    typer.echo(f"Subject: {newest['Subject']}\n")
+    typer.echo(body.get_content() if body is not None else "")
+
+
+DEMO_SEATS = [
+    SeatSpec("You", "you@localhost", "blue"),
+    SeatSpec("Kai", None, "red", "greedy"),
+    SeatSpec("Mele", None, "green", "greedy"),
+]
+
+
+@app.command()
+def demo(config: ConfigOption = None) -> None:
+    """Serve a demo game on the embedded defaults: you against two bots, mail in local folders."""
+    _logging()
+    service = _service(config)
+    with session(service.engine) as db:
+        running = db.exec(select(Game).where(Game.status == "running")).first()
+    if running is None:
+        game_id = service.new_game(DEMO_SEATS, now=utc_now())
+        typer.echo(f"Created demo game g{game_id}: you (blue) against two greedy bots.")
+    settings = replace(service.settings, poll_seconds=2, outbox_seconds=1)
+    typer.echo(
+        f"Your mail arrives in {settings.outbox_dir}. In another terminal:\n"
+        "  .venv/bin/pbem read            # the newest mail for you\n"
+        "  .venv/bin/pbem reply 3         # answer it (an option number or a command)\n"
+        "Stop the service with Ctrl-C; start it again to carry on."
+    )
+    serve(Service(service.engine, settings), utc_now)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,166 @@
+"""One cycle of the service (read new mail, send queued mail) and the scheduler around it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import aiosmtplib
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlalchemy import Engine
+from sqlmodel import col, select
+
+from pbem.db import session
+from pbem.models import Outbox
+from pbem.service import Service
+from pbem.transport import Sender, make_sender, open_inbox
+
+log = logging.getLogger("pbem")
+
+MAX_BACKOFF = timedelta(hours=1)
+
+
+@dataclass
+class CycleReport:
+    handled: int = 0
+    sent: int = 0
+    failed: int = 0
+
+
+def backoff(attempts: int) -> timedelta:
+    """30 s, 1 min, 2 min, ... up to an hour between tries of one mail."""
+    return min(timedelta(seconds=30 * 2 ** max(attempts - 1, 0)), MAX_BACKOFF)
+
+
+def read_mail(service: Service, now: datetime) -> int:
+    """Handle every new message; each is marked handled only after its transaction committed."""
+    handled = 0
+    with open_inbox(service.settings) as inbox:
+        for key, raw in inbox.new_messages():
+            outcome = service.handle(raw, now)
+            inbox.mark_handled(key)
+            handled += 1
+            log.info("message %s: %s", key, outcome)
+    return handled
+
+
+async def flush_outbox(
+    engine: Engine, sender: Sender, from_address: str, now: datetime
+) -> tuple[int, int]:
+    """Send every due mail; a mail leaves the outbox only once the server accepted it."""
+    with session(engine) as db:
+        due = list(
+            db.exec(select(Outbox).where(Outbox.next_attempt_at <= now).order_by(col(Outbox.id)))
+        )
+        db.commit()
+    sent = failed = 0
+    for mail in due:
+        try:
+            await sender.send(mail.message, from_address, mail.recipient)
+        except (TimeoutError, OSError, aiosmtplib.SMTPException) as error:
+            failed += 1
+            _postpone(engine, mail.id, error, now)
+            if not isinstance(error, aiosmtplib.SMTPRecipientsRefused):
+                _postpone_rest(engine, [m.id for m in due[due.index(mail) + 1 :]], now)
+                break
+            continue
+        with session(engine) as db:
+            row = db.get(Outbox, mail.id)
+            if row is not None:
+                db.delete(row)
+            db.commit()
+        sent += 1
+        log.info("mail %s sent to %s (game %s)", mail.id, mail.recipient, mail.game_id)
+    return sent, failed
+
+
+def _postpone(engine: Engine, mail_id: int | None, error: BaseException, now: datetime) -> None:
+    with session(engine) as db:
+        row = db.get(Outbox, mail_id)
+        if row is not None:
+            row.attempts += 1
+            row.next_attempt_at = now + backoff(row.attempts)
+            row.last_error = f"{type(error).__name__}: {error}"[:300]
+            log.warning(
+                "mail %s to %s not sent (try %d): %s",
+                row.id,
+                row.recipient,
+                row.attempts,
+                row.last_error,
+            )
+        db.commit()
+
+
+def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None:
+    """Mails not tried because the server is unreachable wait as long as the first."""
+    if not ids:
+        return
+    with session(engine) as db:
+        for row in db.exec(select(Outbox).where(col(Outbox.id).in_(ids))):
+            row.next_attempt_at = max(row.next_attempt_at, now + backoff(1))
+        db.commit()
+
+
+def run_cycle(service: Service, now: datetime) -> CycleReport:
+    """Read new mail, then send what is due."""
+    report = CycleReport()
+    report.handled = read_mail(service, now)
+    report.sent, report.failed = asyncio.run(
+        flush_outbox(
+            service.engine, make_sender(service.settings), service.settings.from_address, now
+        )
+    )
+    return report
+
+
+def serve(service: Service, clock: Callable[[], datetime]) -> None:
+    """Poll and flush at the configured intervals until SIGTERM or SIGINT."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        sender = make_sender(service.settings)
+        scheduler = AsyncIOScheduler()
+
+        async def poll() -> None:
+            try:
+                await asyncio.to_thread(read_mail, service, clock())
+            except Exception:  # a mail server that is down must not stop the service
+                log.exception("reading mail failed; will try again")
+
+        async def flush() -> None:
+            await flush_outbox(service.engine, sender, service.settings.from_address, clock())
+
+        scheduler.add_job(
+            poll,
+            "interval",
+            seconds=service.settings.poll_seconds,
+            next_run_time=clock(),
+            max_instances=1,
+            coalesce=True,
+        )
+        scheduler.add_job(
+            flush,
+            "interval",
+            seconds=service.settings.outbox_seconds,
+            next_run_time=clock(),
+            max_instances=1,
+            coalesce=True,
+        )
+        scheduler.start()
+        log.info(
+            "serving: polling every %ss, sending every %ss",
+            service.settings.poll_seconds,
+            service.settings.outbox_seconds,
+        )
+        await stop.wait()
+        scheduler.shutdown(wait=True)
+        log.info("stopped")
+
+    asyncio.run(main())

@@ -1,0 +1,152 @@
+"""Where mail comes from and goes to: a local Maildir or a real IMAP and SMTP server."""
+
+from __future__ import annotations
+
+import imaplib
+import mailbox
+import ssl
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Protocol
+
+import aiosmtplib
+
+from pbem.config import ImapSettings, Settings, SmtpSettings
+
+
+class Inbox(Protocol):
+    def new_messages(self) -> Iterator[tuple[str, bytes]]:
+        """(key, raw message) for every message not yet handled."""
+        ...
+
+    def mark_handled(self, key: str) -> None: ...
+
+
+class Sender(Protocol):
+    async def send(self, raw: bytes, sender: str, recipient: str) -> None: ...
+
+
+def maildir(path: Path) -> mailbox.Maildir:
+    """The Maildir at `path`, created with its parent folders if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return mailbox.Maildir(path, create=True)
+
+
+class MaildirInbox:
+    """A local Maildir: a message is handled once it carries the Seen flag."""
+
+    def __init__(self, path: Path) -> None:
+        self.maildir = maildir(path)
+
+    def new_messages(self) -> Iterator[tuple[str, bytes]]:
+        for key in sorted(self.maildir.keys()):
+            message = self.maildir.get_message(key)
+            if "S" not in message.get_flags():
+                yield key, self.maildir.get_bytes(key)
+
+    def mark_handled(self, key: str) -> None:
+        message = self.maildir.get_message(key)
+        message.set_subdir("cur")
+        message.add_flag("S")
+        self.maildir[key] = message
+
+
+class ImapInbox:
+    """An IMAP folder: unseen messages by UID, flagged Seen once handled."""
+
+    def __init__(self, client: imaplib.IMAP4) -> None:
+        self.client = client
+
+    def new_messages(self) -> Iterator[tuple[str, bytes]]:
+        self.client.noop()
+        status, data = self.client.uid("SEARCH", "UNSEEN")
+        if status != "OK":
+            raise imaplib.IMAP4.error(f"UID SEARCH failed: {data!r}")
+        for uid in (data[0] or b"").decode().split():
+            status, parts = self.client.uid("FETCH", uid, "(BODY.PEEK[])")
+            raw = next((p[1] for p in parts if isinstance(p, tuple)), None)
+            if status == "OK" and isinstance(raw, bytes):
+                yield uid, raw
+
+    def mark_handled(self, key: str) -> None:
+        self.client.uid("STORE", key, "+FLAGS", "(\\Seen)")
+
+
+def tls_context(ca_file: str) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=ca_file or None)
+
+
+@contextmanager
+def imap_inbox(settings: ImapSettings) -> Iterator[ImapInbox]:
+    """A logged-in IMAP session on the configured folder, logged out afterwards."""
+    client: imaplib.IMAP4
+    if settings.tls == "tls":
+        client = imaplib.IMAP4_SSL(
+            settings.host, settings.port, ssl_context=tls_context(settings.ca_file), timeout=30
+        )
+    else:
+        client = imaplib.IMAP4(settings.host, settings.port, timeout=30)
+        if settings.tls == "starttls":
+            client.starttls(tls_context(settings.ca_file))
+    try:
+        client.login(settings.user, settings.password)
+        status, data = client.select(_quote(settings.folder))
+        if status != "OK":
+            raise imaplib.IMAP4.error(f"cannot open folder {settings.folder!r}: {data!r}")
+        yield ImapInbox(client)
+    finally:
+        with suppress(OSError, imaplib.IMAP4.error):
+            client.logout()
+
+
+def _quote(folder: str) -> str:
+    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@contextmanager
+def open_inbox(settings: Settings) -> Iterator[Inbox]:
+    if settings.mail == "imap":
+        with imap_inbox(settings.imap) as inbox:
+            yield inbox
+    else:
+        yield MaildirInbox(settings.inbox_dir)
+
+
+class MaildirSender:
+    """Outgoing mail kept in a local Maildir, for the embedded defaults."""
+
+    def __init__(self, path: Path) -> None:
+        self.maildir = maildir(path)
+
+    async def send(self, raw: bytes, sender: str, recipient: str) -> None:
+        self.maildir.add(raw)
+
+
+class SmtpSender:
+    """A real SMTP server (TLS, STARTTLS or plain, with AUTH when a user is set)."""
+
+    def __init__(self, settings: SmtpSettings) -> None:
+        self.settings = settings
+
+    async def send(self, raw: bytes, sender: str, recipient: str) -> None:
+        s = self.settings
+        await aiosmtplib.send(
+            raw,
+            sender=sender,
+            recipients=[recipient],
+            hostname=s.host,
+            port=s.port,
+            username=s.user or None,
+            password=s.password or None,
+            use_tls=s.tls == "tls",
+            start_tls=s.tls == "starttls",
+            tls_context=tls_context(s.ca_file) if s.tls != "none" else None,
+            timeout=30,
+        )
+
+
+def make_sender(settings: Settings) -> Sender:
+    if settings.mail == "imap":
+        return SmtpSender(settings.smtp)
+    return MaildirSender(settings.outbox_dir)

@@ -1,0 +1,72 @@
+"""Playing through the service without mail servers: replies go straight to `handle`,
+and mails are read from the outbox table."""
+
+from __future__ import annotations
+
+import email
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from email.utils import make_msgid
+from pathlib import Path
+
+from sqlmodel import col, select
+
+from pbem.config import Settings
+from pbem.db import open_database, session
+from pbem.models import Outbox
+from pbem.service import Service
+
+START = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
+
+
+def local_service(tmp_path: Path, **changes: object) -> Service:
+    settings = replace(
+        Settings(data_dir=tmp_path / "data", from_address="tongiaki@example.test"), **changes
+    )  # type: ignore[arg-type]
+    return Service(open_database(settings.database_path), settings)
+
+
+def take_mail(service: Service) -> list[EmailMessage]:
+    """Every queued mail, oldest first, removed from the outbox."""
+    with session(service.engine) as db:
+        rows = list(db.exec(select(Outbox).order_by(col(Outbox.id))))
+        for row in rows:
+            db.delete(row)
+        db.commit()
+    return [parse(row.message) for row in rows]
+
+
+def parse(raw: bytes) -> EmailMessage:
+    message = email.message_from_bytes(raw, policy=default_policy)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def text_of(message: EmailMessage) -> str:
+    part = message.get_body(("plain",))
+    assert part is not None
+    return str(part.get_content())
+
+
+def reply_to(
+    prompt: EmailMessage, body: str, *, sender: str | None = None, **headers: str
+) -> bytes:
+    """A reply as a mail client makes it: quoting the prompt below the new text."""
+    message = EmailMessage()
+    message["From"] = sender or str(prompt["To"])
+    message["To"] = str(prompt["Reply-To"] or prompt["From"])
+    message["Subject"] = "Re: " + str(prompt["Subject"])
+    message["In-Reply-To"] = str(prompt["Message-ID"])
+    message["Message-ID"] = make_msgid("player", domain="example.test")
+    for name, value in headers.items():
+        message[name.replace("_", "-")] = value
+    quoted = "\n".join("> " + line for line in text_of(prompt).splitlines())
+    attribution = "On Mon, 23 Nov 2026 at 09:00, Tongiaki <tongiaki@example.test> wrote:"
+    message.set_content(f"{body}\n\n{attribution}\n{quoted}\n")
+    return bytes(message)
+
+
+def later(minutes: int) -> datetime:
+    return START + timedelta(minutes=minutes)

@@ -1,0 +1,97 @@
+"""The `pbem` command line on the embedded defaults (local mail folders)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PBEM_CONFIG", raising=False)
+    return tmp_path
+
+
+def _ok(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_new_game_prints_its_id_and_mails_the_players() -> None:
+    out = _ok(
+        "new-game",
+        "--player",
+        "Ann:ann@example.test:red",
+        "--player",
+        "Bob:bob@example.test",
+        "--bot",
+        "Cy:greedy",
+        "--seed",
+        "3",
+        "--deadline",
+        "2d",
+    )
+    assert out.strip() == "1"
+    assert "g1  running  decision 1    Ann (red), Bob (blue), Cy (green)" in _ok("list")
+    assert "sent 3 mails" in _ok("poll")
+    outbox = Path("pbem-data/mail/outbox/new")
+    assert len(os.listdir(outbox)) == 3
+    shown = _ok("show", "1")
+    assert "Tonga (0 points)" in shown and "Now waiting for Ann (red), decision 1." in shown
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--player", "Ann:ann@example.test"], "2 to 6 seats"),
+        (["--player", "Ann:ann@x.test", "--player", "Bob:ann@x.test"], "same address"),
+        (["--player", "Ann:ann@x.test:pink", "--player", "Bob:bob@x.test"], "Unknown colour"),
+        (["--player", "Ann:ann@x.test", "--player", "Bob"], "should be NAME:ADDRESS"),
+        (["--player", "Ann:ann@x.test", "--bot", "Cy:clever"], "Unknown bot"),
+        (
+            ["--player", "Ann:ann@x.test", "--player", "Bob:b@x.test", "--stack", "Samoa,A"],
+            "31 tiles",
+        ),
+        (
+            ["--player", "Ann:ann@x.test", "--player", "Bob:b@x.test", "--stack", "Atlantis"],
+            "Unknown tile",
+        ),
+    ],
+)
+def test_new_game_refuses_a_bad_game_and_creates_nothing(args: list[str], says: str) -> None:
+    result = runner.invoke(app, ["new-game", *args])
+    assert result.exit_code == 2
+    assert says in result.output
+    assert _ok("list") == ""
+
+
+def test_reply_from_the_terminal_plays_the_demo_seat() -> None:
+    _ok("new-game", "--player", "You:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
+    _ok("poll")
+    assert "Your move: place a set-up boat on Tonga (decision 1)" in _ok("read")
+    assert "Replied to" in _ok("reply", "place tonga b")
+    assert "handled 1 messages" in _ok("poll")
+    assert "(decision 3)" in _ok("read")
+    assert "Tonga" in _ok("show", "1")
+
+
+def test_a_bad_config_file_names_the_key(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('poll_seconds = "often"\n[imap]\ntls = "maybe"\n')
+    result = runner.invoke(app, ["list", "--config", str(bad)])
+    assert result.exit_code == 2
+    assert "'poll_seconds' must be a number" in result.output
+
+
+def test_show_an_unknown_game() -> None:
+    result = runner.invoke(app, ["show", "7"])
+    assert result.exit_code == 2 and "There is no game 7" in result.output

@@ -1,0 +1,225 @@
+"""The game service with local mail: creating games, replies, refusals, a whole game."""
+
+from __future__ import annotations
+
+import random
+import re
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlmodel import col, select
+
+from engine import State
+from pbem.db import session
+from pbem.models import Game, Inbound, Move
+from pbem.service import GameError, SeatSpec, Service
+from tests.localmail import START, later, local_service, reply_to, take_mail, text_of
+
+ANN, BOB = "ann@example.test", "bob@example.test"
+
+
+def _game(service: Service, *, bot: bool = True, seed: int = 11) -> int:
+    seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
+    if bot:
+        seats.append(SeatSpec("Cy", None, None, "greedy"))
+    return service.new_game(seats, seed=seed, now=START)
+
+
+def _prompts(mails: list[EmailMessage], address: str) -> list[EmailMessage]:
+    return [m for m in mails if m["To"] == address and "Your move" in str(m["Subject"])]
+
+
+def _moves(service: Service) -> list[str]:
+    with session(service.engine) as db:
+        return [m.choice for m in db.exec(select(Move).order_by(col(Move.number)))]
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Service:
+    return local_service(tmp_path)
+
+
+def test_a_new_game_welcomes_everyone_and_asks_the_first_player(service: Service) -> None:
+    game = _game(service)
+    mails = take_mail(service)
+    assert [(m["To"], str(m["Subject"]).split("] ")[1]) for m in mails] == [
+        (ANN, "Welcome"),
+        (BOB, "Welcome"),
+        (ANN, "Your move: place a set-up boat on Tonga (decision 1)"),
+    ]
+    prompt = mails[2]
+    assert re.fullmatch(
+        rf"Tongiaki <tongiaki\+g{game}-0-1-[a-z2-7]{{10}}@example\.test>", str(prompt["Reply-To"])
+    )
+    text = text_of(prompt)
+    assert "  1) place Tonga a\n" in text and "  6) place Tonga f\n" in text
+    assert "Cy (orange) - a bot" in text_of(mails[0]) or "Cy (green) - a bot" in text_of(mails[0])
+    assert all(BOB not in str(m) for m in mails if m["To"] == ANN)
+    assert prompt["Auto-Submitted"] == "auto-generated"
+
+
+def test_a_reply_with_a_number_applies_that_option(service: Service) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    assert service.handle(reply_to(prompt, "3"), later(5)) == "applied"
+    assert _moves(service) == ["place Tonga c"]
+    mails = take_mail(service)
+    ann = [m for m in mails if m["To"] == ANN]
+    assert len(ann) == 1 and "> 3\n  applied: place Tonga c" in text_of(ann[0])
+    assert "Waiting for Bob (blue)" in str(ann[0]["Subject"])
+    assert len(_prompts(mails, BOB)) == 1
+    assert "Red: place Tonga c." not in text_of(ann[0])  # the player's own choice is not retold
+
+
+def test_lines_apply_in_order_until_one_fails_and_the_rest_is_ignored(service: Service) -> None:
+    _game(service, bot=False)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    service.handle(reply_to(prompt, "place tonga a"), later(1))
+    bob = _prompts(take_mail(service), BOB)[0]
+    outcome = service.handle(reply_to(bob, "place b\nplace c\nstatus"), later(2))
+    assert outcome == "rejected"
+    assert _moves(service) == ["place Tonga a", "place Tonga b"]
+    text = text_of(next(m for m in take_mail(service) if m["To"] == BOB))
+    assert "> place b\n  applied: place Tonga b" in text
+    assert "> place c\n  rejected: It is not your decision now" in text
+    assert "> status\n  ignored: after a rejected line" in text
+
+
+def test_refused_and_ignored_mail_changes_nothing(service: Service) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    forged = reply_to(prompt, "1", sender="mallory@example.test")
+    assert service.handle(forged, later(1)) == "refused"
+    assert take_mail(service) == []  # a stranger never gets an answer
+
+    real = re.search(rb"-0-1-([a-z2-7]{10})@", reply_to(prompt, "1"))
+    assert real is not None
+    for wrong in (b"aaaaaaaaaa", b"nonsense"):
+        bad_token = reply_to(prompt, "1").replace(real.group(1), wrong)
+        assert service.handle(bad_token, later(2)) == "refused"
+        answer = take_mail(service)
+        assert [m["To"] for m in answer] == [ANN, ANN]
+        assert "not valid" in text_of(answer[0]) and "Your move" in str(answer[1]["Subject"])
+
+    for header in ({"Auto_Submitted": "auto-replied"}, {"Precedence": "bulk"}):
+        assert service.handle(reply_to(prompt, "1", **header), later(3)) == "ignored"
+    loop = reply_to(prompt, "1", sender="tongiaki@example.test")
+    assert service.handle(loop, later(4)) == "ignored"
+    assert take_mail(service) == []
+    assert _moves(service) == []
+
+
+def test_a_mail_with_another_seats_address_is_refused_and_explained(service: Service) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    assert service.handle(reply_to(prompt, "1", sender=BOB), later(1)) == "refused"
+    answer = take_mail(service)
+    assert [m["To"] for m in answer] == [BOB]
+    assert "another player's seat" in text_of(answer[0])
+    assert _moves(service) == []
+
+
+def test_a_stale_decision_garbage_and_a_bad_number_are_rejected_with_the_options(
+    service: Service,
+) -> None:
+    _game(service, bot=False)
+    first = _prompts(take_mail(service), ANN)[0]
+    service.handle(reply_to(first, "1"), later(1))
+    bob = _prompts(take_mail(service), BOB)[0]
+    service.handle(reply_to(bob, "1"), later(2))
+    take_mail(service)
+    assert service.handle(reply_to(first, "2"), later(3)) == "rejected"
+    stale = take_mail(service)
+    assert len(stale) == 1 and "decision 1, which is past" in text_of(stale[0])
+    assert "YOUR DECISION (number 3)" in text_of(stale[0])
+
+    current = stale[0]
+    for line, reason in [
+        ("fly me to the moon", "'fly' is not a command"),
+        ("99", "There is no option 99"),
+        ("expand Samoa a", "does not fit now"),
+    ]:
+        assert service.handle(reply_to(current, line), later(4)) == "rejected"
+        answer = take_mail(service)
+        assert len(answer) == 1, line
+        assert f"> {line}\n  rejected: " in text_of(answer[0]) and reason in text_of(answer[0])
+        assert "  1) place Tonga" in text_of(answer[0])
+    assert _moves(service) == ["place Tonga a", "place Tonga a"]
+
+
+def test_each_message_is_handled_once(service: Service) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    raw = reply_to(prompt, "1")
+    assert service.handle(raw, later(1)) == "applied"
+    take_mail(service)
+    assert service.handle(raw, later(2)) == "duplicate"
+    assert take_mail(service) == []
+    with session(service.engine) as db:
+        assert len(list(db.exec(select(Inbound)))) == 1
+
+
+def test_meta_commands_answer_at_any_time(service: Service) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    assert service.handle(reply_to(prompt, "help\nboard\nlog\nstatus"), later(1)) == "answered"
+    text = text_of(take_mail(service)[0])
+    for heading in ("HOW TO PLAY BY MAIL", "BOARD", "LOG", "STATUS"):
+        assert heading in text
+    assert _moves(service) == []
+
+
+def test_a_whole_game_played_by_mail(service: Service) -> None:
+    game = _game(service, bot=True, seed=5)
+    rng = random.Random(5)
+    minute = 0
+    while True:
+        mails = take_mail(service)
+        over = [m for m in mails if "Game over" in str(m["Subject"])]
+        if over:
+            break
+        prompts = _prompts(mails, ANN) + _prompts(mails, BOB)
+        assert len(prompts) == 1, [m["Subject"] for m in mails]
+        count = len(re.findall(r"^  \d+\) ", text_of(prompts[0]), re.MULTILINE))
+        minute += 1
+        assert (
+            service.handle(reply_to(prompts[0], str(rng.randint(1, count))), later(minute))
+            == "applied"
+        )
+        assert minute < 1000
+    assert sorted(m["To"] for m in over) == [ANN, BOB]
+    with session(service.engine) as db:
+        row, _seats, state = service.game(db, game)
+        assert row.status == "over" and state.decision is None
+        replayed = State.replay(state.setup, state.log)
+        assert replayed == state
+        assert [m.choice for m in db.exec(select(Move).order_by(col(Move.number)))] == [
+            str(c) for c in state.log
+        ]
+        assert db.get(Game, game) is not None
+    winner = state.standings().standings[0]
+    assert f"1. {['Ann', 'Bob', 'Cy'][state.colours.index(winner.colour)]}" in text_of(over[0])
+
+
+@pytest.mark.parametrize(
+    ("seats", "options", "says"),
+    [
+        ([SeatSpec("Ann", ANN)], {}, "2 to 6 seats"),
+        ([SeatSpec("Ann", ANN), SeatSpec("Bob", ANN)], {}, "same address"),
+        ([SeatSpec("Ann", ANN, "pink"), SeatSpec("Bob", BOB)], {}, "Unknown colour 'pink'"),
+        ([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "red")], {}, "same colour"),
+        ([SeatSpec("Ann", "ann"), SeatSpec("Bob", BOB)], {}, "not a mail address"),
+        ([SeatSpec("Ann", ANN), SeatSpec("Bot", None, None, "clever")], {}, "Unknown bot"),
+        ([SeatSpec("Ann", ANN), SeatSpec("Bob", BOB)], {"stack": ["Samoa"]}, "31 tiles"),
+        ([SeatSpec("Ann", ANN), SeatSpec("Bob", BOB)], {"deadline": "soon"}, "not a duration"),
+    ],
+)
+def test_a_game_that_cannot_be_is_refused_and_nothing_is_created(
+    service: Service, seats: list[SeatSpec], options: dict[str, object], says: str
+) -> None:
+    with pytest.raises(GameError, match=says):
+        service.new_game(seats, now=START, **options)  # type: ignore[arg-type]
+    with session(service.engine) as db:
+        assert list(db.exec(select(Game))) == []
+    assert take_mail(service) == []
