@@ -5,20 +5,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from email.message import Message
+from email.utils import parseaddr
 from html.parser import HTMLParser
 
 Lines = list[str]
 
+_COLON = r"[:\uff1a]"
 _VERBS = (
     r"wrote|writes|schrieb|a\s+écrit|schreef|escribió|escreveu|ha\s+scritto|scrisse|kirjoitti"
     r"|skrev|skrifaði|napisał|napisała|napsal|написал|написала|yazdı|írta|έγραψε"
 )
 _END_VERB = re.compile(
-    rf"(?:^|[\s>\]\"',])(?:{_VERBS})(?:\s*\(\w+\))?(?:\s.{{0,120}}?)?\s*[:：]$"
-    r"|(?:写道|寫道|書きました|のメール|のメッセージ|작성)\s*[:：]$",
+    rf"(?:^|[\s>\]\"',])(?:{_VERBS})(?:\s*\(\w+\))?(?:\s.{{0,120}}?)?\s*{_COLON}$"
+    rf"|(?:写道|寫道|書きました|のメール|のメッセージ|작성)\s*{_COLON}$",
     re.I,
 )
-_END_ADDRESS = re.compile(r"[>\]\"]\s*[:：]$")
+_END_ADDRESS = re.compile(rf"[>\]\"]\s*{_COLON}$")
 _START = re.compile(
     r"(?:on|am|le|el|il|op|em|den|på|dne|w\s+dniu)\s"
     r"|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}|\d{4}年"
@@ -36,8 +38,8 @@ _OTHER_LABELS = (
     r"|ämne|lähetetty|päivämäärä|vastaanottaja|aihe|отправлено|дата|кому|тема|wysłano|do"
     r"|temat|发送时间|日期|收件人|主题|送信日時|宛先|件名"
 )
-_FROM_LABEL = re.compile(rf"\*?(?:{_FROM_LABELS})\*?\s?[:：]", re.I)
-_LABEL = re.compile(rf"\*?(?:{_FROM_LABELS}|{_OTHER_LABELS})\*?\s?[:：]", re.I)
+_FROM_LABEL = re.compile(rf"\*?(?:{_FROM_LABELS})\*?\s?{_COLON}", re.I)
+_LABEL = re.compile(rf"\*?(?:{_FROM_LABELS}|{_OTHER_LABELS})\*?\s?{_COLON}", re.I)
 _DASHED = re.compile(r"-{2,}\s*[^-\s].{0,100}?\s*-{2,}")
 _SEPARATOR = re.compile(r"-{2,}\s*[^-\s].{0,100}?\s*-{2,}|_{3,}")
 _FORWARD = re.compile(
@@ -151,11 +153,15 @@ def _unflow(text: str, *, delsp: bool) -> str:
 # --- HTML -------------------------------------------------------------------------------------
 
 _BLOCKS = frozenset(
-    "address article aside blockquote center dd div dl dt footer form h1 h2 h3 h4 h5 h6 header"
-    " hr li ol p pre section table td th tr ul".split()
+    {"address", "article", "aside", "blockquote", "center", "dd", "div", "dl", "dt", "footer"}
+    | {"form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "ol", "p", "pre"}
+    | {"section", "table", "td", "th", "tr", "ul"}
 )
 _HIDDEN = frozenset({"script", "style", "title", "template"})
-_QUOTE_MARKS = ("gmail_quote", "moz-cite-prefix", "yahoo_quoted", "protonmail_quote", "zmail_extra")
+_QUOTE_MARKS = (
+    *("gmail_quote", "moz-cite-prefix", "yahoo_quoted", "protonmail_quote", "zmail_extra"),
+    *("gmail_signature", "moz-signature"),
+)
 _CUT_IDS = ("divrplyfwdmsg", "appendonsend", "olk_src_body_section")
 _BORDER_TOP = re.compile(r"border-top(?:-style)?\s*:[^;]*\bsolid", re.I)
 
@@ -168,7 +174,8 @@ def _attr(attrs: Attrs, name: str) -> str:
 
 def _is_quote(tag: str, attrs: Attrs) -> bool:
     marks = f"{_attr(attrs, 'class')} {_attr(attrs, 'id')}"
-    return tag == "blockquote" or any(mark in marks for mark in _QUOTE_MARKS)
+    in_marks = tag in ("div", "span", "section") and any(mark in marks for mark in _QUOTE_MARKS)
+    return tag == "blockquote" or in_marks
 
 
 def _is_cut(tag: str, attrs: Attrs) -> bool:
@@ -245,7 +252,7 @@ def _html_text(html: str, *, drop_quotes: bool) -> str:
 def _own_pattern(addresses: Sequence[str], names: Sequence[str]) -> re.Pattern[str] | None:
     parts = []
     for address in addresses:
-        local, _, domain = address.strip().partition("@")
+        local, _, domain = parseaddr(address)[1].partition("@")
         if local and domain:
             parts.append(rf"(?<![\w.+-]){re.escape(local)}(?:\+[^@\s]*)?@{re.escape(domain)}")
     parts += [rf"(?<!\w){re.escape(name.strip())}(?!\w)" for name in names if name.strip()]
@@ -287,7 +294,7 @@ def _windows(lines: Lines, i: int) -> Iterator[tuple[int, str]]:
     text = lines[i].strip()
     yield i + 1, text
     for j in range(i + 1, min(i + 3, len(lines))):
-        if not lines[j].strip() or _START.match(lines[i + 1].strip()):
+        if not lines[j].strip() or _START.match(lines[j].strip()):
             return
         text = f"{text} {lines[j].strip()}"
         yield j + 1, text
@@ -304,19 +311,16 @@ def _find_own(lines: Lines, own: re.Pattern[str]) -> tuple[int, int] | None:
 
 
 def _header_like(text: str) -> bool:
-    return bool(
-        _LABEL.match(text)
-        or text.endswith((":", "："))
-        or _END_VERB.search(text)
-        or _DASHED.fullmatch(text)
-    )
+    return bool(_LABEL.match(text) or text.endswith((":", "\uff1a")) or _DASHED.fullmatch(text))
 
 
 def _header_start(lines: Lines, i: int) -> int:
     """Move up over the start of a wrapped attribution and over separator and header lines."""
     if i > 0 and _wrapped_from(lines[i - 1].strip(), lines[i].strip()):
         i -= 1
-    while i > 0 and (_SEPARATOR.fullmatch(lines[i - 1].strip()) or _LABEL.match(lines[i - 1].strip())):
+    while i > 0 and (
+        _SEPARATOR.fullmatch(lines[i - 1].strip()) or _LABEL.match(lines[i - 1].strip())
+    ):
         i -= 1
     return i
 
@@ -342,6 +346,8 @@ def _generic_end(lines: Lines, i: int) -> int | None:
 
 
 def _attribution(text: str, *, single: bool) -> bool:
+    if not text.endswith((":", "\uff1a")):
+        return False
     verb = bool(_END_VERB.search(text))
     if _START.match(text):
         return verb or bool(_END_ADDRESS.search(text))
@@ -377,9 +383,11 @@ def _signature_mark(line: str) -> bool:
 
 
 def _drop_closing(lines: Lines) -> Lines:
-    for i, line in enumerate(lines):
-        tail = [later for later in lines[i + 1 :] if later.strip()]
-        if _CLOSING.fullmatch(line.strip()) and len(tail) <= 4 and all(len(t) <= 40 for t in tail):
+    """Cut a closing ('Regards,') followed by at most four short lines, or a final '-Name'."""
+    last = [i for i, line in enumerate(lines) if line.strip()][-5:]
+    for n, i in enumerate(last):
+        short = all(len(lines[j]) <= 40 for j in last[n + 1 :])
+        if short and _CLOSING.fullmatch(lines[i].strip()):
             return lines[:i]
     blank_before = len(lines) < 2 or not lines[-2].strip()
     if lines and blank_before and _DASH_NAME.fullmatch(lines[-1].strip()):

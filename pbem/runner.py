@@ -49,13 +49,15 @@ def read_mail(service: Service, now: datetime) -> int:
 
 
 async def flush_outbox(
-    engine: Engine, sender: Sender, from_address: str, now: datetime
+    engine: Engine, sender: Sender, from_address: str, now: datetime, *, force: bool = False
 ) -> tuple[int, int]:
-    """Send every due mail; a mail leaves the outbox only once the server accepted it."""
+    """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
+    the server accepted it."""
+    query = select(Outbox).order_by(col(Outbox.id))
+    if not force:
+        query = query.where(Outbox.next_attempt_at <= now)
     with session(engine) as db:
-        due = list(
-            db.exec(select(Outbox).where(Outbox.next_attempt_at <= now).order_by(col(Outbox.id)))
-        )
+        due = list(db.exec(query))
         db.commit()
     sent = failed = 0
     for mail in due:
@@ -128,14 +130,28 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         sender = make_sender(service.settings)
         scheduler = AsyncIOScheduler()
 
-        async def poll() -> None:
-            try:
-                await asyncio.to_thread(read_mail, service, clock())
-            except Exception:  # a mail server that is down must not stop the service
-                log.exception("reading mail failed; will try again")
+        first = [True]
+        sending = asyncio.Lock()  # one flush at a time, or a mail could go out twice
 
         async def flush() -> None:
-            await flush_outbox(service.engine, sender, service.settings.from_address, clock())
+            async with sending:
+                # on start-up every waiting mail is tried at once: the server may be back
+                force, first[0] = first[0], False
+                try:
+                    await flush_outbox(
+                        service.engine, sender, service.settings.from_address, clock(), force=force
+                    )
+                except Exception:
+                    log.exception("sending mail failed; will try again")
+
+        async def poll() -> None:
+            try:
+                handled = await asyncio.to_thread(read_mail, service, clock())
+            except Exception:  # a mail server that is down must not stop the service
+                log.exception("reading mail failed; will try again")
+                return
+            if handled:
+                await flush()  # answer at once rather than at the next outbox interval
 
         scheduler.add_job(
             poll,

@@ -271,14 +271,16 @@ class Service:
         decision = state.decision
         if decision is None:
             raise ChoiceError("The game is over.")
-        if decision.seat != seat.seat:
-            raise ChoiceError(
-                f"It is not your decision now (decision {decision.number} is {decision.colour}'s)."
-            )
+        mine = decision.seat == seat.seat
         if first and tag.decision != decision.number:
+            now_open = "yours: the options are below" if mine else f"{decision.colour}'s"
             raise ChoiceError(
                 f"This answers decision {tag.decision}, which is past; "
-                f"decision {decision.number} is open now (options below)."
+                f"decision {decision.number} is {now_open}."
+            )
+        if not mine:
+            raise ChoiceError(
+                f"It is not your decision now (decision {decision.number} is {decision.colour}'s)."
             )
         if line.strip().rstrip(").").isdigit():
             if not first:

@@ -1,0 +1,320 @@
+"""Games played through real mail servers: Dovecot (IMAP) and aiosmtpd (SMTP) on loopback.
+
+Every human seat is a test client that reads its prompts over IMAP and answers over SMTP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from email.message import EmailMessage
+from email.utils import parseaddr
+from pathlib import Path
+
+import pytest
+from sqlmodel import col, select
+
+from engine import State
+from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.db import open_database, session
+from pbem.models import Inbound, Move, Outbox
+from pbem.runner import run_cycle
+from pbem.service import SeatSpec, Service
+from tests.localmail import START, later, reply_to, text_of
+from tests.mailservers import Mail, _fetch_new, _select, address
+
+SERVICE = "tongiaki@example.test"
+
+
+def mail_settings(mail: Mail, data_dir: Path) -> Settings:
+    """The service on the test servers: IMAP and SMTP both with STARTTLS and a login."""
+    return Settings(
+        data_dir=data_dir,
+        mail="imap",
+        from_address=SERVICE,
+        imap=ImapSettings(
+            host="127.0.0.1",
+            port=mail.dovecot.port,
+            tls="starttls",
+            user="tongiaki",
+            password=mail.password,
+            ca_file=str(mail.ca_file),
+        ),
+        smtp=SmtpSettings(
+            host="127.0.0.1",
+            port=mail.smtp.port,
+            tls="starttls",
+            user="tongiaki",
+            password=mail.password,
+            ca_file=str(mail.ca_file),
+        ),
+    )
+
+
+class Player:
+    """A player's mail client: one IMAP session, new mail by UID."""
+
+    def __init__(self, mail: Mail, user: str, stack: contextlib.ExitStack) -> None:
+        self.mail = mail
+        self.user = user
+        self.client: imaplib.IMAP4 = stack.enter_context(mail.dovecot.session(user))
+        _select(self.client, "INBOX")
+        self.seen: set[bytes] = set()
+
+    def new_mail(self) -> list[EmailMessage]:
+        self.client.noop()
+        from tests.mailservers import parse
+
+        return [parse(raw) for _, raw in _fetch_new(self.client, self.seen)]
+
+    def answer(self, prompt: EmailMessage, text: str) -> None:
+        target = parseaddr(str(prompt["Reply-To"]))[1]
+        self.mail.send(address(self.user), [target], reply_to(prompt, text))
+
+
+def _options(prompt: EmailMessage) -> int:
+    return len(re.findall(r"^  \d+\) ", text_of(prompt), re.MULTILINE))
+
+
+@pytest.fixture
+def players(mail: Mail) -> Iterator[dict[str, Player]]:
+    with contextlib.ExitStack() as stack:
+        yield {f"p{i}": Player(mail, f"p{i}", stack) for i in range(1, 7)}
+
+
+def _new_game(service: Service, count: int, seed: int) -> int:
+    seats = [SeatSpec(f"P{i}", address(f"p{i}")) for i in range(1, count + 1)]
+    return service.new_game(seats, seed=seed, now=START)
+
+
+def _moves(service: Service) -> list[str]:
+    with session(service.engine) as db:
+        return [m.choice for m in db.exec(select(Move).order_by(col(Move.number)))]
+
+
+def _play_to_the_end(
+    mail: Mail, service: Service, players: dict[str, Player], count: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    seated = [players[f"p{i}"] for i in range(1, count + 1)]
+    finished: set[str] = set()
+    minute = 0
+    while len(finished) < count:
+        minute += 1
+        assert minute < 1500, "the game did not end"
+        run_cycle(service, later(minute))
+        prompts = []
+        for player in seated:
+            for message in player.new_mail():
+                subject = str(message["Subject"])
+                if "Your move" in subject:
+                    prompts.append((player, message))
+                if "Game over" in subject:
+                    finished.add(player.user)
+        if len(finished) == count:
+            break
+        assert len(prompts) == 1, [str(m["Subject"]) for _, m in prompts]
+        player, prompt = prompts[0]
+        player.answer(prompt, str(rng.randint(1, _options(prompt))))
+
+
+@pytest.mark.parametrize(("count", "seed"), [(3, 21), (5, 8)])
+def test_a_whole_game_by_mail_through_real_servers(
+    mail: Mail, players: dict[str, Player], tmp_path: Path, count: int, seed: int
+) -> None:
+    service = Service(open_database(tmp_path / "pbem.sqlite"), mail_settings(mail, tmp_path))
+    game = _new_game(service, count, seed)
+    _play_to_the_end(mail, service, players, count, seed)
+    with session(service.engine) as db:
+        row, _, state = service.game(db, game)
+        assert row.status == "over" and state.decision is None
+        assert State.replay(state.setup, state.log) == state
+        inbound = list(db.exec(select(Inbound)))
+        assert {i.outcome for i in inbound} == {"applied"}
+        assert len(inbound) == len(state.log)
+        assert list(db.exec(select(Outbox))) == []
+    accepted = mail.smtp.accepted
+    ids = [a.message["Message-ID"] for a in accepted]
+    assert len(ids) == len(set(ids)), "a mail was sent twice"
+    assert all(a.tls and a.login == "tongiaki" for a in accepted if a.mail_from == SERVICE)
+
+
+@pytest.fixture
+def game(mail: Mail, players: dict[str, Player], tmp_path: Path) -> Iterator[Service]:
+    """A three-player game by mail whose first prompt (to p1) is waiting in p1's inbox."""
+    service = Service(open_database(tmp_path / "pbem.sqlite"), mail_settings(mail, tmp_path))
+    _new_game(service, 3, seed=4)
+    run_cycle(service, later(0))
+    yield service
+
+
+def _prompt(player: Player) -> EmailMessage:
+    prompts = [m for m in player.new_mail() if "Your move" in str(m["Subject"])]
+    assert prompts, f"no prompt for {player.user}"
+    return prompts[-1]
+
+
+def _sent_since(mail: Mail, count: int) -> list[tuple[str, str]]:
+    """(recipient, subject) of every mail the service sent since `count` were accepted."""
+    return [
+        (a.rcpt_tos[0], str(a.message["Subject"]))
+        for a in mail.smtp.accepted[count:]
+        if a.message["X-Tongiaki-Game"] is not None
+    ]
+
+
+def test_refusals_through_real_servers(
+    mail: Mail, players: dict[str, Player], game: Service
+) -> None:
+    prompt = _prompt(players["p1"])
+    target = parseaddr(str(prompt["Reply-To"]))[1]
+    before = len(mail.smtp.accepted)
+
+    # wrong sender: p2 sends p1's reply; p2 is told, p1 is not, nothing moves
+    mail.send(address("p2"), [target], reply_to(prompt, "1", sender=address("p2")))
+    # a wrong token, from the right sender
+    forged_target = re.sub(r"-[a-z2-7]{10}@", "-aaaaaaaaaa@", target)
+    mail.send(address("p1"), [forged_target], reply_to(prompt, "1"))
+    # an auto-reply, and a mail claiming to come from the service itself (a loop)
+    mail.send(address("p1"), [target], reply_to(prompt, "I am away", Auto_Submitted="auto-replied"))
+    mail.send(SERVICE, [target], reply_to(prompt, "1", sender=SERVICE), login="tongiaki")
+    # garbage from the right sender
+    mail.send(address("p1"), [target], reply_to(prompt, "Let us play!"))
+    report = run_cycle(game, later(1))
+    assert report.handled == 5
+    assert _moves(game) == []
+    sent = _sent_since(mail, before)
+    assert [to for to, _ in sent] == [address("p2"), address("p1"), address("p1"), address("p1")]
+    assert "Not applied" in sent[0][1] and "Not applied" in sent[1][1]
+    garbage = [m for m in players["p1"].new_mail() if "Let us play" in text_of(m)]
+    assert garbage and "'let' is not a command" in text_of(garbage[0])
+    assert "  1) place Tonga a" in text_of(garbage[0])
+    with session(game.engine) as db:
+        outcomes = [i.outcome for i in db.exec(select(Inbound).order_by(col(Inbound.id)))]
+    assert outcomes == ["refused", "refused", "ignored", "ignored", "rejected"]
+
+
+def test_a_stale_decision_is_refused_with_the_current_options(
+    mail: Mail, players: dict[str, Player], game: Service
+) -> None:
+    first = _prompt(players["p1"])
+    players["p1"].answer(first, "1")
+    run_cycle(game, later(1))
+    players["p1"].answer(first, "2")
+    run_cycle(game, later(2))
+    assert _moves(game) == ["place Tonga a"]
+    answer = [m for m in players["p1"].new_mail() if "which is past" in text_of(m)]
+    assert len(answer) == 1 and "Now waiting for P2" in text_of(answer[0])
+
+
+def test_an_html_only_reply_is_read(mail: Mail, players: dict[str, Player], game: Service) -> None:
+    prompt = _prompt(players["p1"])
+    reply = EmailMessage()
+    reply["From"] = address("p1")
+    reply["To"] = str(prompt["Reply-To"])
+    reply["Subject"] = "Re: " + str(prompt["Subject"])
+    reply.set_content(
+        '<html><body><div dir="ltr">place tonga c</div><div class="gmail_quote">'
+        '<div class="gmail_attr">On Mon, Nov 23, 2026 at 9:00 AM Tongiaki '
+        "&lt;tongiaki@example.test&gt; wrote:</div><blockquote>1) place Tonga a</blockquote>"
+        "</div></body></html>",
+        subtype="html",
+    )
+    mail.send(address("p1"), [parseaddr(str(prompt["Reply-To"]))[1]], reply)
+    run_cycle(game, later(1))
+    assert _moves(game) == ["place Tonga c"]
+
+
+def test_mail_waits_while_smtp_is_down_and_goes_out_once_when_it_is_back(
+    mail: Mail, players: dict[str, Player], game: Service
+) -> None:
+    prompt = _prompt(players["p1"])
+    mail.smtp.stop()
+    reply = reply_to(prompt, "1")
+    mail.dovecot.append("tongiaki", reply)  # delivered by the provider while our SMTP is down
+    before = len(mail.smtp.accepted)
+    report = run_cycle(game, later(1))
+    assert (report.handled, report.sent) == (1, 0) and report.failed == 1
+    assert _moves(game) == ["place Tonga a"]
+    with session(game.engine) as db:
+        waiting = list(db.exec(select(Outbox)))
+    assert len(waiting) == 3  # what happened, to each of the three players
+    assert waiting[0].attempts == 1 and "SMTPConnectError" in waiting[0].last_error
+    assert all(w.next_attempt_at > later(1) for w in waiting)
+    assert run_cycle(game, later(1)).sent == 0  # still backing off
+    mail.smtp.start()
+    report = run_cycle(game, later(5))
+    assert report.sent == 3
+    sent = sorted(to for to, _ in _sent_since(mail, before))
+    assert sent == [address("p1"), address("p2"), address("p3")]
+    assert run_cycle(game, later(10)).sent == 0
+    with session(game.engine) as db:
+        assert list(db.exec(select(Outbox))) == []
+
+
+def test_serve_killed_mid_poll_loses_and_repeats_nothing(
+    mail: Mail, players: dict[str, Player], tmp_path: Path
+) -> None:
+    settings = mail_settings(mail, tmp_path / "data")
+    service = Service(open_database(settings.database_path), settings)
+    _new_game(service, 2, seed=3)
+    run_cycle(service, later(0))
+    prompt = _prompt(players["p1"])
+    before = len(mail.smtp.accepted)
+    mail.smtp.stop()  # nothing is accepted while the first process may be killed
+    count = 40
+    for n in range(count):
+        mail.dovecot.append("tongiaki", reply_to(prompt, "status" if n % 2 else "board"))
+    config = tmp_path / "pbem.toml"
+    config.write_text(
+        f'data_dir = "{settings.data_dir}"\nmail = "imap"\nfrom_address = "{SERVICE}"\n'
+        "poll_seconds = 0.2\noutbox_seconds = 0.2\n"
+        f'[imap]\nhost = "127.0.0.1"\nport = {mail.dovecot.port}\ntls = "starttls"\n'
+        f'user = "tongiaki"\nca_file = "{mail.ca_file}"\n'
+        f'[smtp]\nhost = "127.0.0.1"\nport = {mail.smtp.port}\ntls = "starttls"\n'
+        f'user = "tongiaki"\nca_file = "{mail.ca_file}"\n'
+    )
+    env = {**os.environ, "PBEM_IMAP_PASSWORD": mail.password, "PBEM_SMTP_PASSWORD": mail.password}
+    command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
+
+    def handled() -> int:
+        with session(service.engine) as db:
+            return len(list(db.exec(select(Inbound))))
+
+    first = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while handled() == 0 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    first.send_signal(signal.SIGKILL)
+    first.wait(10)
+    killed_at = handled()
+    assert 0 < killed_at < count, "the kill did not land in the middle of the poll"
+
+    mail.smtp.start()
+    second = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with session(service.engine) as db:
+                waiting = len(list(db.exec(select(Outbox))))
+            if handled() == count and waiting == 0:
+                break
+            time.sleep(0.1)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(20) == 0  # a clean stop on SIGTERM
+    assert handled() == count
+    answers = [a for a in mail.smtp.accepted[before:] if a.mail_from == SERVICE]
+    assert {a.rcpt_tos for a in answers} == {(address("p1"),)}
+    assert len(answers) == count
+    assert len({a.message["Message-ID"] for a in answers}) == count
+    with session(service.engine) as db:
+        assert {i.outcome for i in db.exec(select(Inbound))} == {"answered"}
