@@ -51,33 +51,44 @@ def read_mail(service: Service, now: datetime) -> int:
 async def flush_outbox(
     engine: Engine, sender: Sender, from_address: str, now: datetime, *, force: bool = False
 ) -> tuple[int, int]:
-    """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
-    the server accepted it."""
+    """Send every due mail (`force`: every waiting mail) over one connection; a mail leaves
+    the outbox only once the server accepted it. Returns (sent, failed)."""
     query = select(Outbox).order_by(col(Outbox.id))
     if not force:
         query = query.where(Outbox.next_attempt_at <= now)
     with session(engine) as db:
         due = list(db.exec(query))
         db.commit()
+    if not due:
+        return 0, 0
     sent = failed = 0
-    for mail in due:
-        try:
-            await sender.send(mail.message, from_address, mail.recipient)
-        except (TimeoutError, OSError, aiosmtplib.SMTPException) as error:
-            failed += 1
-            _postpone(engine, mail.id, error, now)
-            if not isinstance(error, aiosmtplib.SMTPRecipientsRefused):
-                _postpone_rest(engine, [m.id for m in due[due.index(mail) + 1 :]], now)
-                break
-            continue
-        with session(engine) as db:
-            row = db.get(Outbox, mail.id)
-            if row is not None:
-                db.delete(row)
-            db.commit()
-        sent += 1
-        log.info("mail %s sent to %s (game %s)", mail.id, mail.recipient, mail.game_id)
+    try:
+        async with sender:
+            for mail in due:
+                try:
+                    await sender.send(mail.message, from_address, mail.recipient)
+                except (aiosmtplib.SMTPRecipientsRefused, aiosmtplib.SMTPDataError) as error:
+                    failed += 1  # this mail only: the connection is still good
+                    _postpone(engine, mail.id, error, now)
+                    continue
+                _delete(engine, mail.id)
+                sent += 1
+                log.info("mail %s sent to %s (game %s)", mail.id, mail.recipient, mail.game_id)
+    except (OSError, aiosmtplib.SMTPException, TimeoutError) as error:
+        failed += 1
+        rest = due[sent + failed - 1 :]  # the mail that failed, and those not tried
+        if rest:
+            _postpone(engine, rest[0].id, error, now)
+            _postpone_rest(engine, [m.id for m in rest[1:]], now)
     return sent, failed
+
+
+def _delete(engine: Engine, mail_id: int | None) -> None:
+    with session(engine) as db:
+        row = db.get(Outbox, mail_id)
+        if row is not None:
+            db.delete(row)
+        db.commit()
 
 
 def _postpone(engine: Engine, mail_id: int | None, error: BaseException, now: datetime) -> None:

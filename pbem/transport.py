@@ -24,6 +24,12 @@ class Inbox(Protocol):
 
 
 class Sender(Protocol):
+    """Opened once per flush (`async with`), then `send` for each mail."""
+
+    async def __aenter__(self) -> Sender: ...
+
+    async def __aexit__(self, *exc_info: object) -> None: ...
+
     async def send(self, raw: bytes, sender: str, recipient: str) -> None: ...
 
 
@@ -119,22 +125,27 @@ class MaildirSender:
     def __init__(self, path: Path) -> None:
         self.maildir = maildir(path)
 
+    async def __aenter__(self) -> MaildirSender:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
     async def send(self, raw: bytes, sender: str, recipient: str) -> None:
         self.maildir.add(raw)
 
 
 class SmtpSender:
-    """A real SMTP server (TLS, STARTTLS or plain, with AUTH when a user is set)."""
+    """A real SMTP server (TLS, STARTTLS or plain, AUTH when a user is set); one connection
+    for all the mails of a flush."""
 
     def __init__(self, settings: SmtpSettings) -> None:
         self.settings = settings
+        self.client: aiosmtplib.SMTP | None = None
 
-    async def send(self, raw: bytes, sender: str, recipient: str) -> None:
+    async def __aenter__(self) -> SmtpSender:
         s = self.settings
-        await aiosmtplib.send(
-            raw,
-            sender=sender,
-            recipients=[recipient],
+        self.client = aiosmtplib.SMTP(
             hostname=s.host,
             port=s.port,
             username=s.user or None,
@@ -144,6 +155,18 @@ class SmtpSender:
             tls_context=tls_context(s.ca_file) if s.tls != "none" else None,
             timeout=30,
         )
+        await self.client.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        client, self.client = self.client, None
+        if client is not None and client.is_connected:
+            with suppress(aiosmtplib.SMTPException, OSError):
+                await client.quit()
+
+    async def send(self, raw: bytes, sender: str, recipient: str) -> None:
+        assert self.client is not None, "use the sender in `async with`"
+        await self.client.sendmail(sender, [recipient], raw)
 
 
 def make_sender(settings: Settings) -> Sender:
