@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import html
+import quopri
 from datetime import datetime
-from email.message import EmailMessage
+from email.header import Header
+from email.mime.multipart import MIMEMultipart
+from email.mime.text import MIMEText
 from email.utils import format_datetime, formataddr, make_msgid
 
 from pbem.addressing import Tag, reply_address, subject_tag
@@ -17,6 +20,11 @@ def game_thread_id(settings: Settings, game_id: int) -> str:
     return f"<tongiaki-game-{game_id}@{domain}>"
 
 
+def _header(value: str) -> str | Header:
+    """A header value, encoded (RFC 2047) only when it is not plain ASCII."""
+    return value if value.isascii() else Header(value, "utf-8")
+
+
 def compose(
     settings: Settings,
     *,
@@ -26,20 +34,23 @@ def compose(
     game_id: int | None,
     tag: Tag | None,
     now: datetime,
-) -> EmailMessage:
-    """A multipart (text and HTML) mail; `tag` makes its reply address answer a decision."""
-    message = EmailMessage()
+) -> bytes:
+    """A multipart (text and HTML) mail; `tag` makes its reply address answer a decision.
+
+    Built with the `email.mime` classes, which are many times faster than EmailMessage's
+    header registry: the service writes several mails for every move.
+    """
+    message = MIMEMultipart("alternative")
     domain = settings.from_address.partition("@")[2] or "localhost"
-    message["From"] = formataddr((settings.from_name, settings.from_address))
+    message["From"] = formataddr((settings.from_name, settings.from_address), "utf-8")
     message["To"] = recipient
     if tag is not None:
         if settings.plus_addressing:
-            message["Reply-To"] = formataddr(
-                (settings.from_name, reply_address(settings.from_address, tag))
-            )
+            reply_to = reply_address(settings.from_address, tag)
+            message["Reply-To"] = formataddr((settings.from_name, reply_to), "utf-8")
         else:
             subject = f"{subject} {subject_tag(tag)}"
-    message["Subject"] = subject
+    message["Subject"] = _header(subject)  # type: ignore[assignment]
     message["Date"] = format_datetime(now)
     message["Message-ID"] = make_msgid("tongiaki", domain=domain)
     if game_id is not None:
@@ -47,10 +58,20 @@ def compose(
         message["References"] = game_thread_id(settings, game_id)
         message["X-Tongiaki-Game"] = str(game_id)
     message["Auto-Submitted"] = "auto-generated"
-    message.set_content(text)
     page = (
         '<html><body><pre style="font-family: monospace; white-space: pre; overflow-x: auto;">'
         f"{html.escape(text)}</pre></body></html>"
     )
-    message.add_alternative(page, subtype="html")
-    return message
+    message.attach(_text(text, "plain"))
+    message.attach(_text(page, "html"))
+    return message.as_bytes()
+
+
+def _text(body: str, subtype: str) -> MIMEText:
+    """7-bit when the text is ASCII, else UTF-8 in quoted-printable: readable either way."""
+    if body.isascii():
+        return MIMEText(body, subtype, "us-ascii")
+    part = MIMEText("", subtype, "utf-8")
+    part.replace_header("Content-Transfer-Encoding", "quoted-printable")
+    part.set_payload(quopri.encodestring(body.encode("utf-8")).decode("ascii"))
+    return part

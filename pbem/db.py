@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,25 @@ def open_database(path: Path) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
+    # Threads of this process take turns through a lock: SQLite's own busy handler would
+    # make them sleep in growing steps. Other processes still wait through busy_timeout.
+    writer = threading.Lock()
+
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        writer.acquire()
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            writer.release()
+            raise
+        connection.info["writer"] = True
+
+    @event.listens_for(engine, "commit")
+    @event.listens_for(engine, "rollback")
+    def _on_end(connection: Any) -> None:
+        if connection.info.pop("writer", False):
+            writer.release()
 
     SQLModel.metadata.create_all(engine)
     return engine

@@ -5,19 +5,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
 import aiosmtplib
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
-from sqlmodel import col, select
+from sqlmodel import col, delete, select
 
 from pbem.db import session
 from pbem.models import Outbox
 from pbem.service import Service
-from pbem.transport import Sender, make_sender, open_inbox
+from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
 
 log = logging.getLogger("pbem")
 
@@ -36,10 +39,14 @@ def backoff(attempts: int) -> timedelta:
     return min(timedelta(seconds=30 * 2 ** max(attempts - 1, 0)), MAX_BACKOFF)
 
 
-def read_mail(service: Service, now: datetime) -> int:
+def read_mail(
+    service: Service,
+    now: datetime,
+    opener: Callable[[], AbstractContextManager[Inbox]] | None = None,
+) -> int:
     """Handle every new message; each is marked handled only after its transaction committed."""
     handled = 0
-    with open_inbox(service.settings) as inbox:
+    with (opener or partial(open_inbox, service.settings))() as inbox:
         for key, raw in inbox.new_messages():
             outcome = service.handle(raw, now)
             inbox.mark_handled(key)
@@ -48,35 +55,56 @@ def read_mail(service: Service, now: datetime) -> int:
     return handled
 
 
+LANES = 4  # SMTP connections used at once by a flush
+
+
 async def flush_outbox(
-    engine: Engine, sender: Sender, from_address: str, now: datetime, *, force: bool = False
+    engine: Engine,
+    senders: Sequence[Sender],
+    from_address: str,
+    now: datetime,
+    *,
+    force: bool = False,
 ) -> tuple[int, int]:
-    """Send every due mail (`force`: every waiting mail) over one connection; a mail leaves
-    the outbox only once the server accepted it. Returns (sent, failed)."""
+    """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
+    the server accepted it. Mails go out over a few connections at once, each recipient's
+    mails over one of them, in order. Returns (sent, failed)."""
     query = select(Outbox).order_by(col(Outbox.id))
     if not force:
         query = query.where(Outbox.next_attempt_at <= now)
     with session(engine) as db:
         due = list(db.exec(query))
         db.commit()
-    if not due:
-        return 0, 0
+    lanes: dict[int, list[Outbox]] = {}
+    for mail in due:
+        lane = zlib.crc32(mail.recipient.lower().encode()) % len(senders)
+        lanes.setdefault(lane, []).append(mail)
+    results = await asyncio.gather(
+        *(_send_lane(engine, senders[n], mails, from_address, now) for n, mails in lanes.items())
+    )
+    return sum(r[0] for r in results), sum(r[1] for r in results)
+
+
+async def _send_lane(
+    engine: Engine, sender: Sender, mails: list[Outbox], from_address: str, now: datetime
+) -> tuple[int, int]:
     sent = failed = 0
     try:
         async with sender:
-            for mail in due:
+            for mail in mails:
                 try:
                     await sender.send(mail.message, from_address, mail.recipient)
                 except (aiosmtplib.SMTPRecipientsRefused, aiosmtplib.SMTPDataError) as error:
                     failed += 1  # this mail only: the connection is still good
                     _postpone(engine, mail.id, error, now)
                     continue
-                _delete(engine, mail.id)
+                # off the event loop: the reader thread may hold the database for a while
+                await asyncio.to_thread(_delete, engine, mail.id)
                 sent += 1
                 log.info("mail %s sent to %s (game %s)", mail.id, mail.recipient, mail.game_id)
     except (OSError, aiosmtplib.SMTPException, TimeoutError) as error:
         failed += 1
-        rest = due[sent + failed - 1 :]  # the mail that failed, and those not tried
+        rest = mails[sent + failed - 1 :]  # the mail that failed, and those not tried
         if rest:
             _postpone(engine, rest[0].id, error, now)
             _postpone_rest(engine, [m.id for m in rest[1:]], now)
@@ -85,9 +113,7 @@ async def flush_outbox(
 
 def _delete(engine: Engine, mail_id: int | None) -> None:
     with session(engine) as db:
-        row = db.get(Outbox, mail_id)
-        if row is not None:
-            db.delete(row)
+        db.exec(delete(Outbox).where(col(Outbox.id) == mail_id))
         db.commit()
 
 
@@ -124,62 +150,72 @@ def run_cycle(service: Service, now: datetime) -> CycleReport:
     report.handled = read_mail(service, now)
     report.sent, report.failed = asyncio.run(
         flush_outbox(
-            service.engine, make_sender(service.settings), service.settings.from_address, now
+            service.engine,
+            [make_sender(service.settings) for _ in range(LANES)],
+            service.settings.from_address,
+            now,
         )
     )
     return report
 
 
 def serve(service: Service, clock: Callable[[], datetime]) -> None:
-    """Poll and flush at the configured intervals until SIGTERM or SIGINT."""
+    """Poll and send at the configured intervals until SIGTERM or SIGINT.
+
+    APScheduler wakes the poller and the sender; mail is read in a worker thread while the
+    sender works in the event loop, and the sender is woken at once after new mail was
+    handled, so answers go out without waiting for the next interval.
+    """
 
     async def main() -> None:
         stop = asyncio.Event()
+        wake = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
-        sender = make_sender(service.settings)
-        scheduler = AsyncIOScheduler()
+        senders = [make_sender(service.settings, keep_open=True) for _ in range(LANES)]
+        kept = KeptImap(service.settings.imap) if service.settings.mail == "imap" else None
+        opener = kept.open if kept is not None else None
 
-        first = [True]
-        sending = asyncio.Lock()  # one flush at a time, or a mail could go out twice
-
-        async def flush() -> None:
-            async with sending:
-                # on start-up every waiting mail is tried at once: the server may be back
-                force, first[0] = first[0], False
+        async def send_forever() -> None:
+            force = True  # on start-up every waiting mail is tried at once: the server may be back
+            while not stop.is_set():
+                await wake.wait()
+                wake.clear()
                 try:
                     await flush_outbox(
-                        service.engine, sender, service.settings.from_address, clock(), force=force
+                        service.engine, senders, service.settings.from_address, clock(), force=force
                     )
                 except Exception:
                     log.exception("sending mail failed; will try again")
+                force = False
 
         async def poll() -> None:
-            try:
-                handled = await asyncio.to_thread(read_mail, service, clock())
-            except Exception:  # a mail server that is down must not stop the service
-                log.exception("reading mail failed; will try again")
-                return
-            if handled:
-                await flush()  # answer at once rather than at the next outbox interval
+            while not stop.is_set():
+                try:
+                    handled = await asyncio.to_thread(read_mail, service, clock(), opener)
+                except Exception:  # a mail server that is down must not stop the service
+                    log.exception("reading mail failed; will try again")
+                    return
+                if not handled:
+                    return
+                wake.set()  # answer at once rather than at the next outbox interval
 
-        scheduler.add_job(
-            poll,
-            "interval",
-            seconds=service.settings.poll_seconds,
-            next_run_time=clock(),
-            max_instances=1,
-            coalesce=True,
-        )
-        scheduler.add_job(
-            flush,
-            "interval",
-            seconds=service.settings.outbox_seconds,
-            next_run_time=clock(),
-            max_instances=1,
-            coalesce=True,
-        )
+        scheduler = AsyncIOScheduler()
+        for job, seconds in (
+            (poll, service.settings.poll_seconds),
+            (wake.set, service.settings.outbox_seconds),
+        ):
+            scheduler.add_job(
+                job,
+                "interval",
+                seconds=seconds,
+                next_run_time=clock(),
+                max_instances=1,
+                coalesce=True,
+                misfire_grace_time=None,
+            )
+        sending = asyncio.create_task(send_forever())
         scheduler.start()
         log.info(
             "serving: polling every %ss, sending every %ss",
@@ -188,6 +224,12 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         )
         await stop.wait()
         scheduler.shutdown(wait=True)
+        wake.set()
+        await sending
+        for sender in senders:
+            await sender.close()
+        if kept is not None:
+            kept.close()
         log.info("stopped")
 
     asyncio.run(main())

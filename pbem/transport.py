@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import imaplib
 import mailbox
+import socket
 import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -29,6 +31,8 @@ class Sender(Protocol):
     async def __aenter__(self) -> Sender: ...
 
     async def __aexit__(self, *exc_info: object) -> None: ...
+
+    async def close(self) -> None: ...
 
     async def send(self, raw: bytes, sender: str, recipient: str) -> None: ...
 
@@ -79,13 +83,14 @@ class ImapInbox:
         self.client.uid("STORE", key, "+FLAGS", "(\\Seen)")
 
 
+@lru_cache(maxsize=8)
 def tls_context(ca_file: str) -> ssl.SSLContext:
+    """A verifying client context (made once: loading the CA store takes a while)."""
     return ssl.create_default_context(cafile=ca_file or None)
 
 
-@contextmanager
-def imap_inbox(settings: ImapSettings) -> Iterator[ImapInbox]:
-    """A logged-in IMAP session on the configured folder, logged out afterwards."""
+def _imap_connect(settings: ImapSettings) -> imaplib.IMAP4:
+    """A logged-in IMAP session with the configured folder selected."""
     client: imaplib.IMAP4
     if settings.tls == "tls":
         client = imaplib.IMAP4_SSL(
@@ -95,15 +100,55 @@ def imap_inbox(settings: ImapSettings) -> Iterator[ImapInbox]:
         client = imaplib.IMAP4(settings.host, settings.port, timeout=30)
         if settings.tls == "starttls":
             client.starttls(tls_context(settings.ca_file))
+    # small command/response exchanges: without TCP_NODELAY each can wait on a delayed ACK
+    client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         client.login(settings.user, settings.password)
         status, data = client.select(_quote(settings.folder))
         if status != "OK":
             raise imaplib.IMAP4.error(f"cannot open folder {settings.folder!r}: {data!r}")
+    except BaseException:
+        _logout(client)
+        raise
+    return client
+
+
+def _logout(client: imaplib.IMAP4) -> None:
+    with suppress(OSError, imaplib.IMAP4.error):
+        client.logout()
+
+
+@contextmanager
+def imap_inbox(settings: ImapSettings) -> Iterator[ImapInbox]:
+    """A logged-in IMAP session on the configured folder, logged out afterwards."""
+    client = _imap_connect(settings)
+    try:
         yield ImapInbox(client)
     finally:
-        with suppress(OSError, imaplib.IMAP4.error):
-            client.logout()
+        _logout(client)
+
+
+class KeptImap:
+    """One IMAP session kept across polls (a long-running service), replaced when broken."""
+
+    def __init__(self, settings: ImapSettings) -> None:
+        self.settings = settings
+        self.client: imaplib.IMAP4 | None = None
+
+    @contextmanager
+    def open(self) -> Iterator[Inbox]:
+        if self.client is None:
+            self.client = _imap_connect(self.settings)
+        try:
+            yield ImapInbox(self.client)
+        except (OSError, imaplib.IMAP4.error):
+            self.close()
+            raise
+
+    def close(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            _logout(client)
 
 
 def _quote(folder: str) -> str:
@@ -131,21 +176,34 @@ class MaildirSender:
     async def __aexit__(self, *exc_info: object) -> None:
         return None
 
+    async def close(self) -> None:
+        return None
+
     async def send(self, raw: bytes, sender: str, recipient: str) -> None:
         self.maildir.add(raw)
 
 
 class SmtpSender:
-    """A real SMTP server (TLS, STARTTLS or plain, AUTH when a user is set); one connection
-    for all the mails of a flush."""
+    """A real SMTP server (TLS, STARTTLS or plain, AUTH when a user is set).
 
-    def __init__(self, settings: SmtpSettings) -> None:
+    One connection serves all the mails of a flush; with `keep_open` it also serves the
+    next flush (checked with NOOP first), as a long-running service should.
+    """
+
+    def __init__(self, settings: SmtpSettings, *, keep_open: bool = False) -> None:
         self.settings = settings
+        self.keep_open = keep_open
         self.client: aiosmtplib.SMTP | None = None
 
     async def __aenter__(self) -> SmtpSender:
+        if self.client is not None:
+            try:
+                await self.client.noop()
+                return self
+            except (aiosmtplib.SMTPException, OSError):
+                await self.close()
         s = self.settings
-        self.client = aiosmtplib.SMTP(
+        client = aiosmtplib.SMTP(
             hostname=s.host,
             port=s.port,
             username=s.user or None,
@@ -155,10 +213,15 @@ class SmtpSender:
             tls_context=tls_context(s.ca_file) if s.tls != "none" else None,
             timeout=30,
         )
-        await self.client.connect()
+        await client.connect()
+        self.client = client
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        if exc_info[0] is not None or not self.keep_open:
+            await self.close()
+
+    async def close(self) -> None:
         client, self.client = self.client, None
         if client is not None and client.is_connected:
             with suppress(aiosmtplib.SMTPException, OSError):
@@ -169,7 +232,7 @@ class SmtpSender:
         await self.client.sendmail(sender, [recipient], raw)
 
 
-def make_sender(settings: Settings) -> Sender:
+def make_sender(settings: Settings, *, keep_open: bool = False) -> Sender:
     if settings.mail == "imap":
-        return SmtpSender(settings.smtp)
+        return SmtpSender(settings.smtp, keep_open=keep_open)
     return MaildirSender(settings.outbox_dir)

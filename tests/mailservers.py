@@ -634,6 +634,7 @@ class Accepted:
     content: bytes  # as received, before Return-Path/Delivered-To were added
     login: str | None  # the AUTH user name, None if the client did not authenticate
     tls: bool  # STARTTLS or implicit TLS was in use
+    at: float = 0.0  # time.monotonic() when it was accepted (after delivery)
 
     @property
     def message(self) -> EmailMessage:
@@ -680,6 +681,7 @@ class SmtpServer:
         self._accepted: list[Accepted] = []
         self._lock = threading.Lock()
         self._controllers: list[Controller] = []
+        self._handler: _Delivery | None = None
 
     @property
     def ca_file(self) -> Path:
@@ -696,7 +698,7 @@ class SmtpServer:
         """Listen (again) on `port` and `tls_port`."""
         if self._controllers:
             raise MailServerError("SMTP server is already running")
-        handler = _Delivery(self)
+        handler = self._handler = _Delivery(self)
         common: dict[str, Any] = {
             "server_hostname": f"mail.{self.domain}",
             "ready_timeout": TIMEOUT,
@@ -735,6 +737,9 @@ class SmtpServer:
         controllers, self._controllers = self._controllers, []
         for controller in controllers:
             controller.stop()
+        handler, self._handler = self._handler, None
+        if handler is not None:
+            handler.close()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -830,6 +835,38 @@ class _Delivery:
 
     def __init__(self, server: SmtpServer) -> None:
         self.server = server
+        self._sessions: dict[str, imaplib.IMAP4] = {}  # one logged-in session per mailbox
+        self._lock = threading.Lock()  # the two listeners deliver from two threads
+
+    def close(self) -> None:
+        with self._lock:
+            sessions, self._sessions = self._sessions, {}
+        for client in sessions.values():
+            with contextlib.suppress(OSError, imaplib.IMAP4.error):
+                client.logout()
+
+    def _append(self, user: str, raw: bytes) -> None:
+        """APPEND over a kept session (a login per message would make delivery the slowest
+        part of every test); a broken session is replaced once."""
+        dovecot = self.server.dovecot
+        with self._lock:
+            for attempt in (1, 2):
+                client = self._sessions.get(user)
+                try:
+                    if client is None:
+                        client = imaplib.IMAP4(dovecot.host, dovecot.port, timeout=TIMEOUT)
+                        client.login(user, dovecot.password)
+                        self._sessions[user] = client
+                    now = imaplib.Time2Internaldate(time.time())
+                    kind, data = client.append('"INBOX"', "", now, raw)
+                except (OSError, imaplib.IMAP4.abort):
+                    self._sessions.pop(user, None)
+                    if attempt == 2:
+                        raise
+                    continue
+                if kind != "OK":
+                    raise MailServerError(f"APPEND for {user} failed: {data!r}")
+                return
 
     async def handle_MAIL(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
@@ -867,6 +904,7 @@ class _Delivery:
                 content=content,
                 login=session.auth_data if isinstance(session.auth_data, str) else None,
                 tls=_uses_tls(server, session),
+                at=time.monotonic(),
             )
         )
         return "250 2.0.0 OK: delivered"
@@ -876,7 +914,7 @@ class _Delivery:
             user = mailbox_of(recipient, self.server.domain)
             assert user is not None
             trace = f"Return-Path: <{mail_from}>\r\nDelivered-To: {recipient}\r\n"
-            self.server.dovecot.append(user, trace.encode("utf-8") + content)
+            self._append(user, trace.encode("utf-8") + content)
 
 
 class Mail:
