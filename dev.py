@@ -76,16 +76,24 @@ def run(python: Path, *args: str) -> int:
     return subprocess.run([str(python), *args], cwd=ROOT).returncode
 
 
+COMMANDS = {
+    "run": ["-m", "pbem.cli", "demo"],  # the service on its embedded defaults, with a demo game
+    "watch": ["-m", "engine.demo"],  # a whole bot game in the terminal
+    "bench": ["-m", "engine.bench"],  # the engine's speed
+    "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
+}
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "bench"}:
-        print("usage: python3 dev.py run|test|bench [args...]", file=sys.stderr)
+    if not argv or argv[0] not in {*COMMANDS, "test"}:
+        print(f"usage: python3 dev.py {'|'.join([*COMMANDS, 'test'])} [args...]", file=sys.stderr)
         return 2
     python = ensure_venv()
     command, rest = argv[0], argv[1:]
-    if command == "run":
-        return run(python, "-m", "engine.demo", *rest)
-    if command == "bench":
-        return run(python, "-m", "engine.bench", *rest)
+    if command == "bench-mail" and ensure_dovecot() != 0:
+        return 1
+    if command in COMMANDS:
+        return run(python, *COMMANDS[command], *rest)
     code = ensure_dovecot()
     if code != 0:
         return code

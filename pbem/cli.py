@@ -50,6 +50,7 @@ def _logging() -> None:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr
     )
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
 
 
 def _seat(text: str, bot: bool) -> SeatSpec:
@@ -239,3 +240,7 @@ def demo(config: ConfigOption = None) -> None:
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()
