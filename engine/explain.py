@@ -95,7 +95,7 @@ def _reason(state: State, choice: Choice) -> str | None:
         full = [b for b in named if sum(board.boats[pos][b]) >= 2]
         if full:
             letter = BEACH_LETTERS[full[0]]
-            return f"every beach of {START_ISLAND} keeps a free berth during set-up ({letter} has 2)"
+            return f"each beach of {START_ISLAND} keeps a free berth in the set-up ({letter} has 2)"
     if isinstance(choice, Place) and state.phase.value == "turn" and state._home_islands(seat):
         return "you still have boats on the board: expand instead"
     if isinstance(choice, Place) and any(board.free(pos, b) < named.count(b) for b in named):
