@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from email.message import EmailMessage
 from email.utils import parseaddr
 from pathlib import Path
@@ -318,3 +319,22 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     assert len({a.message["Message-ID"] for a in answers}) == count
     with session(service.engine) as db:
         assert {i.outcome for i in db.exec(select(Inbound))} == {"answered"}
+
+
+def test_implicit_tls_for_imap_and_smtp(
+    mail: Mail, players: dict[str, Player], tmp_path: Path
+) -> None:
+    settings = mail_settings(mail, tmp_path)
+    settings = replace(
+        settings,
+        imap=replace(settings.imap, port=mail.dovecot.tls_port, tls="tls"),
+        smtp=replace(settings.smtp, port=mail.smtp.tls_port, tls="tls"),
+    )
+    service = Service(open_database(tmp_path / "pbem.sqlite"), settings)
+    _new_game(service, 2, seed=1)
+    assert run_cycle(service, later(0)).sent == 3
+    players["p1"].answer(_prompt(players["p1"]), "4")
+    report = run_cycle(service, later(1))
+    assert (report.handled, report.sent, report.failed) == (1, 2, 0)
+    assert _moves(service) == ["place Tonga d"]
+    assert all(a.tls for a in mail.smtp.accepted if a.mail_from == SERVICE)

@@ -223,3 +223,15 @@ def test_a_game_that_cannot_be_is_refused_and_nothing_is_created(
     with session(service.engine) as db:
         assert list(db.exec(select(Game))) == []
     assert take_mail(service) == []
+
+
+def test_without_plus_addressing_the_subject_carries_the_tag(tmp_path: Path) -> None:
+    service = local_service(tmp_path, plus_addressing=False)
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    assert prompt["Reply-To"] is None
+    assert re.search(r"\[Tongiaki g1 #1 s0-[a-z2-7]{10}\]$", str(prompt["Subject"]))
+    reply = reply_to(prompt, "2")
+    assert b"tongiaki+" not in reply
+    assert service.handle(reply, later(1)) == "applied"
+    assert _moves(service) == ["place Tonga b"]
