@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import email
 import logging
+import re
 import sys
 from dataclasses import replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.policy import default as default_policy
-from email.utils import make_msgid, parseaddr, parsedate_to_datetime
+from email.utils import make_msgid, parseaddr
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -159,7 +160,7 @@ def reply(
 ) -> None:
     """Answer the latest prompt in the local outbox, as a reply dropped into the local inbox."""
     settings = load_settings(config)
-    prompt = _latest_prompt(settings, sender)
+    prompt = _newest_mail(settings, sender, "Your move")
     if prompt is None:
         _fail(f"no mail asking {sender} for a decision in {settings.outbox_dir}")
     message = EmailMessage()
@@ -173,20 +174,26 @@ def reply(
     typer.echo(f"Replied to: {prompt['Subject']}")
 
 
-def _latest_prompt(settings: Settings, address: str) -> EmailMessage | None:
-    """The newest mail in the local outbox that asks `address` for a decision."""
+def _newest_mail(settings: Settings, address: str, subject: str = "") -> EmailMessage | None:
+    """The newest mail in the local outbox to `address` whose subject contains `subject`."""
     outbox = maildir(settings.outbox_dir)
-    prompts = []
+    found = []
     for key in outbox.iterkeys():
         parsed = email.message_from_bytes(outbox.get_bytes(key), policy=default_policy)
         to = parseaddr(str(parsed["To"]))[1].lower()
-        if to == address.lower() and "Your move" in str(parsed["Subject"]):
-            prompts.append((parsedate_to_datetime(str(parsed["Date"])), key, parsed))
-    if not prompts:
+        if to == address.lower() and subject in str(parsed["Subject"]):
+            found.append((_delivered(key), parsed))
+    if not found:
         return None
-    newest = max(prompts, key=lambda item: (item[0], item[1]))[2]
+    newest = max(found, key=lambda item: item[0])[1]
     assert isinstance(newest, EmailMessage)
     return newest
+
+
+def _delivered(key: str) -> tuple[int, int, str]:
+    """When a Maildir message was added: its key is 'seconds.M<microseconds>P<pid>Q<n>...'."""
+    found = re.match(r"(\d+)\.M(\d+)P", key)
+    return (int(found.group(1)), int(found.group(2)), key) if found else (0, 0, key)
 
 
 @app.command()
@@ -196,16 +203,9 @@ def read(
 ) -> None:
     """Print the newest mail in the local outbox for an address (the embedded defaults)."""
     settings = load_settings(config)
-    outbox = maildir(settings.outbox_dir)
-    mails = []
-    for key in outbox.iterkeys():
-        parsed = email.message_from_bytes(outbox.get_bytes(key), policy=default_policy)
-        if parseaddr(str(parsed["To"]))[1].lower() == address.lower():
-            mails.append((parsedate_to_datetime(str(parsed["Date"])), key, parsed))
-    if not mails:
+    newest = _newest_mail(settings, address)
+    if newest is None:
         _fail(f"no mail for {address} in {settings.outbox_dir} yet")
-    newest = max(mails, key=lambda item: (item[0], item[1]))[2]
-    assert isinstance(newest, EmailMessage)
     body = newest.get_body(("plain",))
     typer.echo(f"Subject: {newest['Subject']}\n")
     typer.echo(body.get_content() if body is not None else "")

@@ -127,3 +127,31 @@ def _convert(name: str, current: Any, value: Any) -> Any:
     if not isinstance(value, str):
         raise ConfigError(f"{name!r} must be a string")
     return value
+
+
+def settings_toml(settings: Settings) -> str:
+    """The settings as a TOML file that `load_settings` reads back (passwords left out)."""
+    lines: list[str] = []
+    tables: list[str] = []
+    for item in fields(settings):
+        value = getattr(settings, item.name)
+        if item.name in _SECTIONS:
+            tables.append(f"[{item.name}]")
+            tables += [
+                f"{f.name} = {_toml_value(getattr(value, f.name))}"
+                for f in fields(value)
+                if f.name != "password"
+            ]
+        elif value is not None:
+            lines.append(f"{item.name} = {_toml_value(value)}")
+    return "\n".join([*lines, *tables]) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -26,46 +26,34 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from email.utils import parseaddr
 from pathlib import Path
 
 from sqlmodel import select
 
-from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.config import settings_toml
 from pbem.db import open_database, session
 from pbem.models import Inbound
 from pbem.service import SeatSpec, Service
 from tests.localmail import START, reply_to, text_of
-from tests.mailservers import Dovecot, SmtpServer, address, parse
+from tests.mailservers import Dovecot, Mail, SmtpServer, address, parse
+from tests.test_mail_loop import mail_settings
 
 SERVICE = "tongiaki@example.test"
-
-
-def _config(path: Path, data_dir: Path, dovecot: Dovecot, smtp: SmtpServer, poll: float) -> None:
-    path.write_text(
-        f'data_dir = "{data_dir}"\nmail = "imap"\nfrom_address = "{SERVICE}"\n'
-        f"poll_seconds = {poll}\noutbox_seconds = {poll}\n"
-        f'[imap]\nhost = "127.0.0.1"\nport = {dovecot.port}\ntls = "starttls"\n'
-        f'user = "tongiaki"\nca_file = "{dovecot.ca_file}"\n'
-        f'[smtp]\nhost = "127.0.0.1"\nport = {smtp.port}\ntls = "starttls"\n'
-        f'user = "tongiaki"\nca_file = "{dovecot.ca_file}"\n'
-    )
 
 
 def run(games: int, players: int, seconds: float, poll: float) -> float:
     rng = random.Random(1)
     with Dovecot() as dovecot, tempfile.TemporaryDirectory() as tmp:
         smtp = SmtpServer(dovecot).start()
-        data_dir = Path(tmp) / "data"
-        config = Path(tmp) / "pbem.toml"
-        _config(config, data_dir, dovecot, smtp, poll)
-        settings = Settings(
-            data_dir=data_dir,
-            mail="imap",
-            from_address=SERVICE,
-            imap=ImapSettings(port=dovecot.port),
-            smtp=SmtpSettings(port=smtp.port),
+        settings = replace(
+            mail_settings(Mail(dovecot, smtp), Path(tmp) / "data"),
+            poll_seconds=poll,
+            outbox_seconds=poll,
         )
+        config = Path(tmp) / "pbem.toml"
+        config.write_text(settings_toml(settings))
         service = Service(open_database(settings.database_path), settings)
         for g in range(games):
             seats = [

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pbem.cli import app
+from pbem.config import ImapSettings, Settings, load_settings, settings_toml
 
 runner = CliRunner()
 
@@ -95,3 +96,15 @@ def test_a_bad_config_file_names_the_key(tmp_path: Path) -> None:
 def test_show_an_unknown_game() -> None:
     result = runner.invoke(app, ["show", "7"])
     assert result.exit_code == 2 and "There is no game 7" in result.output
+
+
+def test_settings_written_as_toml_read_back_the_same(tmp_path: Path) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "d",
+        mail="imap",
+        gm_addresses=("gm@x.test",),
+        imap=ImapSettings(port=1143, tls="starttls", ca_file='/tmp/"odd"'),
+    )
+    config = tmp_path / "c.toml"
+    config.write_text(settings_toml(settings))
+    assert load_settings(config) == settings

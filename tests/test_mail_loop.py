@@ -24,7 +24,7 @@ import pytest
 from sqlmodel import col, select
 
 from engine import State
-from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.db import open_database, session
 from pbem.models import Inbound, Move, Outbox
 from pbem.runner import run_cycle
@@ -275,14 +275,7 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     for n in range(count):
         mail.dovecot.append("tongiaki", reply_to(prompt, "status" if n % 2 else "board"))
     config = tmp_path / "pbem.toml"
-    config.write_text(
-        f'data_dir = "{settings.data_dir}"\nmail = "imap"\nfrom_address = "{SERVICE}"\n'
-        "poll_seconds = 0.2\noutbox_seconds = 0.2\n"
-        f'[imap]\nhost = "127.0.0.1"\nport = {mail.dovecot.port}\ntls = "starttls"\n'
-        f'user = "tongiaki"\nca_file = "{mail.ca_file}"\n'
-        f'[smtp]\nhost = "127.0.0.1"\nport = {mail.smtp.port}\ntls = "starttls"\n'
-        f'user = "tongiaki"\nca_file = "{mail.ca_file}"\n'
-    )
+    config.write_text(settings_toml(replace(settings, poll_seconds=0.2, outbox_seconds=0.2)))
     env = {**os.environ, "PBEM_IMAP_PASSWORD": mail.password, "PBEM_SMTP_PASSWORD": mail.password}
     command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
 
