@@ -72,6 +72,9 @@ class Service:
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine = engine
         self.settings = settings
+        # game id -> (the snapshot text it was saved as, the state): a cache of the database,
+        # valid only while the stored snapshot is that same text
+        self._states: dict[int, tuple[str, State]] = {}
 
     # -- creating a game -----------------------------------------------------------------
 
@@ -149,6 +152,9 @@ class Service:
         return game, seats, self._state(db, game)
 
     def _state(self, db: Session, game: Game) -> State:
+        cached = self._states.get(game.id or 0)
+        if cached is not None and game.snapshot is not None and cached[0] == game.snapshot:
+            return cached[1].copy()
         if game.snapshot:
             data = json.loads(game.snapshot)
             if len(data["log"]) + 1 == game.decision:
@@ -382,6 +388,7 @@ class Service:
         game.decision = len(state.log) + 1
         game.snapshot = json.dumps(state.to_json())
         game.status = "over" if state.decision is None else "running"
+        self._states[game.id or 0] = (game.snapshot, state.copy())
 
     # -- the mails of a round --------------------------------------------------------------
 
