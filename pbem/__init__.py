@@ -1,1 +1,1 @@
-"""The play-by-email service around the engine (built in later issues)."""
+"""The play-by-email service around the engine: games, mail in and out, the `pbem` command."""

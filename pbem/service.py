@@ -25,7 +25,6 @@ from engine import Choice, ChoiceError, Phase, Setup, SetupError, State, parse_c
 from engine.bots import BOT_KINDS, make_bot
 from engine.colours import COLOURS
 from engine.events import Event
-from engine.setup import tile_name
 from pbem import mails
 from pbem.addressing import Tag, find_tag, token, token_ok
 from pbem.automatic import automatic_reason
@@ -557,4 +556,4 @@ def _welcome(game: Game, seats: Sequence[Seat]) -> str:
     )
 
 
-__all__ = ["GameError", "SeatSpec", "Service", "parse_duration", "tile_name", "utc_now"]
+__all__ = ["GameError", "SeatSpec", "Service", "parse_duration", "utc_now"]
