@@ -1,6 +1,5 @@
 """Speed of the engine: complete random games per second on one core (best of three rounds),
-and how long listing
-the legal choices takes. The last line is `4p games/s: N`."""
+and how long listing the legal choices takes. The last line is `4p games/s: N`."""
 
 from __future__ import annotations
 
