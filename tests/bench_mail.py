@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import argparse
 import email
+import multiprocessing
+import multiprocessing.queues
 import os
+import queue
 import random
 import re
 import signal
@@ -29,6 +32,7 @@ import time
 from dataclasses import replace
 from email.utils import parseaddr
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import select
 
@@ -37,7 +41,7 @@ from pbem.db import open_database, session
 from pbem.models import Inbound
 from pbem.service import SeatSpec, Service
 from tests.localmail import START, reply_to, text_of
-from tests.mailservers import Dovecot, Mail, SmtpServer, address, parse
+from tests.mailservers import Accepted, Dovecot, Mail, SmtpServer, address, parse
 from tests.test_mail_loop import mail_settings
 
 SERVICE = "tongiaki@example.test"
@@ -45,12 +49,20 @@ SERVICE = "tongiaki@example.test"
 
 def run(games: int, players: int, seconds: float, poll: float) -> float:
     rng = random.Random(1)
+    fork = multiprocessing.get_context("fork")
+    accepted: multiprocessing.queues.Queue[tuple[str, bytes, float]] = fork.Queue()
+    ports: multiprocessing.queues.Queue[tuple[int, int]] = fork.Queue()
+    stop = fork.Event()
     with Dovecot() as dovecot, tempfile.TemporaryDirectory() as tmp:
-        smtp = SmtpServer(dovecot).start()
+        # the SMTP server gets a process (and an interpreter lock) of its own, so that the
+        # players' side of the benchmark does not slow it down
+        smtp_process = fork.Process(target=_serve_smtp, args=(dovecot, accepted, ports, stop))
+        smtp_process.start()
+        smtp_port, smtp_tls_port = ports.get(timeout=30)
+        mail = Mail(dovecot, SmtpServer(dovecot))
+        mail.smtp.port, mail.smtp.tls_port = smtp_port, smtp_tls_port
         settings = replace(
-            mail_settings(Mail(dovecot, smtp), Path(tmp) / "data"),
-            poll_seconds=poll,
-            outbox_seconds=poll,
+            mail_settings(mail, Path(tmp) / "data"), poll_seconds=poll, outbox_seconds=poll
         )
         config = Path(tmp) / "pbem.toml"
         config.write_text(settings_toml(settings))
@@ -67,11 +79,12 @@ def run(games: int, players: int, seconds: float, poll: float) -> float:
         serve = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
         delays: list[float] = []
         try:
-            delays, elapsed, finished = _drive(smtp, games, seconds, rng)
+            delays, elapsed, finished = _drive(accepted, smtp_port, dovecot, games, seconds, rng)
         finally:
             serve.send_signal(signal.SIGTERM)
             serve.wait(30)
-            smtp.stop()
+            stop.set()
+            smtp_process.join(30)
         with session(service.engine) as db:
             moves = sum(1 for i in db.exec(select(Inbound)) if i.outcome == "applied")
     rate = moves / elapsed
@@ -87,43 +100,59 @@ def run(games: int, players: int, seconds: float, poll: float) -> float:
     return rate
 
 
+class _ForwardingSmtp(SmtpServer):
+    """The test SMTP server, passing on what it accepted to the benchmark's process."""
+
+    def __init__(self, dovecot: Dovecot, out: Any) -> None:
+        super().__init__(dovecot)
+        self.out = out
+
+    def _record(self, accepted: Accepted) -> None:
+        self.out.put((accepted.mail_from, accepted.content, accepted.at))
+
+
+def _serve_smtp(dovecot: Dovecot, out: Any, ports: Any, stop: Any) -> None:
+    """In a forked process: run the SMTP server until `stop` is set."""
+    server = _ForwardingSmtp(dovecot, out).start()
+    ports.put((server.port, server.tls_port))
+    stop.wait()
+    server.stop()
+
+
 def _drive(
-    smtp: SmtpServer, games: int, seconds: float, rng: random.Random
+    accepted: Any, port: int, dovecot: Dovecot, games: int, seconds: float, rng: random.Random
 ) -> tuple[list[float], float, int]:
     """Answer every prompt as soon as the SMTP server accepted it, until time is up."""
     pending: dict[str, float] = {}
     delays: list[float] = []
     finished: set[str] = set()
-    seen = 0
-    # the players share one kept SMTP connection: this process also runs the SMTP server,
-    # and a TLS handshake per reply would slow the server down, not the service
-    client = smtplib.SMTP(smtp.host, smtp.port, timeout=10)
-    client.login("bench1", smtp.dovecot.password)
+    # the players share one kept SMTP connection: the players' clients are not measured
+    client = smtplib.SMTP("127.0.0.1", port, timeout=10)
+    client.login("bench1", dovecot.password)
     start = time.monotonic()
     while time.monotonic() - start < seconds and len(finished) < games:
-        accepted = smtp.accepted[seen:]
-        seen += len(accepted)
-        for mail in accepted:
-            if mail.mail_from != SERVICE:
-                continue
-            message = email.message_from_bytes(mail.content)  # compat32: quick, headers only
-            game = str(message["X-Tongiaki-Game"])
-            subject = str(message["Subject"])
-            if "Game over" in subject:
-                finished.add(game)
-            if "Your move" not in subject:
-                continue
-            if game in pending:
-                delays.append(mail.at - pending.pop(game))
-            prompt = parse(mail.content)
-            options = len(re.findall(r"^  \d+\) ", text_of(prompt), re.MULTILINE))
-            player = parseaddr(str(message["To"]))[1]
-            target = parseaddr(str(message["Reply-To"]))[1]
-            raw = reply_to(prompt, str(rng.randint(1, options)))
-            client.sendmail(player, [target], re.sub(rb"\r?\n", b"\r\n", raw))
-            pending[game] = time.monotonic()
-        if not accepted:
-            time.sleep(0.005)
+        try:
+            mail_from, content, at = accepted.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        if mail_from != SERVICE:
+            continue
+        message = email.message_from_bytes(content)  # compat32: quick, headers only
+        game = str(message["X-Tongiaki-Game"])
+        subject = str(message["Subject"])
+        if "Game over" in subject:
+            finished.add(game)
+        if "Your move" not in subject:
+            continue
+        if game in pending:
+            delays.append(at - pending.pop(game))
+        prompt = parse(content)
+        options = len(re.findall(r"^  \d+\) ", text_of(prompt), re.MULTILINE))
+        player = parseaddr(str(message["To"]))[1]
+        target = parseaddr(str(message["Reply-To"]))[1]
+        raw = reply_to(prompt, str(rng.randint(1, options)))
+        client.sendmail(player, [target], re.sub(rb"\r?\n", b"\r\n", raw))
+        pending[game] = time.monotonic()
     client.quit()
     return delays, time.monotonic() - start, len(finished)
 
