@@ -408,15 +408,17 @@ class Service:
         happened, and whoever decides next gets their options."""
         names = [s.name for s in seats]
         decision = state.decision
+        board = mails.board_section(state, names)  # the same for every recipient
+        happened = mails.events_text(events)
         for seat in seats:
             if not seat.address or (not events and seat is not sender):
                 continue
             is_sender = seat is sender
             sections = [mails.results_text(results) if is_sender and results else ""]
             sections += list(answers) if is_sender else []
-            sections.append(mails.events_text(events))
+            sections.append(happened)
             if decision is None:
-                sections += [mails.final_text(state, names), mails.board_section(state, names)]
+                sections += [mails.final_text(state, names), board]
                 self._queue(
                     db,
                     game,
@@ -427,9 +429,9 @@ class Service:
                     now,
                 )
             elif decision.seat == seat.seat:
-                self._queue_prompt(db, game, seats, state, seat, sections, now)
+                self._queue_prompt(db, game, seats, state, seat, sections, now, board)
             else:
-                sections += [mails.waiting_text(state, names), mails.board_section(state, names)]
+                sections += [mails.waiting_text(state, names), board]
                 subject = _update_subject(results if is_sender else (), state, names)
                 self._queue(db, game, seat, subject, mails.body(*sections), None, now)
 
@@ -442,17 +444,19 @@ class Service:
         seat: Seat,
         sections: list[str],
         now: datetime,
+        board: str | None = None,
     ) -> None:
         decision = state.decision
         assert decision is not None and game.id is not None
         names = [s.name for s in seats]
+        board = board or mails.board_section(state, names)
         tag = Tag(
             game.id,
             seat.seat,
             decision.number,
             token(seat.secret, game.id, seat.seat, decision.number),
         )
-        text = mails.body(*sections, mails.options_text(state), mails.board_section(state, names))
+        text = mails.body(*sections, mails.options_text(state), board)
         subject = f"Your move: {_decision_summary(state)} (decision {decision.number})"
         self._queue(db, game, seat, subject, text, tag, now)
 
