@@ -60,7 +60,7 @@ class GreedyBot:
             mine = board.seat_boats(board.where[choice.island], seat)
             return ISLANDS[choice.island].points - 2 * mine + 1
         if isinstance(choice, Colonise):
-            return -1 if state._home_islands(seat) else 1
+            return -1 if state.home_islands(seat) else 1
         if isinstance(choice, Emigrate):
             return self._route_value(state, choice)
         if isinstance(choice, Place):

@@ -96,7 +96,7 @@ def _reason(state: State, choice: Choice) -> str | None:
         if full:
             letter = BEACH_LETTERS[full[0]]
             return f"each beach of {START_ISLAND} keeps a free berth in the set-up ({letter} has 2)"
-    if isinstance(choice, Place) and state.phase.value == "turn" and state._home_islands(seat):
+    if isinstance(choice, Place) and state.phase.value == "turn" and state.home_islands(seat):
         return "you still have boats on the board: expand instead"
     if isinstance(choice, Place) and any(board.free(pos, b) < named.count(b) for b in named):
         return "that beach has no free berth for it"

@@ -209,7 +209,7 @@ class State:
             return [Place(name, (b,)) for b in range(len(ISLANDS[name].beaches))]
         return []
 
-    def _home_islands(self, seat: int) -> list[Position]:
+    def home_islands(self, seat: int) -> list[Position]:
         """Non-royal islands where `seat` has boats on beaches."""
         return [pos for pos, beaches in self.board.boats.items() if any(b[seat] for b in beaches)]
 

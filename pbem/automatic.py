@@ -16,8 +16,8 @@ def automatic_reason(message: Message, service_address: str) -> str | None:
     precedence = str(message.get("Precedence", "")).strip().lower()
     if precedence in ("bulk", "junk", "list", "auto_reply"):
         return f"Precedence: {precedence}"
-    for header in ("X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress", "List-Id"):
-        if message.get(header) is not None and header != "X-Auto-Response-Suppress":
+    for header in ("X-Autoreply", "X-Autorespond", "List-Id"):
+        if message.get(header) is not None:
             return f"{header} header"
     if str(message.get("X-Auto-Response-Suppress", "")).lower() in ("all", "oof", "autoreply"):
         return "X-Auto-Response-Suppress"
