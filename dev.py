@@ -38,24 +38,34 @@ def ensure_venv() -> Path:
     return venv_python()
 
 
-def ensure_dovecot() -> int:
-    """Install Dovecot's IMAP server from Debian if missing: the tests run a real one.
+# what the tests run for real, by the program's name: the Debian package that has it
+DEBIAN = {"dovecot": "dovecot-imapd", "chromium": "chromium"}
+
+
+def _installed(program: str) -> bool:
+    return bool(shutil.which(program)) or Path(f"/usr/sbin/{program}").exists()
+
+
+def ensure_debian(programs: tuple[str, ...] = tuple(DEBIAN)) -> int:
+    """Install from Debian what the tests need and is missing: Dovecot's IMAP server for the
+    mail tests, Chromium for the HTML mails.
 
     As root: `apt-get install` (after `apt-get update` only if the install fails without it).
     Otherwise print what to install and return non-zero.
     """
-    if shutil.which("dovecot") or Path("/usr/sbin/dovecot").exists():
+    missing = [DEBIAN[p] for p in programs if not _installed(p)]
+    if not missing:
         return 0
-    install = ["apt-get", "install", "-y", "--no-install-recommends", "dovecot-imapd"]
+    install = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
     root = hasattr(os, "geteuid") and os.geteuid() == 0
     if not root or not shutil.which("apt-get"):
         print(
-            "The tests need Dovecot's IMAP server, which is not installed. Install it as root "
+            f"The tests need {', '.join(missing)}, which is not installed. Install it as root "
             f"with:\n    {' '.join(install)}\nthen run `python3 dev.py test` again.",
             file=sys.stderr,
         )
         return 1
-    print("Installing dovecot-imapd from Debian for the mail tests ...", flush=True)
+    print(f"Installing {', '.join(missing)} from Debian for the tests ...", flush=True)
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
 
     def quietly(command: list[str]) -> subprocess.CompletedProcess[str]:
@@ -67,7 +77,7 @@ def ensure_dovecot() -> int:
         result = quietly(install) if updated.returncode == 0 else updated
     if result.returncode != 0:
         print(result.stdout + result.stderr, file=sys.stderr)
-        print("Could not install dovecot-imapd (see above).", file=sys.stderr)
+        print(f"Could not install {', '.join(missing)} (see above).", file=sys.stderr)
         return result.returncode
     return 0
 
@@ -81,6 +91,8 @@ COMMANDS = {
     "watch": ["-m", "engine.demo"],  # a whole bot game in the terminal
     "bench": ["-m", "engine.bench"],  # the engine's speed
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
+    "golden": ["-m", "tests.samples"],  # rewrite the golden files of the mails
+    "screenshots": ["-m", "tests.screenshots"],  # docs/screenshots of every kind of mail
 }
 
 
@@ -90,11 +102,13 @@ def main(argv: list[str]) -> int:
         return 2
     python = ensure_venv()
     command, rest = argv[0], argv[1:]
-    if command == "bench-mail" and ensure_dovecot() != 0:
+    if command == "bench-mail" and ensure_debian(("dovecot",)) != 0:
+        return 1
+    if command == "screenshots" and ensure_debian(("chromium",)) != 0:
         return 1
     if command in COMMANDS:
         return run(python, *COMMANDS[command], *rest)
-    code = ensure_dovecot()
+    code = ensure_debian()
     if code != 0:
         return code
     for step in (

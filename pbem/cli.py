@@ -17,10 +17,11 @@ from typing import Annotated, NoReturn
 import typer
 from sqlmodel import col, select
 
-from pbem import mails
+from pbem import letters, view
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import open_database, session
 from pbem.models import Game, Seat
+from pbem.render import render_board_text
 from pbem.runner import run_cycle, serve
 from pbem.service import GameError, SeatSpec, Service, utc_now
 from pbem.transport import maildir
@@ -143,9 +144,8 @@ def show(game: int, config: ConfigOption = None) -> None:
         except GameError as error:
             _fail(str(error))
         names = [s.name for s in seats]
-        typer.echo(mails.board_section(state, names))
-        typer.echo("")
-        typer.echo(mails.waiting_text(state, names))
+        typer.echo(render_board_text(view.board(state, names, [bool(s.bot) for s in seats])))
+        typer.echo(letters.waiting(state, names))
 
 
 @app.command()

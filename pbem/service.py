@@ -13,7 +13,7 @@ import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import Message
 from email.policy import default as default_policy
 from email.utils import parseaddr
@@ -21,19 +21,21 @@ from email.utils import parseaddr
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from engine import Choice, ChoiceError, Phase, Setup, SetupError, State, parse_choice
+from engine import Choice, ChoiceError, Setup, SetupError, State, parse_choice
 from engine.bots import BOT_KINDS, make_bot
 from engine.colours import COLOURS
 from engine.events import Event
-from pbem import mails
+from pbem import letters, view
 from pbem.addressing import Tag, find_tag, token, token_ok
 from pbem.automatic import automatic_reason
-from pbem.compose import compose
+from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.db import session
-from pbem.mails import LineResult
 from pbem.models import Game, Inbound, Move, Outbox, Seat
+from pbem.picture import board_png
+from pbem.render import render
 from pbem.replytext import reply_text
+from pbem.view import Answer, LineResult
 
 META_COMMANDS = ("help", "board", "status", "log")
 MAX_LINES = 30
@@ -129,15 +131,14 @@ class Service:
             state = State(setup)
             events = self._play_bots(db, game, rows, state, now)
             self._save(game, state)
+            at, picture = self.moment(game, rows, state, events)
             for row in rows:
                 if row.address:
-                    self._queue(
-                        db, game, row, "Welcome", mails.body(_welcome(game, rows)), None, now
-                    )
+                    self._queue(db, game, row, letters.welcome(at, row.seat), None, now)
             decision = state.decision
             if decision is not None and rows[decision.seat].address:
-                sections = [mails.events_text(events)]
-                self._queue_prompt(db, game, rows, state, rows[decision.seat], sections, now)
+                prompt = letters.letter(at, decision.seat, deadline=self._deadline(game, now))
+                self._queue(db, game, rows[decision.seat], prompt, picture, now)
             db.commit()
             return game.id
 
@@ -227,7 +228,8 @@ class Service:
         now: datetime,
     ) -> tuple[str, str]:
         results: list[LineResult] = []
-        answers: list[str] = []
+        answers: list[Answer] = []
+        show_board = False
         events: list[Event] = []
         first = True
         failed = False
@@ -240,7 +242,10 @@ class Service:
                 continue
             meta = line.lower().strip(" .!")
             if meta in META_COMMANDS:
-                answers.append(self._meta(db, game, seats, state, meta))
+                if meta == "board":
+                    show_board = True
+                else:
+                    answers.append(self._meta(db, game, seats, state, meta))
                 results.append(LineResult(line, "answered"))
                 continue
             try:
@@ -268,6 +273,7 @@ class Service:
             sender=seat,
             answers=answers,
             results=results,
+            show_board=show_board,
         )
         outcome = "rejected" if failed else "applied" if moved else "answered"
         return outcome, "; ".join(f"{r.line} -> {r.outcome}" for r in results)[:500]
@@ -300,15 +306,14 @@ class Service:
             return legal[number - 1]
         return parse_choice(line)
 
-    def _meta(self, db: Session, game: Game, seats: list[Seat], state: State, what: str) -> str:
-        names = [s.name for s in seats]
+    def _meta(self, db: Session, game: Game, seats: list[Seat], state: State, what: str) -> Answer:
         if what == "help":
-            return mails.HELP
-        if what == "board":
-            return mails.board_section(state, names)
+            return Answer("help")
         if what == "log":
-            return mails.log_text(self.log(db, game, seats))
-        return "STATUS\n" + mails.waiting_text(state, names)
+            moves = self.log(db, game, seats)
+            lines = [f"{number:>4}  {who:<12} {choice}" for number, who, choice in moves]
+            return Answer("log", "\n".join(lines))
+        return Answer("status", letters.waiting(state, [s.name for s in seats]))
 
     def _answer_untagged(self, db: Session, sender: str, now: datetime) -> None:
         """A registered player wrote without a valid game tag: say so in each running game."""
@@ -331,17 +336,21 @@ class Service:
         """Explain a refused reply, but only to an address registered in this game."""
         for seat in seats:
             if seat.address and seat.address.lower() == sender:
-                text = (
-                    "Your mail was not applied: its reply address was made for another "
-                    "player's seat or is not valid. Reply to the latest mail the game sent you."
+                notice = (
+                    "Its reply address was made for another player's seat or is not valid."
                     if why == "not yours"
-                    else "Your mail was not applied: its reply address is not valid. "
-                    "Reply to the latest mail the game sent you."
+                    else "Its reply address is not valid."
+                ) + " Reply to the latest mail the game sent you."
+                at, picture = self.moment(game, seats, state)
+                mail = letters.letter(
+                    at,
+                    seat.seat,
+                    notice=notice,
+                    news=False,
+                    show_board=False,
+                    deadline=self._deadline(game, now),
                 )
-                self._queue(db, game, seat, "Not applied", mails.body(text), None, now)
-                decision = state.decision
-                if decision is not None and decision.seat == seat.seat:
-                    self._queue_prompt(db, game, seats, state, seat, [], now)
+                self._queue(db, game, seat, mail, picture, now)
                 return
 
     # -- moves, bots and snapshots ---------------------------------------------------------
@@ -391,6 +400,17 @@ class Service:
 
     # -- the mails of a round --------------------------------------------------------------
 
+    def moment(
+        self, game: Game, seats: Sequence[Seat], state: State, events: Sequence[Event] = ()
+    ) -> tuple[letters.Moment, Picture]:
+        """What the mails of this round share, with the board picture: made once per round."""
+        assert game.id is not None
+        domain = self.settings.from_address.partition("@")[2] or "localhost"
+        picture = Picture.of(board_png(state), domain)
+        names = [s.name for s in seats]
+        bots = [bool(s.bot) for s in seats]
+        return letters.moment(game.id, state, names, bots, events, picture.cid), picture
+
     def _queue_round(
         self,
         db: Session,
@@ -401,84 +421,58 @@ class Service:
         now: datetime,
         *,
         sender: Seat,
-        answers: Sequence[str],
+        answers: Sequence[Answer],
         results: Sequence[LineResult] = (),
+        show_board: bool = False,
     ) -> None:
         """After a reply: the sender hears how it went; if anything moved, everyone hears what
         happened, and whoever decides next gets their options."""
-        names = [s.name for s in seats]
-        decision = state.decision
-        board = mails.board_section(state, names)  # the same for every recipient
-        happened = mails.events_text(events)
+        at, picture = self.moment(game, seats, state, events)
         for seat in seats:
             if not seat.address or (not events and seat is not sender):
                 continue
-            is_sender = seat is sender
-            sections = [mails.results_text(results) if is_sender and results else ""]
-            sections += list(answers) if is_sender else []
-            sections.append(happened)
-            if decision is None:
-                sections += [mails.final_text(state, names), board]
-                self._queue(
-                    db,
-                    game,
-                    seat,
-                    _game_over_subject(state, names),
-                    mails.body(*sections),
-                    None,
-                    now,
-                )
-            elif decision.seat == seat.seat:
-                self._queue_prompt(db, game, seats, state, seat, sections, now, board)
-            else:
-                sections += [mails.waiting_text(state, names), board]
-                subject = _update_subject(results if is_sender else (), state, names)
-                self._queue(db, game, seat, subject, mails.body(*sections), None, now)
+            mine = seat is sender
+            mail = letters.letter(
+                at,
+                seat.seat,
+                results=results if mine else (),
+                answers=answers if mine else (),
+                show_board=bool(events) or (mine and show_board),
+                deadline=self._deadline(game, now),
+            )
+            self._queue(db, game, seat, mail, picture, now)
 
-    def _queue_prompt(
-        self,
-        db: Session,
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        seat: Seat,
-        sections: list[str],
-        now: datetime,
-        board: str | None = None,
-    ) -> None:
-        decision = state.decision
-        assert decision is not None and game.id is not None
-        names = [s.name for s in seats]
-        board = board or mails.board_section(state, names)
-        tag = Tag(
-            game.id,
-            seat.seat,
-            decision.number,
-            token(seat.secret, game.id, seat.seat, decision.number),
-        )
-        text = mails.body(*sections, mails.options_text(state), board)
-        subject = f"Your move: {_decision_summary(state)} (decision {decision.number})"
-        self._queue(db, game, seat, subject, text, tag, now)
+    def _deadline(self, game: Game, now: datetime) -> view.Deadline:
+        seconds = game.deadline_seconds or parse_duration(self.settings.default_deadline)
+        return view.deadline(now + timedelta(seconds=seconds))
 
     def _queue(
         self,
         db: Session,
         game: Game,
         seat: Seat,
-        subject: str,
-        text: str,
-        tag: Tag | None,
+        mail: view.Mail,
+        picture: Picture | None,
         now: datetime,
     ) -> None:
-        assert seat.address is not None
+        """Render a mail and put it in the outbox; a mail with a decision answers to its tag."""
+        assert seat.address is not None and game.id is not None
+        tag = None
+        if mail.decision is not None:
+            number = mail.decision.number
+            tag = Tag(game.id, seat.seat, number, token(seat.secret, game.id, seat.seat, number))
+        text, html = render(mail)
         message = compose(
             self.settings,
             recipient=seat.address,
-            subject=f"[Tongiaki g{game.id}] {subject}",
+            subject=f"[Tongiaki g{game.id}] {mail.subject}",
             text=text,
+            html=html,
+            picture=picture if mail.picture else None,
             game_id=game.id,
             tag=tag,
             now=now,
+            headers=_headers(mail),
         )
         db.add(
             Outbox(
@@ -489,6 +483,14 @@ class Service:
                 next_attempt_at=now,
             )
         )
+
+
+def _headers(mail: view.Mail) -> dict[str, str]:
+    """What kind of mail this is, for the players' mail filters and for tests."""
+    headers = {"X-Tongiaki-Kind": mail.kind}
+    if mail.decision is not None:
+        headers["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
+    return headers
 
 
 def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
@@ -519,45 +521,6 @@ def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
 def _command_lines(text: str) -> list[str]:
     lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
     return [line for line in lines if line][:MAX_LINES]
-
-
-def _decision_summary(state: State) -> str:
-    decision = state.decision
-    assert decision is not None
-    return {
-        Phase.SETUP: "place a set-up boat on Tonga",
-        Phase.TURN: "start your turn",
-        Phase.EMIGRATE: "choose the next emigration",
-        Phase.LAND: f"land your group on {decision.island}",
-        Phase.PUT_TILE: f"place tile {decision.tile}",
-        Phase.COLONY_BOAT: f"put a boat on {decision.island}",
-    }[decision.kind]
-
-
-def _update_subject(results: Sequence[LineResult], state: State, names: Sequence[str]) -> str:
-    if any(r.outcome == "rejected" for r in results):
-        return "Not applied: see why"
-    decision = state.decision
-    assert decision is not None
-    return f"Waiting for {names[decision.seat]} ({decision.colour})"
-
-
-def _game_over_subject(state: State, names: Sequence[str]) -> str:
-    winners = state.standings().winners
-    who = " and ".join(names[state.colours.index(c)] for c in winners)
-    return f"Game over: {who} {'wins' if len(winners) == 1 else 'share the win'}"
-
-
-def _welcome(game: Game, seats: Sequence[Seat]) -> str:
-    players = "\n".join(
-        f"  {s.seat + 1}. {s.name} ({s.colour}){' - a bot' if s.bot else ''}" for s in seats
-    )
-    return (
-        f"Welcome to game {game.id} of Tongiaki, played by mail.\n\n"
-        f"Seats in playing order:\n{players}\n\n"
-        "Whenever it is your decision you get a mail listing your options. "
-        "Reply with the number of an option or the command itself.\n\n" + mails.HELP
-    )
 
 
 __all__ = ["GameError", "SeatSpec", "Service", "parse_duration", "utc_now"]

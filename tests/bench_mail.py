@@ -40,7 +40,7 @@ from pbem.config import settings_toml
 from pbem.db import open_database, session
 from pbem.models import Inbound
 from pbem.service import SeatSpec, Service
-from tests.localmail import START, reply_to, text_of
+from tests.localmail import START, option_count, reply_to
 from tests.mailservers import Accepted, Dovecot, Mail, SmtpServer, address, parse
 from tests.test_mail_loop import mail_settings
 
@@ -147,7 +147,7 @@ def _drive(
         if game in pending:
             delays.append(at - pending.pop(game))
         prompt = parse(content)
-        options = len(re.findall(r"^  \d+\) ", text_of(prompt), re.MULTILINE))
+        options = option_count(prompt)
         player = parseaddr(str(message["To"]))[1]
         target = parseaddr(str(message["Reply-To"]))[1]
         raw = reply_to(prompt, str(rng.randint(1, options)))

@@ -4,6 +4,7 @@ and mails are read from the outbox table."""
 from __future__ import annotations
 
 import email
+import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -48,6 +49,11 @@ def text_of(message: EmailMessage) -> str:
     part = message.get_body(("plain",))
     assert part is not None
     return str(part.get_content())
+
+
+def option_count(prompt: EmailMessage) -> int:
+    """How many numbered options a prompt lists."""
+    return len(re.findall(r"^ *\d+\) ", text_of(prompt), re.MULTILINE))
 
 
 def reply_to(

@@ -47,7 +47,7 @@ def test_new_game_prints_its_id_and_mails_the_players() -> None:
     outbox = Path("pbem-data/mail/outbox/new")
     assert len(os.listdir(outbox)) == 3
     shown = _ok("show", "1")
-    assert "Tonga (0 points)" in shown and "Now waiting for Ann (red), decision 1." in shown
+    assert "Tonga (0 points)" in shown and "Now waiting for Ann (red), decision 1:" in shown
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,133 @@
+r"""The board as an ASCII map of flat-topped hexes, and the trails of its sea tiles.
+
+Each hex is 9 characters wide and 5 rows tall, sharing its edges with its neighbours:
+hex columns are 7 characters apart and every other column sits half a hex lower.
+
+      _____
+     /     \      row 1: 5 characters of text
+    /       \     row 2: 7 characters
+    \       /     row 3: 7 characters
+     \_____/
+
+Placed tiles have solid edges; the empty places a tile may be put on have dotted edges
+and are labelled with their name in a `put` command (anchor tile, then direction).
+"""
+
+from __future__ import annotations
+
+from engine import State
+from engine.colours import LETTERS
+from engine.hexgrid import DIRECTIONS, Position
+from engine.tiles import ISLANDS, SEAS
+
+Cell = tuple[int, int]  # (column, row) of one character
+
+COLUMN_STEP = 7
+NAME_WIDTH = 7
+
+_EDGE_CELLS: tuple[tuple[tuple[int, int, str], ...], ...] = (
+    tuple((x, 4, "_") for x in range(2, 7)),  # S
+    ((0, 3, "\\"), (1, 4, "\\")),  # SW
+    ((1, 1, "/"), (0, 2, "/")),  # NW
+    tuple((x, 0, "_") for x in range(2, 7)),  # N
+    ((7, 1, "\\"), (8, 2, "\\")),  # NE
+    ((8, 3, "/"), (7, 4, "/")),  # SE
+)
+_DOTTED = {"_": ".", "/": ":", "\\": ":"}
+_TEXT_ROWS = ((2, 1, 5), (1, 2, 7), (1, 3, 7))  # first column, row, width
+
+
+def short_name(island: str) -> str:
+    """An island's name in at most 7 characters that the command parser still reads as it."""
+    if len(island) <= NAME_WIDTH:
+        return island
+    joined = island.replace(" ", "")
+    if len(joined) <= NAME_WIDTH:
+        return joined
+    return joined[: NAME_WIDTH - 1] + "."
+
+
+def tile_label(name: str) -> str:
+    """How a put command names a tile as anchor: an island's short name or a sea letter."""
+    return name if name in SEAS else short_name(name)
+
+
+def place_label(anchor: str | None, direction: int) -> tuple[str, str]:
+    """The two lines naming an empty place as a put command writes it."""
+    if anchor is None:
+        return ("centre", "")
+    return (tile_label(anchor), DIRECTIONS[direction])
+
+
+def _corner(position: Position) -> Cell:
+    q, r = position
+    return (COLUMN_STEP * q, 4 * r + 2 * q)
+
+
+def _draw_edges(canvas: dict[Cell, str], position: Position, dotted: bool) -> None:
+    x, y = _corner(position)
+    for cells in _EDGE_CELLS:
+        for dx, dy, char in cells:
+            canvas[(x + dx, y + dy)] = _DOTTED[char] if dotted else char
+
+
+def _draw_text(canvas: dict[Cell, str], position: Position, lines: tuple[str, ...]) -> None:
+    x, y = _corner(position)
+    for (dx, dy, width), line in zip(_TEXT_ROWS, lines, strict=False):
+        for offset, char in enumerate(line.center(width)[:width]):
+            canvas[(x + dx + offset, y + dy)] = char
+
+
+def _tile_lines(state: State, position: Position) -> tuple[str, ...]:
+    name, _ = state.board.tiles[position]
+    if name in SEAS:
+        return (" ~ ~ ", f"sea {name}", " ~ ~ ~ ")
+    owner = state.board.royal.get(position)
+    royal = "" if owner is None else f"royal {LETTERS[state.colours[owner]]}"
+    return (f"{ISLANDS[name].points} pts", short_name(name), royal)
+
+
+def _render(canvas: dict[Cell, str]) -> str:
+    left = min(x for x, _ in canvas)
+    top = min(y for _, y in canvas)
+    rows: dict[int, list[str]] = {}
+    for (x, y), char in canvas.items():
+        row = rows.setdefault(y - top, [])
+        row.extend(" " * (x - left + 1 - len(row)))
+        row[x - left] = char
+    lines = ["".join(rows.get(y, [])).rstrip() for y in range(max(rows) + 1)]
+    return "\n".join(lines).strip("\n")
+
+
+def hex_map(state: State) -> str:
+    """The board in ASCII, every placed tile and every empty place next to one, for mails."""
+    canvas: dict[Cell, str] = {}
+    for position, (anchor, direction) in state.board.empty_places().items():
+        _draw_edges(canvas, position, dotted=True)
+        _draw_text(canvas, position, ("put", *place_label(anchor, direction)))
+    for position in state.board.tiles:
+        _draw_edges(canvas, position, dotted=False)
+        _draw_text(canvas, position, _tile_lines(state, position))
+    return _render(canvas)
+
+
+def _trail_text(ends: tuple[str, str], danger: int) -> str:
+    return f"{ends[0]}-{ends[1]} {danger or 'no danger'}"
+
+
+def sea_trails(name: str, rotation: int) -> list[str]:
+    """A sea tile's trails between board directions with their dangers, sorted by their ends."""
+    trails = []
+    for trail in SEAS[name].trails:
+        ends = sorted(DIRECTIONS[(edge + rotation) % 6] for edge in trail.edges)
+        trails.append(((ends[0], ends[1]), trail.danger))
+    return [_trail_text(ends, danger) for ends, danger in sorted(trails)]
+
+
+def sea_legend(state: State) -> list[str]:
+    """One line per sea tile on the board, in placement order: its trails and their dangers."""
+    return [
+        f"{name}: {', '.join(sea_trails(name, rotation))}"
+        for name, rotation in state.board.tiles.values()
+        if name in SEAS
+    ]

@@ -1,0 +1,166 @@
+"""Which mail each player gets at a moment of a game: its kind, its subject and its view.
+
+Pure: the service passes a state and plain facts about the seats; out come `view.Mail`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from engine import Phase, State
+from engine.events import Event
+from engine.explain import what_is_asked
+from pbem import view
+from pbem.view import Answer, LineResult, Mail, Player
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What every mail about one moment of a game shares; built once per round."""
+
+    game: int
+    everyone: tuple[Player, ...]
+    board: view.Board
+    happened: tuple[str, ...]
+    decision: view.Decision | None  # the open decision, without a deadline
+    final: view.Final | None
+    waiting: str
+    summary: str  # the open decision in a few words, for subjects
+    picture: str | None
+
+
+def moment(
+    game: int,
+    state: State,
+    names: Sequence[str],
+    bots: Sequence[bool],
+    events: Sequence[Event] = (),
+    picture: str | None = None,
+) -> Moment:
+    everyone = view.players(state, names, bots)
+    return Moment(
+        game=game,
+        everyone=everyone,
+        board=view.board(state, names, bots),
+        happened=view.happened(events),
+        decision=view.decision(state) if state.decision is not None else None,
+        final=view.final(state, everyone) if state.decision is None else None,
+        waiting=waiting(state, names),
+        summary=summary(state),
+        picture=picture,
+    )
+
+
+def waiting(state: State, names: Sequence[str]) -> str:
+    """Whose decision it is, in a sentence."""
+    decision = state.decision
+    if decision is None:
+        return "The game is over."
+    return (
+        f"Now waiting for {names[decision.seat]} ({decision.colour}), "
+        f"decision {decision.number}: {_lower_first(what_is_asked(state))}"
+    )
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def summary(state: State) -> str:
+    decision = state.decision
+    if decision is None:
+        return "the game is over"
+    return {
+        Phase.SETUP: "place a set-up boat on Tonga",
+        Phase.TURN: "start your turn",
+        Phase.EMIGRATE: "choose the next emigration",
+        Phase.LAND: f"land your group on {decision.island}",
+        Phase.PUT_TILE: f"place tile {decision.tile}",
+        Phase.COLONY_BOAT: f"put a boat on {decision.island}",
+    }[decision.kind]
+
+
+def welcome(at: Moment, seat: int) -> Mail:
+    return Mail(
+        kind="welcome",
+        game=at.game,
+        subject=f"Welcome to game {at.game}",
+        you=at.everyone[seat],
+        seats=at.everyone,
+    )
+
+
+def letter(
+    at: Moment,
+    seat: int,
+    *,
+    results: Sequence[LineResult] = (),
+    answers: Sequence[Answer] = (),
+    notice: str = "",
+    news: bool = True,
+    show_board: bool = True,
+    deadline: view.Deadline | None = None,
+) -> Mail:
+    """The mail `seat` gets now: their prompt, news of the game, an error or the final result.
+
+    `results` and `answers` are for the player whose reply caused this moment; `notice`
+    makes it an error mail that explains why their mail was not applied.
+    """
+    decision = at.decision
+    mine = decision is not None and at.everyone[seat].colour == decision.colour
+    rejected = any(r.outcome == "rejected" for r in results)
+    happened = at.happened if news else ()
+    if notice or rejected:
+        kind, subject = "error", "Not applied: " + ((notice and "wrong reply address") or "see why")
+    elif at.final is not None:
+        kind, subject = "game_over", _game_over_subject(at)
+    elif mine:
+        kind, subject = "prompt", ""
+    elif not happened:
+        kind, subject = "answer", "Your answer: " + ", ".join(a.kind for a in answers)
+    else:
+        kind, subject = "update", f"Waiting for {_decider(at)}"
+    if mine and decision is not None:
+        decision = replace(decision, deadline=deadline)
+        subject = subject or f"Your move: {at.summary} (decision {decision.number})"
+    return Mail(
+        kind=kind,
+        game=at.game,
+        subject=subject,
+        you=at.everyone[seat],
+        notice=notice,
+        results=tuple(results),
+        answers=tuple(answers),
+        happened=happened,
+        waiting=at.waiting if not mine and at.final is None else "",
+        decision=decision if mine else None,
+        board=at.board if show_board or mine or at.final else None,
+        final=at.final,
+        picture=at.picture if show_board or mine or at.final else None,
+    )
+
+
+def reminder(at: Moment, seat: int, deadline: view.Deadline | None) -> Mail:
+    assert at.decision is not None
+    return Mail(
+        kind="reminder",
+        game=at.game,
+        subject=f"Reminder: {at.summary} (decision {at.decision.number})",
+        you=at.everyone[seat],
+        decision=replace(at.decision, deadline=deadline),
+        board=at.board,
+        picture=at.picture,
+    )
+
+
+def _decider(at: Moment) -> str:
+    assert at.decision is not None
+    player = next(p for p in at.everyone if p.colour == at.decision.colour)
+    return f"{player.name} ({player.colour})"
+
+
+def _game_over_subject(at: Moment) -> str:
+    assert at.final is not None
+    winners = [player.name for rank, player, _ in at.final.standings if rank == 1]
+    return f"Game over: {' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"

@@ -1,0 +1,609 @@
+"""The board as a PNG picture, shown inline in the HTML part of the mails.
+
+Flat-topped hexes at their axial positions. An island shows its name, its points and its
+beaches: a strip of sand per beach with the beach letter and one circle per berth (a boat
+is a circle of its colour with the colour letter), and a plank at each jetty. A sea tile
+shows its letter and its three trails with their danger numbers near both ends. Empty
+places show the name a player writes in a `put` command.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image, ImageColor, ImageDraw, ImageFont
+
+from engine import State
+from engine.colours import LETTERS
+from engine.hexgrid import DIRECTIONS, Position
+from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
+
+Point = tuple[float, float]
+
+MAX_WIDTH = 800
+MAX_HEIGHT = 900
+MIN_RADIUS = 36
+MAX_RADIUS = 72
+MARGIN = 4
+SUPERSAMPLE = 2
+PALETTE_SIZE = 40
+COMPRESS_LEVEL = 6  # level 9 (optimize) takes seven times as long for 5 % fewer bytes
+
+SQRT3 = math.sqrt(3.0)
+APOTHEM = SQRT3 / 2
+
+BACKGROUND = "#ffffff"
+OUTLINE = "#4f5f6b"
+LAND = "#d3e6b8"
+SAND = "#f2dea2"
+INK = "#2e2410"
+JETTY = "#8a5a2b"
+FREE_BERTH = "#fdf8ea"
+BERTH_EDGE = "#a48a5c"
+BOAT_EDGE = "#222222"
+SEA = "#c3e2f0"
+SEA_INK = "#2f6480"
+FOAM = "#ffffff"
+FOAM_EDGE = "#86b7cc"
+DANGER = "#17405e"
+EMPTY = "#f1f4f6"
+EMPTY_EDGE = "#c9d3da"
+EMPTY_INK = "#6f7f8a"
+BOAT_COLOURS = {
+    "blue": "#1d5bd8",
+    "red": "#d72a22",
+    "green": "#1f9a3a",
+    "yellow": "#f7d314",
+    "orange": "#f7861c",
+    "purple": "#9236c6",
+}
+LETTER_INK = {
+    colour: BOAT_EDGE if colour in ("yellow", "orange") else "#ffffff" for colour in BOAT_COLOURS
+}
+PAINTS = (
+    BACKGROUND,
+    OUTLINE,
+    LAND,
+    SAND,
+    INK,
+    JETTY,
+    FREE_BERTH,
+    BERTH_EDGE,
+    BOAT_EDGE,
+    SEA,
+    SEA_INK,
+    FOAM,
+    FOAM_EDGE,
+    DANGER,
+    EMPTY,
+    EMPTY_EDGE,
+    EMPTY_INK,
+    *BOAT_COLOURS.values(),
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the board lands in the picture: hex radius, pixel origin and picture size."""
+
+    radius: float
+    origin: Point
+    width: int
+    height: int
+
+    def centre(self, position: Position) -> Point:
+        q, r = position
+        return (
+            self.origin[0] + 1.5 * q * self.radius,
+            self.origin[1] + SQRT3 * self.radius * (r + q / 2),
+        )
+
+    def scaled(self, factor: int) -> Layout:
+        x, y = self.origin
+        return Layout(
+            self.radius * factor,
+            (x * factor, y * factor),
+            self.width * factor,
+            self.height * factor,
+        )
+
+
+@dataclass(frozen=True)
+class Berth:
+    """One berth as drawn: island, beach index, centre and radius in pixels, boat colour."""
+
+    island: str
+    beach: int
+    centre: Point
+    radius: float
+    colour: str | None
+
+
+def layout(state: State) -> Layout:
+    """The largest hex radius (within limits) that fits tiles and empty places in the picture."""
+    places = [*state.board.tiles, *state.board.empty_places()]
+    xs = [1.5 * q for q, _ in places]
+    ys = [SQRT3 * (r + q / 2) for q, r in places]
+    span_x = max(xs) - min(xs) + 2
+    span_y = max(ys) - min(ys) + SQRT3
+    fit = min((MAX_WIDTH - 2 * MARGIN) / span_x, (MAX_HEIGHT - 2 * MARGIN) / span_y)
+    radius = max(MIN_RADIUS, min(MAX_RADIUS, math.floor(fit)))
+    origin = (MARGIN + (1 - min(xs)) * radius, MARGIN + (APOTHEM - min(ys)) * radius)
+    return Layout(
+        radius,
+        origin,
+        math.ceil(span_x * radius + 2 * MARGIN),
+        math.ceil(span_y * radius + 2 * MARGIN),
+    )
+
+
+def berths(state: State) -> list[Berth]:
+    """Every berth of every island as `board_png` draws it, in picture coordinates."""
+    return list(_berths(state, layout(state)))
+
+
+def board_png(state: State) -> bytes:
+    """The board as a compact palette PNG; the same state always gives the same bytes."""
+    canvas = _Canvas(layout(state).scaled(SUPERSAMPLE))
+    for position, (anchor, direction) in state.board.empty_places().items():
+        name = "centre" if anchor is None else f"{anchor} {DIRECTIONS[direction]}"
+        _draw_empty_place(canvas, canvas.layout.centre(position), name)
+    for position, (name, rotation) in state.board.tiles.items():
+        if name in SEAS:
+            _draw_sea(canvas, canvas.layout.centre(position), name, rotation)
+        else:
+            _draw_island(canvas, state, position)
+    for berth in _berths(state, canvas.layout):
+        _draw_berth(canvas, berth)
+    small = canvas.image.reduce(SUPERSAMPLE)
+    indexed = small.quantize(palette=_palette(small), dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    indexed.save(out, "PNG", compress_level=COMPRESS_LEVEL)
+    return out.getvalue()
+
+
+def _palette(image: Image.Image) -> Image.Image:
+    """The colours of the picture exactly, and the blends found in a small copy of it."""
+    base = [ImageColor.getrgb(c) for c in dict.fromkeys(PAINTS)]
+    blends = image.reduce(4).quantize(PALETTE_SIZE - len(base), Image.Quantize.FASTOCTREE)
+    palette = Image.new("P", (1, 1))
+    found = blends.getpalette() or []
+    palette.putpalette([v for rgb in base for v in rgb] + found[: 3 * (PALETTE_SIZE - len(base))])
+    return palette
+
+
+# -- the beaches of an island on a tile of radius 1 at (0, 0) -----------------------------
+
+
+@dataclass(frozen=True)
+class _Style:
+    """How the beaches of an island lie along a hexagonal path inside the coast (the shore)."""
+
+    shore: float  # apothem of the path
+    berth: float  # berth radius
+    spacing: float  # between neighbouring berths of a beach
+    gap: float  # along the path, between the last berth of a beach and the first of the next
+    letter_inside: bool  # the beach letter lies inside its row, not at the start of it
+
+    @property
+    def side(self) -> float:
+        return self.shore / APOTHEM
+
+
+ROOMY = _Style(0.63, 0.135, 0.31, 0.42, letter_inside=False)
+COMPACT = _Style(0.68, 0.105, 0.235, 0.27, letter_inside=True)  # Tonga: 6 beaches of 3
+LETTER_STEP = 0.25  # ROOMY: between a beach letter and the first berth of its row
+LETTER_INSET = 0.25  # COMPACT: between the middle of a row and the beach letter
+INNER_ROW = 0.29  # ROOMY: how far a second row of a beach lies inside the first
+SAND_MARGIN = 0.035
+
+
+@dataclass(frozen=True)
+class BeachPlan:
+    """Where a beach lies on a tile of radius 1 at (0, 0): berths in the order they fill,
+    the beach letter, the rows of its sand strip and the berth radius."""
+
+    berths: tuple[Point, ...]
+    letter: Point
+    rows: tuple[tuple[Point, ...], ...]
+    berth: float
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Offsets along the shore of a beach's outer row and inner row (letter first)."""
+
+    outer: tuple[float, ...]
+    inner: tuple[float, ...] = ()
+
+    @property
+    def span(self) -> float:
+        return self.outer[-1] - self.outer[0]
+
+
+def _centred(style: _Style, count: int) -> tuple[float, ...]:
+    return tuple((i - (count - 1) / 2) * style.spacing for i in range(count))
+
+
+def _rows(style: _Style, berths: int, two: bool) -> _Rows:
+    """COMPACT: a row of berths; ROOMY: the letter and the berths in one row, or in two."""
+    spaced = _centred(style, berths)
+    if style.letter_inside:
+        return _Rows(spaced)
+    if not two:
+        return _Rows((spaced[0] - LETTER_STEP, *spaced))
+    outer = (berths + 2) // 2
+    return _Rows(_centred(style, outer), _centred(style, berths - outer + 1))
+
+
+def _roomy_rows(berths: list[int]) -> list[_Rows] | None:
+    """ROOMY rows, with as few of the largest beaches in two rows as make them fit; None if
+    every beach but one would need two rows (Tonga)."""
+    room = 6 * ROOMY.side
+    two = [False] * len(berths)
+    for index in sorted(range(len(berths)), key=lambda i: -berths[i]):
+        rows = [_rows(ROOMY, n, t) for n, t in zip(berths, two, strict=True)]
+        if sum(r.span + ROOMY.gap for r in rows) <= room:
+            return rows
+        two[index] = True
+    return None
+
+
+def _shore(style: _Style, t: float) -> Point:
+    """The point at `t` on the shore path; t = d + 0.5 is the middle of the side facing d."""
+    k = math.floor(t % 6)
+    a, b, f = _corner(k), _corner(k + 1), t % 6 - k
+    return ((a[0] + (b[0] - a[0]) * f) * style.side, (a[1] + (b[1] - a[1]) * f) * style.side)
+
+
+def _row(style: _Style, t: float, offsets: Sequence[float], inset: float) -> tuple[Point, ...]:
+    """Points at `offsets` along the shore from `t`, moved `inset` towards the centre."""
+    middle = _shore(style, t)
+    norm = math.hypot(*middle)
+    dx, dy = -middle[0] / norm * inset, -middle[1] / norm * inset
+    points = (_shore(style, t + offset / style.side) for offset in offsets)
+    return tuple((x + dx, y + dy) for x, y in points)
+
+
+def _spread(style: _Style, centres: list[float], rows: list[_Rows]) -> list[float]:
+    """Push beaches apart along the shore until neighbours keep the gap between them."""
+    moved = list(centres)
+    order = sorted(range(len(moved)), key=lambda i: moved[i] % 6)
+    for _ in range(40):
+        for a, b in zip(order, order[1:] + order[:1], strict=True):
+            ahead = (moved[b] - moved[a]) % 6 or 6.0
+            need = (rows[a].outer[-1] - rows[b].outer[0] + style.gap) / style.side
+            if ahead < need - 1e-9:
+                moved[a] -= (need - ahead) / 2
+                moved[b] += (need - ahead) / 2
+    return moved
+
+
+@lru_cache(maxsize=128)
+def island_plan(name: str, rotation: int) -> tuple[BeachPlan, ...]:
+    """Where the beaches of island `name` lie when it is placed with `rotation`."""
+    beaches = ISLANDS[name].beaches
+    berths = [b.berths for b in beaches]
+    roomy = _roomy_rows(berths)
+    style = COMPACT if roomy is None else ROOMY
+    rows = roomy or [_rows(COMPACT, n, False) for n in berths]
+    centres = [sum(j + 0.5 for j in b.jetties) / len(b.jetties) + rotation for b in beaches]
+    moved = _spread(style, centres, rows)
+    return tuple(_beach_plan(style, t, r) for t, r in zip(moved, rows, strict=True))
+
+
+def _beach_plan(style: _Style, t: float, rows: _Rows) -> BeachPlan:
+    outer = _row(style, t, rows.outer, 0.0)
+    if style.letter_inside:
+        letter = _row(style, t, (0.0,), LETTER_INSET)[0]
+        return BeachPlan(outer, letter, (outer,), style.berth)
+    if not rows.inner:
+        return BeachPlan(outer[1:], outer[0], (outer,), style.berth)
+    inner = _row(style, t, rows.inner, INNER_ROW)
+    return BeachPlan(outer + inner[1:], inner[0], (outer, inner), style.berth)
+
+
+def _corner(k: int) -> Point:
+    """Corner k of the hex; the side facing direction d lies between corners d and d + 1."""
+    angle = math.radians(60 + 60 * k)
+    return (math.cos(angle), math.sin(angle))
+
+
+def _edge_midpoint(direction: int) -> Point:
+    angle = math.radians(90 + 60 * direction)
+    return (APOTHEM * math.cos(angle), APOTHEM * math.sin(angle))
+
+
+def _bezier(a: Point, control: Point, b: Point, t: float) -> tuple[Point, Point]:
+    """The point at `t` of a quadratic Bézier curve and the unit normal there."""
+    u = 1 - t
+    x = u * u * a[0] + 2 * u * t * control[0] + t * t * b[0]
+    y = u * u * a[1] + 2 * u * t * control[1] + t * t * b[1]
+    dx = u * (control[0] - a[0]) + t * (b[0] - control[0])
+    dy = u * (control[1] - a[1]) + t * (b[1] - control[1])
+    norm = math.hypot(dx, dy)
+    return (x, y), (-dy / norm, dx / norm)
+
+
+# -- drawing ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def _font(size: int) -> ImageFont.FreeTypeFont:
+    font = ImageFont.load_default(size=size)
+    assert isinstance(font, ImageFont.FreeTypeFont)
+    return font
+
+
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, bold: bool) -> tuple[Image.Image, int, int]:
+    """The text as an antialiased mask, and where its top left lies from its middle."""
+    font, stroke = _font(size), max(1, round(size / 22)) if bold else 0
+    box = font.getbbox(text, anchor="mm", stroke_width=stroke)
+    left, top, right, bottom = map(int, box)
+    mask = Image.new("L", (right - left, bottom - top))
+    ImageDraw.Draw(mask).text(
+        (-left, -top),
+        text,
+        fill=255,
+        font=font,
+        anchor="mm",
+        stroke_width=stroke,
+        stroke_fill=255,
+    )
+    return mask, left, top
+
+
+class _Canvas:
+    """The picture being drawn, larger than the final one; sizes are given in hex radii."""
+
+    def __init__(self, lay: Layout) -> None:
+        self.layout = lay
+        self.radius = lay.radius
+        self.image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
+        self.draw = ImageDraw.Draw(self.image)
+
+    def at(self, centre: Point, point: Point) -> Point:
+        return (centre[0] + point[0] * self.radius, centre[1] + point[1] * self.radius)
+
+    def width(self, share: float) -> int:
+        return max(1, round(self.radius * share))
+
+    def hexagon(self, centre: Point, size: float = 1.0) -> list[Point]:
+        return [self.at(centre, (x * size, y * size)) for x, y in map(_corner, range(6))]
+
+    def tile(self, centre: Point, fill: str) -> None:
+        corners = self.hexagon(centre)
+        self.draw.polygon(corners, fill=fill)
+        self.outline(corners, OUTLINE, 0.02)
+
+    def outline(self, corners: list[Point], colour: str, width: float) -> None:
+        """A closed line round `corners` (ImageDraw's wide polygon outlines are slow)."""
+        self.draw.line([*corners, corners[0]], fill=colour, width=self.width(width), joint="curve")
+
+    def text(self, at: Point, text: str, size: float, fill: str, bold: bool = False) -> None:
+        """`text` centred on `at`, `size` in hex radii."""
+        mask, left, top = _text_mask(text, round(size * self.radius), bold)
+        self.image.paste(fill, (round(at[0]) + left, round(at[1]) + top), mask)
+
+    def circle(self, at: Point, size: float, fill: str, edge: str) -> None:
+        r = size * self.radius
+        box = (at[0] - r, at[1] - r, at[0] + r, at[1] + r)
+        self.draw.ellipse(box, fill=fill, outline=edge, width=self.width(0.025))
+
+
+def _draw_empty_place(canvas: _Canvas, centre: Point, name: str) -> None:
+    """A faint hexagon with the name of the place."""
+    canvas.draw.polygon(canvas.hexagon(centre, 0.93), fill=EMPTY, outline=EMPTY_EDGE, width=1)
+    words = name.rsplit(" ", 1)
+    for i, word in enumerate(words):
+        y = (i - (len(words) - 1) / 2) * 0.24
+        canvas.text(canvas.at(centre, (0, y)), word, 0.2, EMPTY_INK)
+
+
+@dataclass(frozen=True)
+class _SeaPlan:
+    """The trails of a sea tile of radius 1 at (0, 0): foam outlines, foam, danger numbers."""
+
+    edges: tuple[tuple[Point, ...], ...]
+    foam: tuple[tuple[Point, ...], ...]
+    dangers: tuple[tuple[Point, int], ...]
+
+
+@lru_cache(maxsize=128)
+def _sea_plan(name: str, rotation: int) -> _SeaPlan:
+    """Where the trails of sea tile `name` lie when it is placed with `rotation`."""
+    trails = SEAS[name].trails
+    ends = [
+        (_edge_midpoint((t.edges[0] + rotation) % 6), _edge_midpoint((t.edges[1] + rotation) % 6))
+        for t in trails
+    ]
+    dangers = tuple(
+        (_bezier(a, (0.0, 0.0), b, at)[0], trail.danger)
+        for trail, (a, b) in zip(trails, ends, strict=True)
+        if trail.danger
+        for at in (0.2, 0.8)
+    )
+    return _SeaPlan(
+        tuple(_ribbon(a, b, 0.12) for a, b in ends),
+        tuple(_ribbon(a, b, 0.07) for a, b in ends),
+        dangers,
+    )
+
+
+def _ribbon(a: Point, b: Point, width: float) -> tuple[Point, ...]:
+    """The outline of a trail `width` wide along a quadratic Bézier curve bent by the centre."""
+    left: list[Point] = []
+    right: list[Point] = []
+    for i in range(17):
+        (x, y), (nx, ny) = _bezier(a, (0.0, 0.0), b, i / 16)
+        left.append((x + nx * width / 2, y + ny * width / 2))
+        right.append((x - nx * width / 2, y - ny * width / 2))
+    return (*left, *right[::-1])
+
+
+def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
+    canvas.tile(centre, SEA)
+    plan = _sea_plan(name, rotation)
+    for shapes, colour in ((plan.edges, FOAM_EDGE), (plan.foam, FOAM)):
+        for shape in shapes:
+            canvas.draw.polygon([canvas.at(centre, p) for p in shape], fill=colour)
+    for point, danger in plan.dangers:
+        at = canvas.at(centre, point)
+        canvas.circle(at, 0.125, DANGER, FOAM)
+        canvas.text(at, str(danger), 0.19, FOAM, bold=True)
+    canvas.text(canvas.at(centre, (-0.75, 0.0)), name, 0.2, SEA_INK, bold=True)
+
+
+def _draw_island(canvas: _Canvas, state: State, position: Position) -> None:
+    centre = canvas.layout.centre(position)
+    name, rotation = state.board.tiles[position]
+    canvas.tile(centre, LAND)
+    plans = island_plan(name, rotation)
+    for index, plan in enumerate(plans):
+        for direction in state.board.jetties(position, index):
+            _draw_jetty(canvas, centre, direction, plan)
+    for index, plan in enumerate(plans):
+        for row in plan.rows:
+            _draw_sand(canvas, [canvas.at(centre, p) for p in row], plan.berth + SAND_MARGIN)
+        canvas.text(canvas.at(centre, plan.letter), BEACH_LETTERS[index], 0.22, INK, bold=True)
+    seat = state.board.royal.get(position)
+    owner = None if seat is None else state.colours[seat]
+    if owner is not None:
+        canvas.outline(canvas.hexagon(centre, 0.94), BOAT_COLOURS[owner], 0.09)
+    _draw_label(canvas, centre, name, rotation, owner)
+
+
+def _draw_jetty(canvas: _Canvas, centre: Point, direction: int, plan: BeachPlan) -> None:
+    """A plank from the edge facing `direction` to the nearest point of the beach."""
+    mid = _edge_midpoint(direction)
+    shore = min((*plan.berths, plan.letter), key=lambda p: math.dist(p, mid))
+    start = canvas.at(centre, (mid[0] * 1.05, mid[1] * 1.05))
+    canvas.draw.line([start, canvas.at(centre, shore)], fill=JETTY, width=canvas.width(0.1))
+
+
+def _draw_sand(canvas: _Canvas, points: list[Point], half: float) -> None:
+    """A strip of sand with round ends along a row of berths."""
+    r = half * canvas.radius
+    for x, y in (points[0], points[-1]):
+        canvas.draw.ellipse((x - r, y - r, x + r, y + r), fill=SAND)
+    if len(points) > 1:
+        canvas.draw.line(points, fill=SAND, width=round(2 * r))
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line of the label in the middle of an island: text, size, boldness, height."""
+
+    text: str
+    size: float
+    bold: bool
+    y: float
+
+
+CROWN = (
+    (-0.16, -0.17),
+    (-0.19, -0.4),
+    (-0.09, -0.3),
+    (0.0, -0.43),
+    (0.09, -0.3),
+    (0.19, -0.4),
+    (0.16, -0.17),
+)
+LABEL_SCALES = (1.0, 0.85, 0.75)
+LABEL_SHIFTS = tuple(
+    (dx, dy)
+    for dy in (0, -0.06, 0.06, -0.12, 0.12, -0.18, 0.18, -0.24, 0.24)
+    for dx in (0, -0.08, 0.08, -0.16, 0.16)
+)
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+
+
+def _label(name: str, royal: bool, scale: float) -> list[_Line]:
+    size = (0.19 if len(name) > 7 else 0.21) * scale
+    points = ISLANDS[name].points
+    top = (0.0 if royal else -0.09) * scale
+    lines = [_Line(name, size, True, top if points else top + 0.09 * scale)]
+    if not points:
+        return lines
+    return [*lines, _Line(f"{points} pts", 0.17 * scale, False, top + 0.22 * scale)]
+
+
+@lru_cache(maxsize=256)
+def _label_boxes(name: str, royal: bool, scale: float) -> tuple[Box, ...]:
+    """Boxes round the label's lines and round the crown of a royal island."""
+    boxes = [(-0.19 * scale, -0.43 * scale, 0.19 * scale, -0.17 * scale)] if royal else []
+    for line in _label(name, royal, scale):
+        half = _font(100).getlength(line.text) / 200 * line.size + 0.02
+        boxes.append((-half, line.y - line.size * 0.45, half, line.y + line.size * 0.45))
+    return tuple(boxes)
+
+
+@lru_cache(maxsize=256)
+def _label_place(name: str, rotation: int, royal: bool) -> tuple[float, Point]:
+    """The scale and shift of an island's label: the largest scale and the shift nearest to
+    the centre that hide no berth and no beach letter, else those that hide the fewest."""
+    plans = island_plan(name, rotation)
+    obstacles = [(p, plan.berth + 0.02) for plan in plans for p in plan.berths]
+    obstacles += [(plan.letter, 0.08) for plan in plans]
+
+    def hidden(scale: float, shift: Point) -> int:
+        dx, dy = shift
+        boxes = _label_boxes(name, royal, scale)
+        return sum(
+            _touches((a + dx, b + dy, c + dx, d + dy), o) for a, b, c, d in boxes for o in obstacles
+        )
+
+    places = [(scale, shift) for scale in LABEL_SCALES for shift in LABEL_SHIFTS]
+    clear = next((place for place in places if not hidden(*place)), None)
+    return clear or min(places, key=lambda place: hidden(*place))
+
+
+def _touches(box: Box, circle: tuple[Point, float]) -> bool:
+    (x, y), r = circle
+    nearest_x, nearest_y = min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])
+    return math.hypot(x - nearest_x, y - nearest_y) < r
+
+
+def _draw_label(
+    canvas: _Canvas, centre: Point, name: str, rotation: int, owner: str | None
+) -> None:
+    """The island's name and points, and the crown of a royal island with its royal boat."""
+    scale, shift = _label_place(name, rotation, owner is not None)
+    origin = canvas.at(centre, shift)
+    if owner is not None:
+        crown = [canvas.at(origin, (x * scale, y * scale)) for x, y in CROWN]
+        canvas.draw.polygon(crown, fill=BOAT_COLOURS[owner])
+        canvas.outline(crown, BOAT_EDGE, 0.02)
+        letter = canvas.at(origin, (0, -0.26 * scale))
+        canvas.text(letter, LETTERS[owner], 0.15 * scale, LETTER_INK[owner], bold=True)
+    for line in _label(name, owner is not None, scale):
+        canvas.text(canvas.at(origin, (0, line.y)), line.text, line.size, INK, line.bold)
+
+
+def _berths(state: State, lay: Layout) -> Iterator[Berth]:
+    board = state.board
+    for position, beaches in board.boats.items():
+        name, rotation = board.tiles[position]
+        centre = lay.centre(position)
+        for index, plan in enumerate(island_plan(name, rotation)):
+            boats = state.colours_of(beaches[index])
+            for slot, (x, y) in enumerate(plan.berths):
+                colour = boats[slot] if slot < len(boats) else None
+                at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
+                yield Berth(name, index, at, plan.berth * lay.radius, colour)
+
+
+def _draw_berth(canvas: _Canvas, berth: Berth) -> None:
+    size = berth.radius / canvas.radius
+    if berth.colour is None:
+        canvas.circle(berth.centre, size, FREE_BERTH, BERTH_EDGE)
+        return
+    canvas.circle(berth.centre, size, BOAT_COLOURS[berth.colour], BOAT_EDGE)
+    canvas.text(
+        berth.centre, LETTERS[berth.colour], size * 1.35, LETTER_INK[berth.colour], bold=True
+    )

@@ -1,0 +1,102 @@
+"""Rendering a mail view into its plain-text and HTML parts with the Jinja2 templates."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import fields
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from engine.notation import SYNTAX
+from pbem.view import Board, Mail
+
+WIDTH = 78
+
+# boat colours on screen: background and the letter's colour on it
+BOAT_COLOURS = {
+    "blue": ("#1f5fbf", "#ffffff"),
+    "red": ("#c62828", "#ffffff"),
+    "green": ("#2e8b3d", "#ffffff"),
+    "yellow": ("#f2c40f", "#1d2a33"),
+    "orange": ("#ef7d18", "#1d2a33"),
+    "purple": ("#7b3fa0", "#ffffff"),
+}
+
+
+def template_dir() -> Path:
+    """`templates/` of the checkout, or the copy installed as package data."""
+    checkout = Path(__file__).resolve().parent.parent / "templates"
+    if checkout.is_dir():
+        return checkout
+    return Path(str(resources.files("pbem.templates")))
+
+
+def wrap(text: str, width: int = WIDTH, first: str = "", indent: str = "") -> str:
+    """Fill a paragraph to `width` columns; words longer than a line are kept whole."""
+    return textwrap.fill(
+        str(text),
+        width=width,
+        initial_indent=first or indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(template_dir()),
+        autoescape=lambda name: bool(name and name.endswith(".html.j2")),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=StrictUndefined,
+    )
+    env.filters["wrap"] = wrap
+    env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
+    env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
+    env.globals["syntax"] = tuple(SYNTAX.values())
+    return env
+
+
+def _context(mail: Mail) -> dict[str, Any]:
+    """The view's fields as template variables (the dataclasses themselves, not dicts)."""
+    return {f.name: getattr(mail, f.name) for f in fields(mail)}
+
+
+def render_text(mail: Mail) -> str:
+    text = environment().get_template(f"{mail.kind}.txt.j2").render(_context(mail))
+    lines = [line.rstrip() for line in text.splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n"
+
+
+def render_html(mail: Mail) -> str:
+    return environment().get_template(f"{mail.kind}.html.j2").render(_context(mail))
+
+
+def render_board_text(board: Board) -> str:
+    """The board section of the plain-text mails, for a reader who is not a player."""
+    text = environment().get_template("_board.txt.j2").render(board=board, you=None)
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def render(mail: Mail) -> tuple[str, str]:
+    """The plain-text and the HTML part of a mail."""
+    return render_text(mail), render_html(mail)
+
+
+__all__ = [
+    "BOAT_COLOURS",
+    "WIDTH",
+    "render",
+    "render_board_text",
+    "render_html",
+    "render_text",
+    "wrap",
+]

@@ -1,0 +1,346 @@
+"""What one player sees of a game, as plain values: the templates get these, never the engine.
+
+Building a view is pure: state, names and times in, frozen dataclasses out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from engine import State
+from engine.colours import LETTERS
+from engine.events import ChoiceMade, Event, TileDrawn, TilePlaced, VoyagePassed
+from engine.explain import what_is_asked
+from engine.hexgrid import DIRECTION_WORDS, DIRECTIONS, neighbour
+from engine.notation import SYNTAX
+from engine.outcome import Outcome
+from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
+from pbem.hexmap import hex_map, sea_legend
+
+MAX_LISTED = 120
+
+# the commands that can answer each kind of decision
+COMMANDS_FOR = {
+    "setup": ("place",),
+    "turn": ("expand", "royal", "colonise", "place"),
+    "emigrate": ("emigrate",),
+    "land": ("land",),
+    "put tile": ("put",),
+    "colony boat": ("place",),
+}
+
+
+@dataclass(frozen=True)
+class LineResult:
+    """What became of one line of a player's reply."""
+
+    line: str
+    outcome: str  # applied | rejected | ignored | answered
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Boats:
+    """Boats of one colour on one beach."""
+
+    colour: str
+    count: int
+
+    @property
+    def letters(self) -> str:
+        return LETTERS[self.colour] * self.count
+
+
+@dataclass(frozen=True)
+class Beach:
+    letter: str
+    berths: int
+    boats: tuple[Boats, ...]
+    jetties: tuple[str, ...]  # "NE to sea C", "S to open sea"
+
+    @property
+    def free(self) -> int:
+        return self.berths - sum(b.count for b in self.boats)
+
+    @property
+    def letters(self) -> str:
+        return "".join(b.letters for b in self.boats)
+
+
+@dataclass(frozen=True)
+class Island:
+    name: str
+    points: int
+    royal: str | None  # the owner's colour
+    beaches: tuple[Beach, ...]
+
+
+@dataclass(frozen=True)
+class Player:
+    seat: int
+    name: str
+    colour: str
+    points: int
+    islands: tuple[str, ...]
+    reserve: int
+    bot: bool = False
+
+    @property
+    def letter(self) -> str:
+        return LETTERS[self.colour]
+
+
+@dataclass(frozen=True)
+class Board:
+    map: str
+    seas: tuple[str, ...]  # one line per sea tile: its trails and dangers
+    islands: tuple[Island, ...]
+    players: tuple[Player, ...]
+    islands_left: int
+    seas_left: int
+
+
+@dataclass(frozen=True)
+class Option:
+    number: int
+    command: str
+
+
+@dataclass(frozen=True)
+class Deadline:
+    utc: str
+    local: str | None  # in the player's own time zone, when they set one
+
+
+@dataclass(frozen=True)
+class Decision:
+    number: int
+    kind: str
+    colour: str
+    asked: str
+    options: tuple[Option, ...]
+    total: int
+    syntax: tuple[str, ...]
+    deadline: Deadline | None
+
+    @property
+    def unlisted(self) -> int:
+        return self.total - len(self.options)
+
+
+@dataclass(frozen=True)
+class Final:
+    reason: str
+    standings: tuple[tuple[int, Player, int], ...]  # rank, player, boats on the board
+    tie_break: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer to a meta command: help, status or log (`text` is empty for help)."""
+
+    kind: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Mail:
+    """Everything one mail shows; `kind` picks the template."""
+
+    kind: str  # welcome | prompt | update | reminder | error | game_over
+    game: int
+    subject: str
+    you: Player
+    notice: str = ""
+    results: tuple[LineResult, ...] = ()
+    answers: tuple[Answer, ...] = ()
+    happened: tuple[str, ...] = ()
+    waiting: str = ""
+    decision: Decision | None = None
+    board: Board | None = None
+    final: Final | None = None
+    seats: tuple[Player, ...] = ()
+    picture: str | None = None  # the Content-ID of the board picture
+
+
+def players(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> tuple[Player, ...]:
+    by_colour = {s.colour: s for s in state.standings().standings}
+    return tuple(
+        Player(
+            seat=seat,
+            name=names[seat],
+            colour=colour,
+            points=by_colour[colour].points,
+            islands=by_colour[colour].islands,
+            reserve=state.reserve[seat],
+            bot=bool(bots[seat]) if bots else False,
+        )
+        for seat, colour in enumerate(state.colours)
+    )
+
+
+def board(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> Board:
+    return Board(
+        map=hex_map(state),
+        seas=tuple(sea_legend(state)),
+        islands=_islands(state),
+        players=players(state, names, bots),
+        islands_left=state.islands_left,
+        seas_left=state.seas_left,
+    )
+
+
+def _islands(state: State) -> tuple[Island, ...]:
+    islands = []
+    for position, beaches in state.board.boats.items():
+        name = state.board.name(position)
+        owner = state.board.royal.get(position)
+        islands.append(
+            Island(
+                name=name,
+                points=ISLANDS[name].points,
+                royal=state.colours[owner] if owner is not None else None,
+                beaches=tuple(
+                    Beach(
+                        letter=BEACH_LETTERS[index],
+                        berths=tile_beach.berths,
+                        boats=tuple(
+                            Boats(colour, count)
+                            for colour, count in zip(state.colours, boats, strict=True)
+                            if count
+                        ),
+                        jetties=tuple(
+                            f"{DIRECTIONS[d]} to {_beyond(state, position, d)}"
+                            for d in state.board.jetties(position, index)
+                        ),
+                    )
+                    for index, (tile_beach, boats) in enumerate(
+                        zip(ISLANDS[name].beaches, beaches, strict=True)
+                    )
+                ),
+            )
+        )
+    return tuple(islands)
+
+
+def _beyond(state: State, position: tuple[int, int], direction: int) -> str:
+    placed = state.board.tiles.get(neighbour(position, direction))
+    if placed is None:
+        return "open sea"
+    return f"sea {placed[0]}" if placed[0] in SEAS else placed[0]
+
+
+def decision(state: State, deadline: Deadline | None = None) -> Decision:
+    """The decision now open, with its numbered options (at most MAX_LISTED of them)."""
+    open_decision = state.decision
+    assert open_decision is not None
+    legal = state.legal_choices()
+    kind = open_decision.kind.value
+    return Decision(
+        number=open_decision.number,
+        kind=kind,
+        colour=open_decision.colour,
+        asked=what_is_asked(state),
+        options=tuple(
+            Option(n, str(choice)) for n, choice in enumerate(legal[:MAX_LISTED], start=1)
+        ),
+        total=len(legal),
+        syntax=tuple(SYNTAX[verb] for verb in COMMANDS_FOR[kind]),
+        deadline=deadline,
+    )
+
+
+def deadline(moment: datetime, tz: str | None = None) -> Deadline:
+    """A deadline in UTC, and also in the zone `tz` when that names a known time zone."""
+    utc = moment.astimezone(ZoneInfo("UTC")).strftime("%a %d %b %Y, %H:%M UTC")
+    local = None
+    if tz:
+        try:
+            zone = ZoneInfo(tz)
+        except (ZoneInfoNotFoundError, ValueError):
+            zone = None
+        if zone is not None:
+            local = moment.astimezone(zone).strftime(f"%a %d %b, %H:%M {tz}")
+    return Deadline(utc, local)
+
+
+def happened(events: Sequence[Event]) -> tuple[str, ...]:
+    """The events as short sentences; choices are left out unless the game made them, and a
+    drawn tile and its placing make one sentence."""
+    lines: list[str] = []
+    drawn: TileDrawn | None = None
+    for event in events:
+        if isinstance(event, ChoiceMade) and not event.forced:
+            continue
+        if isinstance(event, TileDrawn):
+            drawn = event
+            continue
+        if isinstance(event, TilePlaced) and drawn is not None and drawn.tile == event.tile:
+            lines.append(_new_tile(drawn, event))
+        elif isinstance(event, VoyagePassed):
+            lines.append(_crossed(event))
+        else:
+            lines.append(str(event))
+        drawn = None
+    return tuple(lines)
+
+
+def _tile_words(tile: str) -> str:
+    return f"sea {tile}" if tile in SEAS else tile
+
+
+def _new_tile(drawn: TileDrawn, placed: TilePlaced) -> str:
+    seas = "sea tile" if drawn.seas_left == 1 else "sea tiles"
+    islands = "island" if drawn.islands_left == 1 else "islands"
+    return (
+        f"New tile: {_tile_words(drawn.tile)}, laid with its red edge facing "
+        f"{DIRECTION_WORDS[placed.rotation]} ({drawn.islands_left} {islands} and "
+        f"{drawn.seas_left} {seas} left)."
+    )
+
+
+def _crossed(event: VoyagePassed) -> str:
+    if event.danger == 0:
+        return f"They crossed {_tile_words(event.tile)} (no danger)."
+    return (
+        f"They crossed {_tile_words(event.tile)}: the trail needs {event.danger} colours, "
+        f"they had {event.colours}."
+    )
+
+
+def final(state: State, everyone: Sequence[Player]) -> Final:
+    outcome = state.standings()
+    by_colour = {p.colour: p for p in everyone}
+    return Final(
+        reason=outcome.reason,
+        standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),
+        tie_break=tie_break(outcome, by_colour),
+    )
+
+
+def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
+    """Why the first place is what it is, in a sentence, when points alone did not decide."""
+    if len(outcome.standings) < 2:
+        return ""
+    first, second = outcome.standings[0], outcome.standings[1]
+    a, b = by_colour[first.colour].name, by_colour[second.colour].name
+    tied = f"{a} and {b} both have {first.points} points"
+    if outcome.decided_by == "islands":
+        return (
+            f"{tied}; the tie is broken by islands: {a} is on {len(first.islands)}, "
+            f"{b} on {len(second.islands)}."
+        )
+    if outcome.decided_by == "boats":
+        return (
+            f"{tied} and {len(first.islands)} islands each; the tie is broken by the fewest "
+            f"boats on the board: {a} has {first.boats}, {b} {second.boats}."
+        )
+    if outcome.decided_by == "shared":
+        return (
+            f"{tied}, {len(first.islands)} islands and {first.boats} boats on the board each: "
+            "the win is shared."
+        )
+    return ""

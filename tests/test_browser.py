@@ -1,0 +1,40 @@
+"""The HTML mails in headless Chromium at phone (360 px) and desktop (800 px) width: nothing
+but the <pre> map may scroll sideways."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import chromium, measure, viewable
+from tests.samples import sample_mails
+
+pytestmark = pytest.mark.skipif(
+    chromium() is None, reason="Chromium is not installed (python3 dev.py test installs it)"
+)
+
+
+@pytest.mark.parametrize("width", [360, 800])
+def test_no_mail_scrolls_sideways_outside_the_map(width: int) -> None:
+    pages = {name: viewable(mail) for name, mail in sample_mails().items()}
+    report = measure(pages, width)
+    assert set(report) == set(pages)
+    for name, page in report.items():
+        assert page["width"] == width, name
+        assert page["scrollWidth"] == width, (name, page)
+        assert page["outside"] == [], (name, page["outside"])
+
+
+def test_the_board_picture_loads_and_fits_a_phone() -> None:
+    mail = sample_mails()["game-over"]
+    report = measure({"game-over": viewable(mail)}, 360)["game-over"]
+    assert report["images"] and all(isinstance(w, int) and w > 0 for w in report["images"])
+    assert report["outside"] == []
+
+
+def test_the_measurement_sees_a_page_that_is_too_wide() -> None:
+    wide = '<html><body><table width="500"><tr><td>wide</td></tr></table></body></html>'
+    scrolled = "<div style='overflow-x:auto'><pre>" + "x" * 300 + "</pre></div>"
+    fine = f"<html><body>{scrolled}</body></html>"
+    report = measure({"wide": wide, "fine": fine}, 360)
+    assert report["wide"]["scrollWidth"] != 360 and report["wide"]["outside"] != []
+    assert report["fine"]["scrollWidth"] == 360 and report["fine"]["outside"] == []

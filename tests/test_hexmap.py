@@ -1,0 +1,186 @@
+"""The ASCII map of the board: exact drawings, labels that parse back, widths, sea legends."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from engine import PutTile, Setup, State, parse_choice
+from engine.board import Board
+from engine.bots import make_bot
+from engine.colours import COLOURS
+from engine.hexgrid import CENTRE, DIRECTIONS, Position, neighbour
+from engine.tiles import ISLANDS, SEAS, match_island
+from pbem.hexmap import hex_map, sea_legend, short_name
+from tests.scenario import arrange
+
+START_MAP = r"""
+         .....
+        : put :
+  .....: Tonga :.....
+ : put :   N   : put :
+: Tonga :_____: Tonga :
+:   NW  /0 pts\   NE  :
+ :...../ Tonga \.....:
+ : put \       / put :
+: Tonga \_____/ Tonga :
+:   SW  : put :   SE  :
+ :.....: Tonga :.....:
+       :   S   :
+        :.....:
+"""
+
+ARRANGED_MAP = r"""
+         .....
+        : put :
+  .....:Raroto.:.....
+ : put :   N   : put :
+:Raroto.:_____:Raroto.:
+:   NW  /3 pts\   NE  :
+ :...../Raroto.\.....:
+ : put \royal R/ put :
+: Tonga \_____/ Tonga :.....
+:   NW  /0 pts\   NE  : put :
+ :...../ Tonga \_____:   C   :
+ : put \       / ~ ~ \   NE  :
+: Tonga \_____/ sea C \.....:
+:   SW  : put \ ~ ~ ~ / put :
+ :.....: Tonga \_____/   C   :
+       :   S   : put :   SE  :
+        :.....:   C   :.....:
+              :   S   :
+               :.....:
+"""
+
+GAMES = [(players, seed) for players in range(2, 7) for seed in (0, 1, 2)]
+
+
+def arranged() -> State:
+    """Tonga, Rarotonga north of it (royal island of red), sea C south-east turned once."""
+    return arrange(
+        ("blue", "red"),
+        tiles=[("Rarotonga", (0, -1), 0), ("C", (1, 0), 1)],
+        royal={"Rarotonga": "red"},
+    )
+
+
+@cache
+def boards(players: int, seed: int) -> tuple[State, ...]:
+    """A greedy bots' game at its start, after 40 choices and at its end."""
+    state = State(Setup.from_seed(COLOURS[:players], seed))
+    bot = make_bot("greedy", seed)
+    snapshots = [state.copy()]
+    while state.decision is not None and len(state.log) < 3000:
+        state.apply(bot.choose(state))
+        if len(state.log) == 40:
+            snapshots.append(state.copy())
+    snapshots.append(state)
+    return tuple(snapshots)
+
+
+def labels(text: str) -> list[tuple[str, str]]:
+    """The anchor and direction written under each 'put' in a map."""
+    lines = [*text.splitlines(), "", ""]
+    found = []
+    for row, line in enumerate(lines):
+        start = line.find(" put ")
+        while start >= 0:
+            anchor = lines[row + 1][start - 1 : start + 6].strip()
+            direction = lines[row + 2][start - 1 : start + 6].strip()
+            found.append((anchor, direction))
+            start = line.find(" put ", start + 1)
+    return found
+
+
+def named_place(state: State, anchor: str, direction: str) -> Position:
+    """The position that `put ANCHOR DIRECTION red S` puts a tile on."""
+    choice = parse_choice(f"put {anchor} {direction} red S".replace("  ", " "))
+    assert isinstance(choice, PutTile)
+    if choice.anchor is None:
+        return CENTRE
+    return neighbour(state.board.where[choice.anchor], choice.direction)
+
+
+def hex_columns(state: State) -> int:
+    columns = {q for q, _ in [*state.board.tiles, *state.board.empty_places()]}
+    return max(columns) - min(columns) + 1
+
+
+def test_start_board_map() -> None:
+    state = State(Setup.from_seed(("blue", "red", "green", "yellow"), 7))
+    assert hex_map(state) == START_MAP.strip("\n")
+
+
+def test_arranged_board_map() -> None:
+    assert hex_map(arranged()) == ARRANGED_MAP.strip("\n")
+
+
+def test_empty_board_shows_the_centre() -> None:
+    state = arranged()
+    state.board = Board()
+    text = hex_map(state)
+    assert labels(text) == [("centre", "")]
+    assert named_place(state, "centre", "") == CENTRE
+
+
+@pytest.mark.parametrize("island", ISLANDS)
+def test_short_names_name_their_island(island: str) -> None:
+    name = short_name(island)
+    assert len(name) <= 7
+    assert match_island(name) == [island]
+    assert parse_choice(f"put {name} NE red S") == PutTile(island, 4, 0)
+
+
+@pytest.mark.parametrize(("players", "seed"), GAMES)
+def test_maps_of_bot_games(players: int, seed: int) -> None:
+    for state in boards(players, seed):
+        text = hex_map(state)
+        lines = text.splitlines()
+        places = [named_place(state, a, d) for a, d in labels(text)]
+        assert sorted(places) == sorted(state.board.empty_places())
+        for name, _ in state.board.tiles.values():
+            assert (f"sea {name}" if name in SEAS else short_name(name)) in text
+        assert text.count(" pts") == sum(name in ISLANDS for name, _ in state.board.tiles.values())
+        assert all(line == line.rstrip() for line in lines)
+        assert lines[0].strip() and lines[-1].strip()
+        assert min(len(line) - len(line.lstrip()) for line in lines) == 0
+        if hex_columns(state) <= 10:
+            assert max(len(line) for line in lines) <= 78
+
+
+def test_royal_islands_show_their_owner() -> None:
+    state = arrange(
+        ("blue", "red", "green"),
+        tiles=[("Samoa", (0, 1), 0), ("Hiva Oa", (1, -1), 3)],
+        royal={"Samoa": "green", "Hiva Oa": "blue"},
+    )
+    text = hex_map(state)
+    assert text.count("royal G") == 1
+    assert text.count("royal B") == 1
+    assert "royal R" not in text
+
+
+def test_sea_legend_of_a_rotated_sea_tile() -> None:
+    assert sea_legend(arranged()) == ["C: N-SE no danger, NE-SW 4, NW-S 3"]
+
+
+def test_sea_legend_follows_the_tile_data() -> None:
+    state = arrange(("blue", "red"), tiles=[("E", (0, 1), 2), ("P", (-1, 0), 0)])
+    legend = sea_legend(state)
+    assert legend == [
+        "E: N-NW 3, NE-SE 2, S-SW 4",
+        "P: N-NE no danger, NW-SW no danger, S-SE no danger",
+    ]
+    for line, name, rotation in zip(legend, "EP", (2, 0), strict=True):
+        for trail in SEAS[name].trails:
+            ends = sorted(DIRECTIONS[(edge + rotation) % 6] for edge in trail.edges)
+            danger = trail.danger or "no danger"
+            assert f"{ends[0]}-{ends[1]} {danger}" in line
+
+
+def test_sea_legend_is_in_placement_order() -> None:
+    state = arrange(
+        ("blue", "red"), tiles=[("K", (0, 1), 0), ("Samoa", (1, 0), 0), ("A", (-1, 0), 5)]
+    )
+    assert [line[0] for line in sea_legend(state)] == ["K", "A"]

@@ -1,0 +1,230 @@
+"""The board picture: a PNG for the mails, deterministic, with boats where the berths are."""
+
+from __future__ import annotations
+
+import colorsys
+import io
+import itertools
+import math
+from collections import Counter
+
+import pytest
+from PIL import Image
+
+from engine import Setup, State
+from engine.bots import make_bot
+from engine.colours import COLOURS
+from engine.hexgrid import neighbour
+from engine.tiles import ISLANDS, SEAS, START_ISLAND
+from pbem.picture import (
+    APOTHEM,
+    BOAT_COLOURS,
+    EMPTY,
+    LETTER_INK,
+    MAX_HEIGHT,
+    MAX_WIDTH,
+    MIN_RADIUS,
+    Berth,
+    berths,
+    board_png,
+    island_plan,
+    layout,
+)
+from tests.scenario import arrange
+
+RGB = tuple[int, int, int]
+
+
+def played(players: int, moves: int, seed: int = 3) -> State:
+    """A game of `players` greedy bots after `moves` choices (or at its end)."""
+    state = State(Setup.from_seed(COLOURS[:players], seed))
+    bot = make_bot("greedy", seed)
+    while state.decision is not None and len(state.log) < moves:
+        state.apply(bot.choose(state))
+    return state
+
+
+def picture(state: State) -> Image.Image:
+    image = Image.open(io.BytesIO(board_png(state)))
+    assert image.format == "PNG"
+    return image.convert("RGB")
+
+
+def rgb(hex_colour: str) -> RGB:
+    return (int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16))
+
+
+def near(a: RGB, b: RGB, tolerance: float = 50) -> bool:
+    return math.dist(a, b) < tolerance
+
+
+def berth_colour(image: Image.Image, berth: Berth) -> RGB:
+    """The colour most of the berth's disc is painted in (its boat letter aside)."""
+    x, y = berth.centre
+    r = berth.radius * 0.8
+    pixels = Counter(
+        image.getpixel((round(x + dx), round(y + dy)))
+        for dx in range(-math.ceil(r), math.ceil(r) + 1)
+        for dy in range(-math.ceil(r), math.ceil(r) + 1)
+        if dx * dx + dy * dy <= r * r
+    )
+    colour = pixels.most_common(1)[0][0]
+    assert isinstance(colour, tuple)
+    return (colour[0], colour[1], colour[2])
+
+
+@pytest.mark.parametrize("players", [2, 6])
+@pytest.mark.parametrize("moves", [0, 60, 10**6], ids=["start", "mid", "end"])
+def test_the_picture_is_a_png_of_sensible_size(players: int, moves: int) -> None:
+    state = played(players, moves)
+    data = board_png(state)
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "PNG"
+    assert image.mode == "P"
+    assert 200 <= image.width <= MAX_WIDTH
+    assert 200 <= image.height <= MAX_HEIGHT
+    assert len(data) < 70_000
+    assert image.size == (layout(state).width, layout(state).height)
+
+
+def test_the_same_state_gives_the_same_bytes() -> None:
+    state = played(4, 10**6)
+    assert board_png(state) == board_png(state)
+    assert board_png(state) == board_png(state.copy())
+
+
+def test_boats_are_drawn_in_their_colour_on_their_beach() -> None:
+    state = arrange(
+        ("blue", "red", "yellow"),
+        tiles=[("Hawaii", (0, 1), 2), ("A", (1, 0), 0)],
+        boats={"Tonga a": "BR", "Tonga d": "Y", "Hawaii b": "RRB"},
+    )
+    image = picture(state)
+    drawn = berths(state)
+    assert Counter(b.colour for b in drawn if b.colour) == {"blue": 2, "red": 3, "yellow": 1}
+    assert [b.colour for b in drawn if b.island == "Hawaii" and b.beach == 1][:3] == [
+        "blue",
+        "red",
+        "red",
+    ]
+    for berth in drawn:
+        found = berth_colour(image, berth)
+        if berth.colour is None:
+            assert not any(near(found, rgb(c), 80) for c in BOAT_COLOURS.values()), berth
+        else:
+            assert near(found, rgb(BOAT_COLOURS[berth.colour])), berth
+
+
+def hue(colour: RGB) -> float:
+    return colorsys.rgb_to_hsv(*(c / 255 for c in colour))[0] * 360
+
+
+def luminance(colour: RGB) -> float:
+    """Relative luminance as WCAG defines it."""
+    linear = [
+        c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        for c in (v / 255 for v in colour)
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_the_boat_colours_differ_in_hue_and_their_letters_are_legible() -> None:
+    for a, b in itertools.combinations(BOAT_COLOURS.values(), 2):
+        apart = abs(hue(rgb(a)) - hue(rgb(b)))
+        assert min(apart, 360 - apart) > 20, (a, b)
+    for colour, fill in BOAT_COLOURS.items():
+        dark, light = sorted((luminance(rgb(fill)), luminance(rgb(LETTER_INK[colour]))))
+        assert (light + 0.05) / (dark + 0.05) > 3.4, colour
+
+
+def test_berths_lie_near_the_beach_jetties() -> None:
+    state = arrange(("blue", "red"), tiles=[("Fidschi", (0, -1), 4)])
+    position = state.board.where["Fidschi"]
+    centre = layout(state).centre(position)
+    radius = layout(state).radius
+    for beach in range(3):
+        drawn = [b for b in berths(state) if b.island == "Fidschi" and b.beach == beach]
+        assert len(drawn) == ISLANDS["Fidschi"].beaches[beach].berths
+        for direction in state.board.jetties(position, beach):
+            angle = math.radians(90 + 60 * direction)
+            jetty = (
+                centre[0] + APOTHEM * radius * math.cos(angle),
+                centre[1] + APOTHEM * radius * math.sin(angle),
+            )
+            assert min(math.dist(b.centre, jetty) for b in drawn) < 0.45 * radius
+
+
+@pytest.mark.parametrize("name", sorted(ISLANDS))
+def test_berths_and_beach_letters_do_not_overlap_and_stay_on_the_tile(name: str) -> None:
+    for rotation in range(6):
+        plans = island_plan(name, rotation)
+        assert [len(p.berths) for p in plans] == [b.berths for b in ISLANDS[name].beaches]
+        marks = [(i, p, plan.berth) for i, plan in enumerate(plans) for p in plan.berths]
+        marks += [(i, plan.letter, 0.07) for i, plan in enumerate(plans)]
+        for (beach_a, a, ra), (beach_b, b, rb) in itertools.combinations(marks, 2):
+            allowed = 0.0 if beach_a != beach_b else -0.01  # a row may bend round a corner
+            assert math.dist(a, b) - ra - rb > allowed, (name, rotation, a, b)
+        for _, (x, y), r in marks:
+            for direction in range(6):
+                angle = math.radians(90 + 60 * direction)
+                assert x * math.cos(angle) + y * math.sin(angle) + r < APOTHEM, (name, x, y)
+
+
+def test_a_royal_island_is_ringed_in_its_owners_colour() -> None:
+    state = arrange(
+        ("blue", "green"),
+        tiles=[("Samoa", (0, 1), 0)],
+        boats={"Samoa a": "G"},
+        royal={"Samoa": "green"},
+    )
+    image = picture(state)
+    lay = layout(state)
+    x, y = lay.centre((0, 1))
+    ring = 0.94 * APOTHEM * lay.radius
+    for direction in range(6):
+        angle = math.radians(90 + 60 * direction)
+        found = image.getpixel(
+            (round(x + ring * math.cos(angle)), round(y + ring * math.sin(angle)))
+        )
+        assert isinstance(found, tuple)
+        assert near((found[0], found[1], found[2]), rgb(BOAT_COLOURS["green"])), direction
+
+
+def test_empty_places_are_drawn_faintly_next_to_the_tiles() -> None:
+    state = arrange(("blue", "red"), tiles=[("B", (0, 1), 0)])
+    image = picture(state)
+    lay = layout(state)
+    for position in state.board.empty_places():
+        x, y = lay.centre(position)
+        found = image.getpixel((round(x), round(y + 0.6 * lay.radius)))
+        assert isinstance(found, tuple)
+        assert near((found[0], found[1], found[2]), rgb(EMPTY), 8), position
+
+
+def row_of_seas(length: int) -> State:
+    """Tonga with `length` sea tiles in a row to its south-east."""
+    seas = sorted(SEAS)[:length]
+    position = (0, 0)
+    tiles = []
+    for name in seas:
+        position = neighbour(position, 5)
+        tiles.append((name, position, 0))
+    return arrange(("blue", "red"), tiles=tiles)
+
+
+def test_the_picture_grows_with_the_board_up_to_the_width_cap() -> None:
+    boards = [row_of_seas(n) for n in (0, 2, 4, 6, 8)]
+    widths = [picture(board).width for board in boards]
+    radii = [layout(board).radius for board in boards]
+    assert widths[0] < widths[1] < widths[2]
+    assert all(w <= MAX_WIDTH for w in widths)
+    assert all(w > MAX_WIDTH * 0.95 for w in widths[2:])
+    assert radii == sorted(radii, reverse=True)
+    assert radii[-1] < radii[2]
+
+
+def test_a_very_long_board_keeps_the_smallest_radius_and_grows_past_the_cap() -> None:
+    state = row_of_seas(14)
+    assert layout(state).radius == MIN_RADIUS
+    assert picture(state).width > MAX_WIDTH
+    assert START_ISLAND in [b.island for b in berths(state)]

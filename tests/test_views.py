@@ -1,0 +1,205 @@
+"""What players see: options that parse back, tie-breaks explained, deadlines, widths, the
+picture inline."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from engine import Setup, State, parse_choice
+from engine.bots import make_bot
+from engine.events import ChoiceMade, TileDrawn, TilePlaced, VoyagePassed
+from engine.outcome import Outcome, Standing
+from pbem import letters, view
+from pbem.compose import Picture, compose
+from pbem.config import Settings
+from pbem.render import render, render_html, render_text
+from tests.localmail import parse
+from tests.samples import parts, sample_mails
+
+NAMES = ("Ana", "Ben", "Cy", "Dai", "Eve", "Flo")
+TEXT_OPTION = re.compile(r"^\s*(\d+)\) (.+)$")
+HTML_OPTION = re.compile(r">(\d+)\)</td><td[^>]*>([^<]+)</td>")
+
+
+def _states(players: int, seed: int) -> list[State]:
+    """Every state in which a decision is open, through one greedy bot game."""
+    colours = ("blue", "red", "green", "yellow", "orange", "purple")[:players]
+    state = State(Setup.from_seed(colours, seed))
+    seen = []
+    bot = make_bot("greedy", seed)
+    while state.decision is not None:
+        seen.append(state.copy())
+        state.apply(bot.choose(state))
+    return seen
+
+
+def _prompt(state: State) -> view.Mail:
+    names, bots = NAMES[: len(state.colours)], [False] * len(state.colours)
+    at = letters.moment(7, state, names, bots)
+    assert state.decision is not None
+    return letters.letter(at, state.decision.seat)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3), (6, 4)])
+def test_every_printed_option_parses_back_to_that_option(players: int, seed: int) -> None:
+    for state in _states(players, seed)[::3]:
+        legal = state.legal_choices()
+        mail = _prompt(state)
+        text, page = render_text(mail), render_html(mail)
+        printed = [m.groups() for line in text.splitlines() if (m := TEXT_OPTION.match(line))]
+        in_html = HTML_OPTION.findall(page)
+        assert len(printed) == len(in_html) == min(len(legal), view.MAX_LISTED)
+        for number, command in printed:
+            assert parse_choice(command) == legal[int(number) - 1]
+        for number, command in in_html:
+            assert parse_choice(html.unescape(command)) == legal[int(number) - 1]
+        if len(legal) > view.MAX_LISTED:
+            assert f"and {len(legal) - view.MAX_LISTED} more" in text
+
+
+def test_a_long_list_of_landings_is_cut_and_says_how_many_more() -> None:
+    big = next(
+        s
+        for players in (5, 6)
+        for seed in range(6)
+        for s in _states(players, seed)
+        if len(s.legal_choices()) > view.MAX_LISTED
+    )
+    text = render_text(_prompt(big))
+    unlisted = len(big.legal_choices()) - view.MAX_LISTED
+    assert f"... and {unlisted} more: write the command itself." in text
+
+
+def _player(seat: int, name: str, colour: str) -> view.Player:
+    return view.Player(seat, name, colour, 0, (), 0)
+
+
+@pytest.mark.parametrize(
+    ("second", "decided_by", "expected"),
+    [
+        (
+            Standing("red", 14, ("Tonga", "Samoa", "Oahu"), 9, 2),
+            "islands",
+            "Ana and Ben both have 14 points; the tie is broken by islands: Ana is on 4, Ben on 3.",
+        ),
+        (
+            Standing("red", 14, ("Tonga", "Samoa", "Oahu", "Fidschi"), 11, 2),
+            "boats",
+            "Ana and Ben both have 14 points and 4 islands each; the tie is broken by the "
+            "fewest boats on the board: Ana has 9, Ben 11.",
+        ),
+        (
+            Standing("red", 14, ("Tonga", "Samoa", "Oahu", "Fidschi"), 9, 1),
+            "shared",
+            "Ana and Ben both have 14 points, 4 islands and 9 boats on the board each: "
+            "the win is shared.",
+        ),
+    ],
+)
+def test_tie_breaks_are_explained(second: Standing, decided_by: str, expected: str) -> None:
+    first = Standing("blue", 14, ("Tonga", "Samoa", "Oahu", "Hawaii"), 9, 1)
+    outcome = Outcome("the last sea tile was drawn", (first, second))
+    assert outcome.decided_by == decided_by
+    by_colour = {"blue": _player(0, "Ana", "blue"), "red": _player(1, "Ben", "red")}
+    assert view.tie_break(outcome, by_colour) == expected
+
+
+def test_no_tie_break_sentence_when_points_decide() -> None:
+    first = Standing("blue", 15, ("Tonga",), 9, 1)
+    second = Standing("red", 14, ("Tonga",), 9, 2)
+    by_colour = {"blue": _player(0, "Ana", "blue"), "red": _player(1, "Ben", "red")}
+    assert view.tie_break(Outcome("x", (first, second)), by_colour) == ""
+
+
+def test_deadlines_in_utc_and_in_the_players_own_zone() -> None:
+    moment = datetime(2026, 11, 24, 23, 30, tzinfo=UTC)
+    berlin = view.deadline(moment, "Europe/Berlin")
+    assert berlin.utc == "Tue 24 Nov 2026, 23:30 UTC"
+    assert berlin.local == "Wed 25 Nov, 00:30 Europe/Berlin"
+    assert view.deadline(moment).local is None
+    assert view.deadline(moment, "Mars/Olympus").local is None
+
+
+def test_a_prompt_shows_the_deadline_in_both_zones() -> None:
+    state = _states(3, 2)[10]
+    assert state.decision is not None
+    at = letters.moment(7, state, NAMES[:3], [False] * 3)
+    due = view.deadline(datetime(2026, 11, 24, 23, 30, tzinfo=UTC), "Asia/Tokyo")
+    text, page = render(letters.letter(at, state.decision.seat, deadline=due))
+    assert "Deadline: Tue 24 Nov 2026, 23:30 UTC (Wed 25 Nov, 08:30 Asia/Tokyo)" in text
+    assert "Wed 25 Nov, 08:30 Asia/Tokyo" in page
+
+
+def _outside_the_map(text: str) -> list[str]:
+    lines, in_map = [], False
+    for line in text.splitlines():
+        if line == "THE BOARD":
+            in_map = True
+        elif in_map and not line:
+            in_map = False
+        elif not in_map:
+            lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("name", sorted(sample_mails()))
+def test_text_lines_fit_78_columns_outside_the_map(name: str) -> None:
+    text, _ = parts(sample_mails()[name])
+    too_wide = [line for line in _outside_the_map(text) if len(line) > 78]
+    assert too_wide == []
+
+
+@pytest.mark.parametrize("name", sorted(sample_mails()))
+def test_the_board_picture_is_inline_in_the_html(name: str) -> None:
+    mail = sample_mails()[name]
+    _, page = parts(mail)
+    images = [p for p in mail.walk() if p.get_content_type() == "image/png"]
+    cids = re.findall(r'src="cid:([^"]+)"', page)
+    if name in ("welcome", "not-applied", "answer", "reminder"):
+        return  # no board in these (the reminder is rendered without the MIME parts)
+    assert len(images) == 1 and len(cids) == 1
+    assert str(images[0]["Content-ID"]) == f"<{cids[0]}>"
+    assert images[0].get_content().startswith(b"\x89PNG")
+
+
+def test_what_happened_reads_as_sentences() -> None:
+    events = [
+        ChoiceMade("blue", "expand Tonga a", forced=False),
+        ChoiceMade("blue", "emigrate Tonga a S", forced=True),
+        TileDrawn("C", 14, 1),
+        TilePlaced("C", (0, 1), 3),
+        VoyagePassed("C", 0, 1),
+        TileDrawn("D", 14, 0),
+        TilePlaced("D", (0, 2), 3),
+        VoyagePassed("D", 3, 3),
+    ]
+    assert view.happened(events) == (
+        "Blue: emigrate Tonga a S (the only option).",
+        "New tile: sea C, laid with its red edge facing north (14 islands and 1 sea tile left).",
+        "They crossed sea C (no danger).",
+        "New tile: sea D, laid with its red edge facing north (14 islands and 0 sea tiles left).",
+        "They crossed sea D: the trail needs 3 colours, they had 3.",
+    )
+
+
+def test_long_html_lines_are_encoded_so_smtp_takes_them() -> None:
+    settings = Settings(from_address="tongiaki@example.test")
+    page = "<p>" + "<span>B</span>" * 400 + "</p>"
+    raw = compose(
+        settings,
+        recipient="ana@example.test",
+        subject="Test",
+        text="short",
+        html=page,
+        picture=Picture.of(b"\x89PNG not really"),
+        game_id=1,
+        tag=None,
+        now=datetime(2026, 11, 24, tzinfo=UTC),
+    )
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+    _, html_part = parts(parse(raw))
+    assert html_part == page
