@@ -18,6 +18,7 @@ from functools import lru_cache
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from engine import State
+from engine.board import Board
 from engine.colours import LETTERS
 from engine.hexgrid import DIRECTIONS, Position
 from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
@@ -125,7 +126,11 @@ class Berth:
 
 def layout(state: State) -> Layout:
     """The largest hex radius (within limits) that fits tiles and empty places in the picture."""
-    places = [*state.board.tiles, *state.board.empty_places()]
+    return _layout(state.board)
+
+
+def _layout(board: Board) -> Layout:
+    places = [*board.tiles, *board.empty_places()]
     xs = [1.5 * q for q, _ in places]
     ys = [SQRT3 * (r + q / 2) for q, r in places]
     span_x = max(xs) - min(xs) + 2
@@ -148,22 +153,44 @@ def berths(state: State) -> list[Berth]:
 
 def board_png(state: State) -> bytes:
     """The board as a compact palette PNG; the same state always gives the same bytes."""
-    canvas = _Canvas(layout(state).scaled(SUPERSAMPLE))
-    for position, (anchor, direction) in state.board.empty_places().items():
-        name = "centre" if anchor is None else f"{anchor} {DIRECTIONS[direction]}"
-        _draw_empty_place(canvas, canvas.layout.centre(position), name)
-    for position, (name, rotation) in state.board.tiles.items():
-        if name in SEAS:
-            _draw_sea(canvas, canvas.layout.centre(position), name, rotation)
-        else:
-            _draw_island(canvas, state, position)
+    tiles, palette = _tiles_layer(
+        tuple(state.board.tiles.items()),
+        tuple((state.board.name(p), state.colours[s]) for p, s in state.board.royal.items()),
+        tuple(state.colours),
+    )
+    canvas = _Canvas(layout(state).scaled(SUPERSAMPLE), tiles.copy())
     for berth in _berths(state, canvas.layout):
         _draw_berth(canvas, berth)
     small = canvas.image.reduce(SUPERSAMPLE)
-    indexed = small.quantize(palette=_palette(small), dither=Image.Dither.NONE)
+    indexed = small.quantize(palette=palette, dither=Image.Dither.NONE)
     out = io.BytesIO()
     indexed.save(out, "PNG", compress_level=COMPRESS_LEVEL)
     return out.getvalue()
+
+
+@lru_cache(maxsize=8)
+def _tiles_layer(
+    tiles: tuple[tuple[Position, tuple[str, int]], ...],
+    royal: tuple[tuple[str, str], ...],
+    colours: tuple[str, ...],
+) -> tuple[Image.Image, Image.Image]:
+    """Tiles and empty places without boats, and the palette of the picture: these change
+    only when a tile is placed or a royal island founded, so most moves reuse them."""
+    board = Board()
+    for position, (name, rotation) in tiles:
+        board.place(name, position, rotation, len(colours))
+    owners = {name: colours.index(colour) for name, colour in royal}
+    board.royal = {board.where[name]: seat for name, seat in owners.items()}
+    canvas = _Canvas(_layout(board).scaled(SUPERSAMPLE))
+    for position, (anchor, direction) in board.empty_places().items():
+        name = "centre" if anchor is None else f"{anchor} {DIRECTIONS[direction]}"
+        _draw_empty_place(canvas, canvas.layout.centre(position), name)
+    for position, (name, rotation) in tiles:
+        if name in SEAS:
+            _draw_sea(canvas, canvas.layout.centre(position), name, rotation)
+        else:
+            _draw_island(canvas, board, colours, position)
+    return canvas.image, _palette(canvas.image.reduce(SUPERSAMPLE))
 
 
 def _palette(image: Image.Image) -> Image.Image:
@@ -361,10 +388,10 @@ def _text_mask(text: str, size: int, bold: bool) -> tuple[Image.Image, int, int]
 class _Canvas:
     """The picture being drawn, larger than the final one; sizes are given in hex radii."""
 
-    def __init__(self, lay: Layout) -> None:
+    def __init__(self, lay: Layout, image: Image.Image | None = None) -> None:
         self.layout = lay
         self.radius = lay.radius
-        self.image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
+        self.image = image or Image.new("RGB", (lay.width, lay.height), BACKGROUND)
         self.draw = ImageDraw.Draw(self.image)
 
     def at(self, centre: Point, point: Point) -> Point:
@@ -459,20 +486,22 @@ def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
     canvas.text(canvas.at(centre, (-0.75, 0.0)), name, 0.2, SEA_INK, bold=True)
 
 
-def _draw_island(canvas: _Canvas, state: State, position: Position) -> None:
+def _draw_island(
+    canvas: _Canvas, board: Board, colours: Sequence[str], position: Position
+) -> None:
     centre = canvas.layout.centre(position)
-    name, rotation = state.board.tiles[position]
+    name, rotation = board.tiles[position]
     canvas.tile(centre, LAND)
     plans = island_plan(name, rotation)
     for index, plan in enumerate(plans):
-        for direction in state.board.jetties(position, index):
+        for direction in board.jetties(position, index):
             _draw_jetty(canvas, centre, direction, plan)
     for index, plan in enumerate(plans):
         for row in plan.rows:
             _draw_sand(canvas, [canvas.at(centre, p) for p in row], plan.berth + SAND_MARGIN)
         canvas.text(canvas.at(centre, plan.letter), BEACH_LETTERS[index], 0.22, INK, bold=True)
-    seat = state.board.royal.get(position)
-    owner = None if seat is None else state.colours[seat]
+    seat = board.royal.get(position)
+    owner = None if seat is None else colours[seat]
     if owner is not None:
         canvas.outline(canvas.hexagon(centre, 0.94), BOAT_COLOURS[owner], 0.09)
     _draw_label(canvas, centre, name, rotation, owner)

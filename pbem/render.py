@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import OrderedDict
 from dataclasses import fields
 from functools import cache
 from importlib import resources
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from engine.notation import SYNTAX
 from pbem.view import Board, Mail
@@ -38,6 +40,10 @@ def template_dir() -> Path:
 
 def wrap(text: str, width: int = WIDTH, first: str = "", indent: str = "") -> str:
     """Fill a paragraph to `width` columns; words longer than a line are kept whole."""
+    text = str(text)
+    lead = first or indent
+    if len(lead) + len(text) <= width and text.isprintable():
+        return lead + text
     return textwrap.fill(
         str(text),
         width=width,
@@ -62,7 +68,24 @@ def environment() -> Environment:
     env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
     env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
     env.globals["syntax"] = tuple(SYNTAX.values())
+    env.globals["shared"] = _shared
     return env
+
+
+# the board sections of the last few rounds, by template, board and picture: every mail
+# of a round shows the same board, so it is rendered once
+_shared_cache: OrderedDict[tuple[str, int, str | None], tuple[Board, str]] = OrderedDict()
+
+
+def _shared(template: str, board: Board, picture: str | None) -> str | Markup:
+    key = (template, id(board), picture)
+    hit = _shared_cache.get(key)
+    if hit is None or hit[0] is not board:
+        page = environment().get_template(template).render(board=board, picture=picture)
+        hit = _shared_cache[key] = (board, page.rstrip("\n"))
+        while len(_shared_cache) > 8:
+            _shared_cache.popitem(last=False)
+    return Markup(hit[1]) if template.endswith(".html.j2") else hit[1]
 
 
 def _context(mail: Mail) -> dict[str, Any]:
@@ -82,8 +105,12 @@ def render_html(mail: Mail) -> str:
 
 def render_board_text(board: Board) -> str:
     """The board section of the plain-text mails, for a reader who is not a player."""
-    text = environment().get_template("_board.txt.j2").render(board=board, you=None)
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    parts = [_shared("_board.txt.j2", board, None), _template("_players.txt.j2", board)]
+    return "\n".join(line.rstrip() for line in "\n\n".join(parts).splitlines()) + "\n"
+
+
+def _template(name: str, board: Board) -> str:
+    return environment().get_template(name).render(board=board, you=None)
 
 
 def render(mail: Mail) -> tuple[str, str]:
