@@ -153,29 +153,32 @@ def berths(state: State) -> list[Berth]:
 
 def board_png(state: State) -> bytes:
     """The board as a compact palette PNG; the same state always gives the same bytes."""
-    tiles, palette = _tiles_layer(
+    base, palette = _tiles_layer(
         tuple(state.board.tiles.items()),
         tuple((state.board.name(p), state.colours[s]) for p, s in state.board.royal.items()),
         tuple(state.colours),
     )
-    canvas = _Canvas(layout(state).scaled(SUPERSAMPLE), tiles.copy())
-    for berth in _berths(state, canvas.layout):
-        _draw_berth(canvas, berth)
-    small = canvas.image.reduce(SUPERSAMPLE)
-    indexed = small.quantize(palette=palette, dither=Image.Dither.NONE)
+    image = base.copy()
+    lay = layout(state)
+    for berth in _berths(state, lay):
+        if berth.colour is not None:
+            sprite, mask = _boat_sprite(berth.colour, round(berth.radius * 4) / 4, lay.radius)
+            x, y = berth.centre
+            image.paste(sprite, (round(x) - sprite.width // 2, round(y) - sprite.height // 2), mask)
+    indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)
     out = io.BytesIO()
     indexed.save(out, "PNG", compress_level=COMPRESS_LEVEL)
     return out.getvalue()
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _tiles_layer(
     tiles: tuple[tuple[Position, tuple[str, int]], ...],
     royal: tuple[tuple[str, str], ...],
     colours: tuple[str, ...],
 ) -> tuple[Image.Image, Image.Image]:
-    """Tiles and empty places without boats, and the palette of the picture: these change
-    only when a tile is placed or a royal island founded, so most moves reuse them."""
+    """Tiles, empty places and free berths, and the palette of the picture: these change only
+    when a tile is placed or a royal island founded, so most moves reuse them."""
     board = Board()
     for position, (name, rotation) in tiles:
         board.place(name, position, rotation, len(colours))
@@ -190,7 +193,25 @@ def _tiles_layer(
             _draw_sea(canvas, canvas.layout.centre(position), name, rotation)
         else:
             _draw_island(canvas, board, colours, position)
-    return canvas.image, _palette(canvas.image.reduce(SUPERSAMPLE))
+    for berth in _free_berths(board, canvas.layout):
+        _draw_berth(canvas, berth)
+    small = canvas.image.reduce(SUPERSAMPLE)
+    return small, _palette(small)
+
+
+@lru_cache(maxsize=128)
+def _boat_sprite(colour: str, radius: float, hex_radius: float) -> tuple[Image.Image, Image.Image]:
+    """A boat of `radius` pixels drawn large and scaled down (smooth edges), with the mask
+    to paste it by; `hex_radius` sets the width of its outline as on the tiles."""
+    side = 2 * math.ceil(radius + 2)
+    lay = Layout(hex_radius * SUPERSAMPLE, (0.0, 0.0), side * SUPERSAMPLE, side * SUPERSAMPLE)
+    canvas = _Canvas(lay, Image.new("RGB", (lay.width, lay.height), SAND))
+    centre = (lay.width / 2, lay.height / 2)
+    _draw_berth(canvas, Berth("", 0, centre, radius * SUPERSAMPLE, colour))
+    mask = Image.new("L", (lay.width, lay.height), 0)
+    r = radius * SUPERSAMPLE + canvas.width(0.025) / 2
+    ImageDraw.Draw(mask).ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), 255)
+    return canvas.image.reduce(SUPERSAMPLE), mask.reduce(SUPERSAMPLE)
 
 
 def _palette(image: Image.Image) -> Image.Image:
@@ -486,9 +507,7 @@ def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
     canvas.text(canvas.at(centre, (-0.75, 0.0)), name, 0.2, SEA_INK, bold=True)
 
 
-def _draw_island(
-    canvas: _Canvas, board: Board, colours: Sequence[str], position: Position
-) -> None:
+def _draw_island(canvas: _Canvas, board: Board, colours: Sequence[str], position: Position) -> None:
     centre = canvas.layout.centre(position)
     name, rotation = board.tiles[position]
     canvas.tile(centre, LAND)
@@ -612,6 +631,17 @@ def _draw_label(
         canvas.text(letter, LETTERS[owner], 0.15 * scale, LETTER_INK[owner], bold=True)
     for line in _label(name, owner is not None, scale):
         canvas.text(canvas.at(origin, (0, line.y)), line.text, line.size, INK, line.bold)
+
+
+def _free_berths(board: Board, lay: Layout) -> Iterator[Berth]:
+    """Every berth of the board as if empty."""
+    for position in board.boats:
+        name, rotation = board.tiles[position]
+        centre = lay.centre(position)
+        for index, plan in enumerate(island_plan(name, rotation)):
+            for x, y in plan.berths:
+                at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
+                yield Berth(name, index, at, plan.berth * lay.radius, None)
 
 
 def _berths(state: State, lay: Layout) -> Iterator[Berth]:
