@@ -32,7 +32,7 @@ MAX_RADIUS = 72
 MARGIN = 4
 SUPERSAMPLE = 2
 PALETTE_SIZE = 40
-COMPRESS_LEVEL = 6  # level 9 (optimize) takes seven times as long for 5 % fewer bytes
+COMPRESS_LEVEL = 3  # a third of the time of level 6, for about 20 % more bytes
 
 SQRT3 = math.sqrt(3.0)
 APOTHEM = SQRT3 / 2
