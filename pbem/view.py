@@ -239,6 +239,7 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
     assert open_decision is not None
     legal = state.legal_choices()
     kind = open_decision.kind.value
+    verbs = _verbs(legal)
     return Decision(
         number=open_decision.number,
         kind=kind,
@@ -248,9 +249,14 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
             Option(n, str(choice)) for n, choice in enumerate(legal[:MAX_LISTED], start=1)
         ),
         total=len(legal),
-        syntax=tuple(SYNTAX[verb] for verb in COMMANDS_FOR[kind]),
+        syntax=tuple(SYNTAX[verb] for verb in COMMANDS_FOR[kind] if verb in verbs),
         deadline=deadline,
     )
+
+
+def _verbs(legal: Sequence[object]) -> set[str]:
+    """The commands that some legal choice starts with."""
+    return {str(choice).split(" ", 1)[0] for choice in legal}
 
 
 def deadline(moment: datetime, tz: str | None = None) -> Deadline:
