@@ -206,3 +206,9 @@ def test_long_html_lines_are_encoded_so_smtp_takes_them() -> None:
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     _, html_part = parts(parse(raw))
     assert html_part.rstrip("\n") == page
+
+
+@pytest.mark.parametrize("name", sorted(sample_mails()))
+def test_no_markup_is_escaped_twice(name: str) -> None:
+    _, page = parts(sample_mails()[name])
+    assert "&amp;#" not in page and "&lt;span" not in page
