@@ -20,7 +20,6 @@ class Moment:
     """What every mail about one moment of a game shares; built once per round."""
 
     game: int
-    everyone: tuple[Player, ...]
     board: view.Board
     happened: tuple[str, ...]
     decision: view.Decision | None  # the open decision, without a deadline
@@ -28,6 +27,10 @@ class Moment:
     waiting: str
     summary: str  # the open decision in a few words, for subjects
     picture: str | None
+
+    @property
+    def everyone(self) -> tuple[Player, ...]:
+        return self.board.players
 
 
 def moment(
@@ -38,14 +41,13 @@ def moment(
     events: Sequence[Event] = (),
     picture: str | None = None,
 ) -> Moment:
-    everyone = view.players(state, names, bots)
+    board = view.board(state, names, bots)
     return Moment(
         game=game,
-        everyone=everyone,
-        board=view.board(state, names, bots),
+        board=board,
         happened=view.happened(events),
         decision=view.decision(state) if state.decision is not None else None,
-        final=view.final(state, everyone) if state.decision is None else None,
+        final=view.final(state, board.players) if state.decision is None else None,
         waiting=waiting(state, names),
         summary=summary(state),
         picture=picture,

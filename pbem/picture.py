@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -635,24 +635,29 @@ def _draw_label(
 
 def _free_berths(board: Board, lay: Layout) -> Iterator[Berth]:
     """Every berth of the board as if empty."""
+    return _placed_berths(board, lay, lambda position, beach: ())
+
+
+def _berths(state: State, lay: Layout) -> Iterator[Berth]:
+    return _placed_berths(
+        state.board,
+        lay,
+        lambda position, beach: state.colours_of(state.board.boats[position][beach]),
+    )
+
+
+def _placed_berths(
+    board: Board, lay: Layout, boats: Callable[[Position, int], Sequence[str]]
+) -> Iterator[Berth]:
+    """Every berth of every island in picture coordinates; `boats` gives the colours of the
+    boats on a beach, which fill its berths in order."""
     for position in board.boats:
         name, rotation = board.tiles[position]
         centre = lay.centre(position)
         for index, plan in enumerate(island_plan(name, rotation)):
-            for x, y in plan.berths:
-                at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
-                yield Berth(name, index, at, plan.berth * lay.radius, None)
-
-
-def _berths(state: State, lay: Layout) -> Iterator[Berth]:
-    board = state.board
-    for position, beaches in board.boats.items():
-        name, rotation = board.tiles[position]
-        centre = lay.centre(position)
-        for index, plan in enumerate(island_plan(name, rotation)):
-            boats = state.colours_of(beaches[index])
+            colours = boats(position, index)
             for slot, (x, y) in enumerate(plan.berths):
-                colour = boats[slot] if slot < len(boats) else None
+                colour = colours[slot] if slot < len(colours) else None
                 at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
                 yield Berth(name, index, at, plan.berth * lay.radius, colour)
 

@@ -105,12 +105,9 @@ def render_html(mail: Mail) -> str:
 
 def render_board_text(board: Board) -> str:
     """The board section of the plain-text mails, for a reader who is not a player."""
-    parts = [_shared("_board.txt.j2", board, None), _template("_players.txt.j2", board)]
-    return "\n".join(line.rstrip() for line in "\n\n".join(parts).splitlines()) + "\n"
-
-
-def _template(name: str, board: Board) -> str:
-    return environment().get_template(name).render(board=board, you=None)
+    players = environment().get_template("_players.txt.j2").render(board=board, you=None)
+    text = f"{_shared('_board.txt.j2', board, None)}\n\n{players}"
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 
 def render(mail: Mail) -> tuple[str, str]:

@@ -428,6 +428,7 @@ class Service:
         """After a reply: the sender hears how it went; if anything moved, everyone hears what
         happened, and whoever decides next gets their options."""
         at, picture = self.moment(game, seats, state, events)
+        deadline = self._deadline(game, now)
         for seat in seats:
             if not seat.address or (not events and seat is not sender):
                 continue
@@ -438,7 +439,7 @@ class Service:
                 results=results if mine else (),
                 answers=answers if mine else (),
                 show_board=bool(events) or (mine and show_board),
-                deadline=self._deadline(game, now),
+                deadline=deadline,
             )
             self._queue(db, game, seat, mail, picture, now)
 

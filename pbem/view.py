@@ -228,9 +228,7 @@ def _islands(state: State) -> tuple[Island, ...]:
 
 def _beyond(state: State, position: tuple[int, int], direction: int) -> str:
     placed = state.board.tiles.get(neighbour(position, direction))
-    if placed is None:
-        return "open sea"
-    return f"sea {placed[0]}" if placed[0] in SEAS else placed[0]
+    return "open sea" if placed is None else _tile_words(placed[0])
 
 
 def decision(state: State, deadline: Deadline | None = None) -> Decision:
