@@ -4,7 +4,17 @@ A game is a `Setup` plus the list of choices made; `State` holds the game in pro
 says who must decide what (`state.decision`), lists the legal choices and applies one.
 """
 
-from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
+from engine.choices import (
+    Choice,
+    Colonise,
+    Emigrate,
+    Expand,
+    FoundRoyal,
+    Land,
+    Pass,
+    Place,
+    PutTile,
+)
 from engine.errors import (
     AmbiguousChoiceError,
     ChoiceError,
@@ -31,6 +41,7 @@ __all__ = [
     "Land",
     "NotationError",
     "Outcome",
+    "Pass",
     "Phase",
     "Place",
     "PutTile",

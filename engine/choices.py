@@ -58,6 +58,17 @@ class Colonise:
 
 
 @dataclass(frozen=True)
+class Pass:
+    """The PBEM house rule for a turn whose deadline passed: the player does nothing.
+
+    Never among the legal choices (it is no move of the printed rules); the engine accepts
+    it at the start of a turn, so that a game with an automatic pass still replays."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True)
 class Emigrate:
     """The full beach that emigrates next and the board direction of the jetty it uses."""
 
@@ -103,4 +114,4 @@ class PutTile:
         return f"put {place} red {DIRECTIONS[self.red]}"
 
 
-Choice = Place | Expand | FoundRoyal | Colonise | Emigrate | Land | PutTile
+Choice = Place | Expand | FoundRoyal | Colonise | Pass | Emigrate | Land | PutTile

@@ -200,6 +200,16 @@ class TurnStarted:
 
 
 @dataclass(frozen=True)
+class TurnPassed:
+    """The house rule of play by mail: a turn whose deadline passed is passed."""
+
+    colour: str
+
+    def __str__(self) -> str:
+        return f"{self.colour.capitalize()} passed the turn."
+
+
+@dataclass(frozen=True)
 class GameEnded:
     winners: tuple[str, ...]
     reason: str
@@ -227,5 +237,6 @@ Event = (
     | StayedAtSea
     | IslandRemoved
     | TurnStarted
+    | TurnPassed
     | GameEnded
 )

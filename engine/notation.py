@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import re
 
-from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
+from engine.choices import (
+    Choice,
+    Colonise,
+    Emigrate,
+    Expand,
+    FoundRoyal,
+    Land,
+    Pass,
+    Place,
+    PutTile,
+)
 from engine.colours import BY_LETTER, COLOURS
 from engine.errors import AmbiguousChoiceError, NotationError
 from engine.hexgrid import parse_direction
@@ -36,6 +46,7 @@ _VERBS = {
     "sail": "emigrate",
     "land": "land",
     "put": "put",
+    "pass": "pass",
 }
 
 
@@ -54,7 +65,7 @@ def parse_choice(text: str) -> Choice:
     except AmbiguousChoiceError:
         raise
     except NotationError as error:
-        raise NotationError(f"{error} Write it as: {SYNTAX[verb]}.") from None
+        raise NotationError(f"{error} Write it as: {SYNTAX.get(verb, verb)}.") from None
 
 
 def _island(tokens: list[str]) -> tuple[str, list[str]]:
@@ -138,6 +149,12 @@ def _colonise(args: list[str]) -> Choice:
     return Colonise()
 
 
+def _pass(args: list[str]) -> Choice:
+    if args:
+        raise NotationError(f"Unexpected {' '.join(args)!r} after pass.")
+    return Pass()
+
+
 def _emigrate(args: list[str]) -> Choice:
     island, rest = _island(args)
     if not rest or len(rest[0]) != 1:
@@ -202,4 +219,5 @@ _PARSERS = {
     "emigrate": _emigrate,
     "land": _land,
     "put": _put,
+    "pass": _pass,
 }

@@ -10,7 +10,17 @@ from typing import Any
 
 from engine import events as ev
 from engine.board import BERTHS, Board
-from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
+from engine.choices import (
+    Choice,
+    Colonise,
+    Emigrate,
+    Expand,
+    FoundRoyal,
+    Land,
+    Pass,
+    Place,
+    PutTile,
+)
 from engine.colours import BOATS_PER_PLAYER, COLOURS
 from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
@@ -326,6 +336,10 @@ class State:
         """The legal choice that `choice` stands for (filling in what the text left out)."""
         if self.phase is Phase.OVER:
             raise GameOverError("The game is over; no more choices can be made.")
+        if isinstance(choice, Pass):
+            if self.phase is Phase.TURN:
+                return choice
+            raise IllegalChoiceError("A turn can only be passed at its start.")
         legal = self.legal_choices()
         if any(c is choice for c in legal) or choice in legal:
             return choice
@@ -395,6 +409,9 @@ class State:
             self._found_royal(choice, events)
         elif isinstance(choice, Colonise):
             self._colonise(events)
+        elif isinstance(choice, Pass):
+            events.append(ev.TurnPassed(colour))
+            self._end_turn(events)
         elif isinstance(choice, Emigrate):
             self._emigrate(choice, events)
         elif isinstance(choice, Land):

@@ -10,16 +10,26 @@ from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses
 
-_PLUS = re.compile(r"\+g(\d+)-(\d+)-(\d+)-([a-z2-7]{10})@", re.IGNORECASE)
-_SUBJECT = re.compile(r"\[Tongiaki g(\d+) #(\d+) s(\d+)-([a-z2-7]{10})\]", re.IGNORECASE)
+_PLUS = re.compile(r"\+g(\d+)-(\d+|gm)-(\d+)-([a-z2-7]{10})@", re.IGNORECASE)
+_SUBJECT = re.compile(r"\[Tongiaki g(\d+) #(\d+) s(\d+|gm)-([a-z2-7]{10})\]", re.IGNORECASE)
+
+GM_SEAT = -1  # the seat number of the game master's tags: "gm" in addresses
 
 
 @dataclass(frozen=True)
 class Tag:
     game: int
-    seat: int
+    seat: int  # GM_SEAT for the game master
     decision: int
     token: str
+
+    @property
+    def seat_text(self) -> str:
+        return "gm" if self.seat == GM_SEAT else str(self.seat)
+
+
+def _seat(text: str) -> int:
+    return GM_SEAT if text.lower() == "gm" else int(text)
 
 
 def token(secret: str, game: int, seat: int, decision: int) -> str:
@@ -35,11 +45,11 @@ def token_ok(secret: str, tag: Tag) -> bool:
 def reply_address(service: str, tag: Tag) -> str:
     """`local+g42-1-31-token@domain` for the service address `local@domain`."""
     local, _, domain = service.partition("@")
-    return f"{local}+g{tag.game}-{tag.seat}-{tag.decision}-{tag.token}@{domain}"
+    return f"{local}+g{tag.game}-{tag.seat_text}-{tag.decision}-{tag.token}@{domain}"
 
 
 def subject_tag(tag: Tag) -> str:
-    return f"[Tongiaki g{tag.game} #{tag.decision} s{tag.seat}-{tag.token}]"
+    return f"[Tongiaki g{tag.game} #{tag.decision} s{tag.seat_text}-{tag.token}]"
 
 
 def find_tag(message: Message) -> Tag | None:
@@ -50,9 +60,9 @@ def find_tag(message: Message) -> Tag | None:
         found = _PLUS.search(address)
         if found:
             game, seat, decision, signed = found.groups()
-            return Tag(int(game), int(seat), int(decision), signed.lower())
+            return Tag(int(game), _seat(seat), int(decision), signed.lower())
     found = _SUBJECT.search(str(message.get("Subject", "")))
     if found:
         game, decision, seat, signed = found.groups()
-        return Tag(int(game), int(seat), int(decision), signed.lower())
+        return Tag(int(game), _seat(seat), int(decision), signed.lower())
     return None

@@ -18,12 +18,14 @@ import typer
 from sqlmodel import col, select
 
 from pbem import letters, view
+from pbem.clock import utc_now
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import open_database, session
+from pbem.gm import GameMaster
 from pbem.models import Game, Seat
 from pbem.render import render_board_text
 from pbem.runner import run_cycle, serve
-from pbem.service import GameError, SeatSpec, Service, utc_now
+from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
 
 app = typer.Typer(
@@ -103,8 +105,16 @@ def poll(
     service = _service(config)
     moment = _parse_time(now) if now else utc_now()
     report = run_cycle(service, moment)
+    clock = report.clock
+    timed = (
+        f", {clock.reminders} reminders, {clock.automatic} automatic moves, "
+        f"{clock.graced} deadlines moved after downtime"
+        if clock
+        else ""
+    )
     typer.echo(
-        f"handled {report.handled} messages, sent {report.sent} mails, {report.failed} failed"
+        f"handled {report.handled} messages{timed}, sent {report.sent} mails, "
+        f"{report.failed} failed"
     )
 
 
@@ -113,7 +123,39 @@ def _parse_time(text: str) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         _fail(f"{text!r} is not an ISO 8601 time, like 2026-11-22T10:00:00Z")
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+@app.command("gm")
+def game_master(
+    game: Annotated[int, typer.Argument(help="The game.")],
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            help="A game master command: pause, resume, extend 1d, deadline 24h, "
+            "move SEAT CHOICE, undo N, replace SEAT ADDRESS [NAME], bot SEAT random|greedy, "
+            "human SEAT, kick SEAT, end; or status, log."
+        ),
+    ],
+    now: Annotated[str | None, typer.Option(help="Act as if at this ISO 8601 time.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Act on a game as its game master; the players are told by mail."""
+    _logging()
+    service = _service(config)
+    try:
+        results, answers = GameMaster(service).run_host(
+            game, [" ".join(command)], _parse_time(now) if now else utc_now()
+        )
+    except GameError as error:
+        _fail(str(error))
+    for result in results:
+        if result.outcome != "answered":
+            typer.echo(f"{result.outcome}: {result.detail}")
+    for answer in answers:
+        typer.echo(answer.text)
+    if any(r.outcome == "rejected" for r in results):
+        raise typer.Exit(code=2)
 
 
 @app.command("serve")

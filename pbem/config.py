@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from pbem.clock import DurationError, check_reminders, parse_duration
+
 
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the key."""
@@ -44,8 +46,12 @@ class Settings:
     plus_addressing: bool = True
     poll_seconds: float = 60.0
     outbox_seconds: float = 30.0
-    default_deadline: str = "48h"
-    gm_addresses: tuple[str, ...] = ()
+    default_deadline: str = "48h"  # time per decision, when a game does not set its own
+    reminders: tuple[str, ...] = ("50%", "6h")  # when N% of the time is left; or before
+    absence_after: int = 3  # automatic moves in a row that mark a seat absent
+    vacation_allowance: str = "7d"  # vacation per player and game, in total
+    downtime_grace: str = "6h"  # down longer: passed deadlines get this much time again
+    gm_addresses: tuple[str, ...] = ()  # may act as game master in every game
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
 
@@ -79,6 +85,7 @@ def load_settings(path: Path | None) -> Settings:
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise ConfigError(f"{chosen}: {error}") from error
         settings = _apply(settings, data, "")
+        _check(settings)
     imap_pw = os.environ.get("PBEM_IMAP_PASSWORD")
     smtp_pw = os.environ.get("PBEM_SMTP_PASSWORD")
     if imap_pw:
@@ -86,6 +93,23 @@ def load_settings(path: Path | None) -> Settings:
     if smtp_pw:
         settings = replace(settings, smtp=replace(settings.smtp, password=smtp_pw))
     return settings
+
+
+def _check(settings: Settings) -> None:
+    """Values that have the right type but cannot be used."""
+    for name in ("default_deadline", "vacation_allowance", "downtime_grace"):
+        try:
+            parse_duration(getattr(settings, name))
+        except DurationError as error:
+            raise ConfigError(f"{name!r}: {error}") from error
+    try:
+        check_reminders(settings.reminders)
+    except DurationError as error:
+        raise ConfigError(f"'reminders': {error}") from error
+    if settings.absence_after < 1:
+        raise ConfigError("'absence_after' must be 1 or more")
+    if settings.mail not in ("maildir", "imap"):
+        raise ConfigError("'mail' must be maildir or imap")
 
 
 def _apply(target: Any, data: dict[str, Any], prefix: str) -> Any:

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, event
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
 from pbem import models  # noqa: F401  (registers the tables)
+from pbem.migrate import upgrade
 
 
 def open_database(path: Path) -> Engine:
-    """The database at `path`, created with its tables if new."""
+    """The database at `path`: created with its tables if new, upgraded if older."""
     path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
 
@@ -47,7 +48,7 @@ def open_database(path: Path) -> Engine:
         if connection.info.pop("writer", False):
             writer.release()
 
-    SQLModel.metadata.create_all(engine)
+    upgrade(engine)
     return engine
 
 

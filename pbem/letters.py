@@ -40,25 +40,37 @@ def moment(
     bots: Sequence[bool],
     events: Sequence[Event] = (),
     picture: str | None = None,
+    *,
+    announced: Sequence[str] = (),
+    ended: str | None = None,
+    paused: bool = False,
 ) -> Moment:
+    """`announced`: what the service or the game master did, told before the events;
+    `ended`: why the game ended when the rules did not end it (the game master did)."""
     board = view.board(state, names, bots)
+    over = ended is not None or state.decision is None
     return Moment(
         game=game,
         board=board,
-        happened=view.happened(events),
-        decision=view.decision(state) if state.decision is not None else None,
-        final=view.final(state, board.players) if state.decision is None else None,
-        waiting=waiting(state, names),
+        happened=(*announced, *view.happened(events)),
+        decision=None if over else view.decision(state),
+        final=view.final(state, board.players, ended) if over else None,
+        waiting=waiting(state, names, over=over, paused=paused),
         summary=summary(state),
         picture=picture,
     )
 
 
-def waiting(state: State, names: Sequence[str]) -> str:
+def waiting(state: State, names: Sequence[str], *, over: bool = False, paused: bool = False) -> str:
     """Whose decision it is, in a sentence."""
     decision = state.decision
-    if decision is None:
+    if decision is None or over:
         return "The game is over."
+    if paused:
+        return (
+            f"The game master paused the game at decision {decision.number}, "
+            f"{names[decision.seat]}'s ({decision.colour}): no move can be made until it resumes."
+        )
     return (
         f"Now waiting for {names[decision.seat]} ({decision.colour}), "
         f"decision {decision.number}: {_lower_first(what_is_asked(state))}"
@@ -100,6 +112,8 @@ def letter(
     results: Sequence[LineResult] = (),
     answers: Sequence[Answer] = (),
     notice: str = "",
+    remark: str = "",
+    subject: str = "",
     news: bool = True,
     show_board: bool = True,
     deadline: view.Deadline | None = None,
@@ -113,6 +127,7 @@ def letter(
     mine = decision is not None and at.everyone[seat].colour == decision.colour
     rejected = any(r.outcome == "rejected" for r in results)
     happened = at.happened if news else ()
+    headline = subject
     if notice or rejected:
         kind, subject = "error", "Not applied: " + ((notice and "wrong reply address") or "see why")
     elif at.final is not None:
@@ -120,9 +135,13 @@ def letter(
     elif mine:
         kind, subject = "prompt", ""
     elif not happened:
-        kind, subject = "answer", "Your answer: " + ", ".join(a.kind for a in answers)
+        asked = [r.line.split()[0].lower() for r in results if r.outcome == "answered"]
+        asked = asked or [a.kind for a in answers]
+        kind, subject = "answer", "Your answer: " + ", ".join(dict.fromkeys(asked))
     else:
         kind, subject = "update", f"Waiting for {_decider(at)}"
+    if headline and kind in ("update", "answer"):
+        subject = headline
     if mine and decision is not None:
         decision = replace(decision, deadline=deadline)
         subject = subject or f"Your move: {at.summary} (decision {decision.number})"
@@ -132,6 +151,7 @@ def letter(
         subject=subject,
         you=at.everyone[seat],
         notice=notice,
+        remark=remark,
         results=tuple(results),
         answers=tuple(answers),
         happened=happened,

@@ -14,11 +14,19 @@ class Game(SQLModel, table=True):
     colours: str  # seat order, comma-separated
     stack: str  # the tile stack, top first, comma-separated
     seed: int | None = None
-    deadline_seconds: int | None = None
+    deadline_seconds: int | None = None  # the time per decision
     gm_address: str | None = None
-    status: str = "running"  # running | over
+    gm_secret: str = ""  # signs the reply addresses of the game master's mails
+    status: str = "running"  # running | paused | over
+    ended_by: str | None = None  # who ended the game early (the game master)
     decision: int = 1  # the number of the decision pending now
     snapshot: str | None = None  # engine state JSON at `decision` (a cache of the log)
+    # the clock of the open decision: it runs from `clock_from` to `deadline_at`
+    clock_from: datetime | None = None
+    deadline_at: datetime | None = None
+    reminded_at: datetime | None = None  # the last reminder for this decision
+    wake_at: datetime | None = Field(default=None, index=True)  # next reminder or deadline
+    paused_left: int | None = None  # seconds the open decision had left when paused
 
 
 class Seat(SQLModel, table=True):
@@ -32,6 +40,11 @@ class Seat(SQLModel, table=True):
     colour: str
     secret: str  # signs the reply addresses of this seat
     bot: str | None = None  # random | greedy, or None for a person
+    tz: str | None = None  # the time zone the player's mails show deadlines in
+    auto_moves: int = 0  # automatic moves in a row, since the player last moved
+    absent: bool = False  # played by the greedy bot until the player writes again
+    away_until: datetime | None = None  # on vacation until then
+    vacation_used: int = 0  # seconds of vacation taken in this game
 
 
 class Move(SQLModel, table=True):
@@ -44,7 +57,7 @@ class Move(SQLModel, table=True):
     number: int
     seat: int
     choice: str  # canonical text
-    source: str  # mail | bot | cli
+    source: str  # mail | bot | absent | auto | gm
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
     created_at: datetime
 
@@ -72,6 +85,17 @@ class Outbox(SQLModel, table=True):
     attempts: int = 0
     next_attempt_at: datetime
     last_error: str = ""
+
+
+class GmAction(SQLModel, table=True):
+    """What a game master did to a game, by whom: the game's audit log."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    at: datetime
+    actor: str  # the game master's address, or "host" for the command line
+    command: str
+    detail: str = ""
 
 
 class Setting(SQLModel, table=True):

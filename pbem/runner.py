@@ -1,4 +1,5 @@
-"""One cycle of the service (read new mail, send queued mail) and the scheduler around it."""
+"""One cycle of the service (read new mail, do what deadlines call for, send queued mail) and
+the scheduler around it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from sqlalchemy import Engine
 from sqlmodel import col, delete, select
 
 from pbem.db import session
+from pbem.deadlines import TickReport, tick
 from pbem.models import Outbox
 from pbem.service import Service
 from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
@@ -32,6 +34,7 @@ class CycleReport:
     handled: int = 0
     sent: int = 0
     failed: int = 0
+    clock: TickReport | None = None
 
 
 def backoff(attempts: int) -> timedelta:
@@ -145,9 +148,10 @@ def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None
 
 
 def run_cycle(service: Service, now: datetime) -> CycleReport:
-    """Read new mail, then send what is due."""
+    """Read new mail, do what the deadlines call for, then send what is due."""
     report = CycleReport()
     report.handled = read_mail(service, now)
+    report.clock = tick(service, now)
     report.sent, report.failed = asyncio.run(
         flush_outbox(
             service.engine,
@@ -190,14 +194,23 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
                     log.exception("sending mail failed; will try again")
                 force = False
 
+        def read_and_tick() -> int:
+            try:
+                handled = read_mail(service, clock(), opener)
+            except Exception:  # a mail server that is down must not stop the service
+                log.exception("reading mail failed; will try again")
+                handled = 0
+            report = tick(service, clock())  # deadlines run even while the mailbox is down
+            return handled + report.reminders + report.automatic + report.graced
+
         async def poll() -> None:
             while not stop.is_set():
                 try:
-                    handled = await asyncio.to_thread(read_mail, service, clock(), opener)
-                except Exception:  # a mail server that is down must not stop the service
-                    log.exception("reading mail failed; will try again")
+                    done = await asyncio.to_thread(read_and_tick)
+                except Exception:
+                    log.exception("a cycle failed; will try again")
                     return
-                if not handled:
+                if not done:
                     return
                 wake.set()  # answer at once rather than at the next outbox interval
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 import email
 import hashlib
 import json
+import logging
 import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from email.message import Message
 from email.policy import default as default_policy
 from email.utils import parseaddr
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
@@ -26,8 +28,16 @@ from engine.bots import BOT_KINDS, make_bot
 from engine.colours import COLOURS
 from engine.events import Event
 from pbem import letters, view
-from pbem.addressing import Tag, find_tag, token, token_ok
+from pbem.addressing import GM_SEAT, Tag, find_tag, token, token_ok
 from pbem.automatic import automatic_reason
+from pbem.clock import (
+    DurationError,
+    as_utc,
+    format_duration,
+    next_wake,
+    utc_now,
+)
+from pbem.clock import parse_duration as _parse_duration
 from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.db import session
@@ -37,7 +47,10 @@ from pbem.render import render
 from pbem.replytext import reply_text
 from pbem.view import Answer, LineResult
 
+log = logging.getLogger("pbem")
+
 META_COMMANDS = ("help", "board", "status", "log")
+SEAT_COMMANDS = ("vacation", "tz")  # a player's settings, at any time
 MAX_LINES = 30
 ADDRESS = re.compile(r"^[^@\s:,]+@[^@\s:,]+$")
 
@@ -54,17 +67,17 @@ class SeatSpec:
     bot: str | None = None
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 def parse_duration(text: str) -> int:
-    """Seconds in '48h', '2d', '90m', '1d12h', '3600s'."""
-    parts = re.findall(r"(\d+)\s*([dhms])", text.strip().lower())
-    if not parts or re.sub(r"\d+\s*[dhms]\s*", "", text.strip().lower()):
-        raise GameError(f"{text!r} is not a duration (for example 48h, 2d, 1d12h, 90m).")
-    unit = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-    return sum(int(n) * unit[u] for n, u in parts)
+    """Seconds in '48h', '2d', '90m', '1d12h', '3600s'; GameError when it is none."""
+    try:
+        return _parse_duration(text)
+    except DurationError as error:
+        raise GameError(str(error)) from error
+
+
+def when(moment: datetime) -> str:
+    """A time as every player reads it in an announcement: in UTC."""
+    return view.deadline(moment).utc
 
 
 class Service:
@@ -90,6 +103,7 @@ class Service:
         now: datetime,
     ) -> int:
         """Create a game, play its bot seats up to the first human decision, queue the mails."""
+        now = as_utc(now)
         seats = _check_seats(specs)
         colours = [s.colour for s in seats]
         try:
@@ -101,6 +115,8 @@ class Service:
         except SetupError as error:
             raise GameError(str(error)) from error
         seconds = parse_duration(deadline or self.settings.default_deadline)
+        if seconds < 60:
+            raise GameError("The time per decision must be at least a minute.")
         if gm is not None and not ADDRESS.match(gm):
             raise GameError(f"{gm!r} is not a mail address.")
         with session(self.engine) as db:
@@ -111,6 +127,7 @@ class Service:
                 seed=None if stack else seed,
                 deadline_seconds=seconds,
                 gm_address=gm,
+                gm_secret=secrets.token_hex(16),
             )
             db.add(game)
             db.flush()
@@ -129,17 +146,32 @@ class Service:
             ]
             db.add_all(rows)
             state = State(setup)
-            events = self._play_bots(db, game, rows, state, now)
-            self._save(game, state)
+            events = self.advance(db, game, rows, state, now)
             at, picture = self.moment(game, rows, state, events)
             for row in rows:
                 if row.address:
-                    self._queue(db, game, row, letters.welcome(at, row.seat), None, now)
+                    self.queue(db, game, row, letters.welcome(at, row.seat), None, now)
             decision = state.decision
             if decision is not None and rows[decision.seat].address:
-                prompt = letters.letter(at, decision.seat, deadline=self._deadline(game, now))
-                self._queue(db, game, rows[decision.seat], prompt, picture, now)
+                seat = rows[decision.seat]
+                prompt = letters.letter(at, seat.seat, deadline=self.deadline_view(game, seat))
+                self.queue(db, game, seat, prompt, picture, now)
+            if gm:
+                self.queue_gm(
+                    db,
+                    game,
+                    rows,
+                    state,
+                    now,
+                    subject=f"You are the game master of game {game.id}",
+                    notice=f"You are the game master of game {game.id}. Reply to this mail "
+                    "(or to any later mail of this game to you) with the commands below.",
+                    to=[gm],
+                )
             db.commit()
+            log.info(
+                "game %s created: %s", game.id, ", ".join(f"{r.name} ({r.colour})" for r in rows)
+            )
             return game.id
 
     # -- reading ---------------------------------------------------------------------------
@@ -167,10 +199,20 @@ class Service:
         moves = db.exec(select(Move).where(Move.game_id == game.id).order_by(col(Move.number)))
         return [(m.number, seats[m.seat].name, m.choice) for m in moves]
 
+    def log_text(self, db: Session, game: Game, seats: Sequence[Seat]) -> str:
+        moves = self.log(db, game, seats)
+        return "\n".join(f"{number:>4}  {who:<12} {choice}" for number, who, choice in moves)
+
+    def gm_addresses(self, game: Game) -> list[str]:
+        """Who may act as game master of `game`: its own GM, and the host's GMs."""
+        found = [game.gm_address] if game.gm_address else []
+        return [a.lower() for a in [*found, *self.settings.gm_addresses]]
+
     # -- handling a reply ------------------------------------------------------------------
 
     def handle(self, raw: bytes, now: datetime) -> str:
         """Handle one inbound message exactly once; returns its outcome."""
+        now = as_utc(now)
         message = email.message_from_bytes(raw, policy=default_policy)
         message_id = str(message.get("Message-ID", "")).strip()
         if not message_id:
@@ -199,21 +241,67 @@ class Service:
             return "refused", "no game tag" if tag is None else f"no game {tag.game}"
         inbound.game_id = game.id
         game, seats, state = self.game(db, tag.game)
-        if tag.seat >= len(seats) or not token_ok(seats[tag.seat].secret, tag):
+        if tag.seat == GM_SEAT:
+            return self._handle_gm(db, message, game, seats, state, sender, tag, now)
+        if not 0 <= tag.seat < len(seats) or not token_ok(seats[tag.seat].secret, tag):
             self._answer_stranger(db, game, seats, state, sender, "invalid", now)
             return "refused", "bad token"
         seat = seats[tag.seat]
         if sender != (seat.address or "").lower():
             self._answer_stranger(db, game, seats, state, sender, "not yours", now)
             return "refused", f"sender is not the address of seat {seat.seat}"
-        lines = _command_lines(
-            reply_text(
-                message,
-                own_addresses=[self.settings.from_address],
-                own_names=[self.settings.from_name],
-            )
-        )
+        lines = self.command_lines(message)
         return self._apply_lines(db, game, seats, state, seat, tag, lines, inbound, now)
+
+    def command_lines(self, message: Message) -> list[str]:
+        """The lines of the new text of a reply, without what the mail client quoted."""
+        text = reply_text(
+            message,
+            own_addresses=[self.settings.from_address],
+            own_names=[self.settings.from_name],
+        )
+        lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
+        return [line for line in lines if line][:MAX_LINES]
+
+    def _handle_gm(
+        self,
+        db: Session,
+        message: Message,
+        game: Game,
+        seats: list[Seat],
+        state: State,
+        sender: str,
+        tag: Tag,
+        now: datetime,
+    ) -> tuple[str, str]:
+        """A reply to a game master's mail: checked like a player's, then run as GM commands."""
+        from pbem.gm import GameMaster  # the game master's commands use this service
+
+        allowed = self.gm_addresses(game)
+        if sender not in allowed or not token_ok(game.gm_secret, tag):
+            if sender in allowed:  # the GM, with a reply address that is not valid
+                self.queue_gm(
+                    db,
+                    game,
+                    seats,
+                    state,
+                    now,
+                    subject="Not applied: wrong reply address",
+                    notice="Your mail was not applied: its reply address is not valid. "
+                    "Reply to the latest mail the game sent you.",
+                    to=[sender],
+                )
+            return "refused", "bad game master token" if sender in allowed else "not a GM"
+        lines = self.command_lines(message)
+        results, _ = GameMaster(self).run(db, game, lines, actor=sender, now=now, answering=tag)
+        outcome = (
+            "rejected"
+            if any(r.outcome == "rejected" for r in results)
+            else "applied"
+            if any(r.outcome == "applied" for r in results)
+            else "answered"
+        )
+        return outcome, "; ".join(f"{r.line} -> {r.outcome}" for r in results)[:500]
 
     def _apply_lines(
         self,
@@ -229,6 +317,7 @@ class Service:
     ) -> tuple[str, str]:
         results: list[LineResult] = []
         answers: list[Answer] = []
+        announced: list[str] = []
         show_board = False
         events: list[Event] = []
         first = True
@@ -241,6 +330,7 @@ class Service:
                 results.append(LineResult(line, "ignored", "after a rejected line"))
                 continue
             meta = line.lower().strip(" .!")
+            verb = meta.split(" ", 1)[0]
             if meta in META_COMMANDS:
                 if meta == "board":
                     show_board = True
@@ -249,21 +339,31 @@ class Service:
                 results.append(LineResult(line, "answered"))
                 continue
             try:
-                choice = self._read_line(state, seat, tag, line, first)
+                if verb in SEAT_COMMANDS:
+                    detail, told = self._seat_command(game, seats, state, seat, meta, now)
+                    results.append(LineResult(line, "applied", detail))
+                    announced += told
+                    continue
+                choice = self._read_line(game, state, seat, tag, line, first)
                 applied = state.apply(choice)
             except ChoiceError as error:
                 results.append(LineResult(line, "rejected", str(error)))
                 failed = True
                 continue
-            self._record(db, game, state, seat.seat, "mail", inbound.id, now)
+            self.record(db, game, state, seat.seat, "mail", inbound.id, now)
             results.append(LineResult(line, "applied", str(state.log[-1])))
             events += applied
+            seat.auto_moves = 0
             events += self._play_bots(db, game, seats, state, now)
             first = False
         moved = not first
+        if seat.absent and any(r.outcome in ("applied", "answered") for r in results):
+            seat.absent = False
+            seat.auto_moves = 0
+            announced.insert(0, f"{seat.name} ({seat.colour}) is back and plays again.")
         if moved:
-            self._save(game, state)
-        self._queue_round(
+            self.save(game, seats, state, now)
+        self.queue_round(
             db,
             game,
             seats,
@@ -274,14 +374,21 @@ class Service:
             answers=answers,
             results=results,
             show_board=show_board,
+            announced=announced,
         )
         outcome = "rejected" if failed else "applied" if moved else "answered"
         return outcome, "; ".join(f"{r.line} -> {r.outcome}" for r in results)[:500]
 
-    def _read_line(self, state: State, seat: Seat, tag: Tag, line: str, first: bool) -> Choice:
+    def _read_line(
+        self, game: Game, state: State, seat: Seat, tag: Tag, line: str, first: bool
+    ) -> Choice:
         decision = state.decision
-        if decision is None:
+        if decision is None or game.status == "over":
             raise ChoiceError("The game is over.")
+        if game.status == "paused":
+            raise ChoiceError(
+                "The game master has paused the game: no move can be made until it resumes."
+            )
         mine = decision.seat == seat.seat
         if first and tag.decision != decision.number:
             now_open = "yours: the options are below" if mine else f"{decision.colour}'s"
@@ -293,31 +400,66 @@ class Service:
             raise ChoiceError(
                 f"It is not your decision now (decision {decision.number} is {decision.colour}'s)."
             )
-        if line.strip().rstrip(").").isdigit():
-            if not first:
-                raise ChoiceError(
-                    "A number only picks from the options of the mail you answer; "
-                    "for the decisions after it, write the command itself."
-                )
-            number = int(line.strip().rstrip(")."))
-            legal = state.legal_choices()
-            if not 1 <= number <= len(legal):
-                raise ChoiceError(f"There is no option {number}; the options are 1-{len(legal)}.")
-            return legal[number - 1]
-        return parse_choice(line)
+        return read_choice(state, line, numbers=first)
+
+    def _seat_command(
+        self, game: Game, seats: list[Seat], state: State, seat: Seat, line: str, now: datetime
+    ) -> tuple[str, list[str]]:
+        """`vacation DURATION` or `tz ZONE`: what was done, and what everyone is told."""
+        verb, _, argument = line.partition(" ")
+        argument = argument.strip()
+        if verb == "tz":
+            if argument.lower() in ("utc", "off", "none", ""):
+                seat.tz = None
+                return "your deadlines are shown in UTC only", []
+            zone = _time_zone(argument)
+            seat.tz = zone
+            return f"your deadlines are shown in {zone} (and in UTC)", []
+        return self._vacation(game, seats, state, seat, argument, now)
+
+    def _vacation(
+        self, game: Game, seats: list[Seat], state: State, seat: Seat, text: str, now: datetime
+    ) -> tuple[str, list[str]]:
+        try:
+            seconds = _parse_duration(text)
+        except DurationError as error:
+            raise ChoiceError(f"{error} Write it as: vacation 3d.") from error
+        allowance = _parse_duration(self.settings.vacation_allowance)
+        left = allowance - seat.vacation_used
+        if not 0 < seconds <= left:
+            raise ChoiceError(
+                f"You have {format_duration(max(left, 0))} of vacation left in this game "
+                f"(of {format_duration(allowance)}); ask for at most that much."
+            )
+        if game.status == "over":
+            raise ChoiceError("The game is over.")
+        start = max(now, as_utc(seat.away_until)) if seat.away_until else now
+        seat.away_until = start + timedelta(seconds=seconds)
+        seat.vacation_used += seconds
+        decision = state.decision
+        if decision is not None and decision.seat == seat.seat and game.deadline_at is not None:
+            self.shift_clock(game, seconds, now)
+        back = when(seat.away_until)
+        left_after = format_duration(allowance - seat.vacation_used)
+        return (
+            f"you are away until {back}; your deadlines wait until then "
+            f"({left_after} of vacation left)",
+            [f"{seat.name} ({seat.colour}) is on vacation until {back}: their deadlines wait."],
+        )
 
     def _meta(self, db: Session, game: Game, seats: list[Seat], state: State, what: str) -> Answer:
         if what == "help":
             return Answer("help")
         if what == "log":
-            moves = self.log(db, game, seats)
-            lines = [f"{number:>4}  {who:<12} {choice}" for number, who, choice in moves]
-            return Answer("log", "\n".join(lines))
-        return Answer("status", letters.waiting(state, [s.name for s in seats]))
+            return Answer("log", self.log_text(db, game, seats))
+        status = self.moment(game, seats, state)[0].waiting
+        if game.deadline_at is not None and game.status == "running":
+            status += f" The deadline is {when(as_utc(game.deadline_at))}."
+        return Answer("status", status)
 
     def _answer_untagged(self, db: Session, sender: str, now: datetime) -> None:
         """A registered player wrote without a valid game tag: say so in each running game."""
-        query = select(Seat).join(Game).where(Game.status == "running")
+        query = select(Seat).join(Game).where(col(Game.status).in_(("running", "paused")))
         for seat in db.exec(query):
             if seat.address and seat.address.lower() == sender:
                 game, seats, state = self.game(db, seat.game_id)
@@ -348,14 +490,14 @@ class Service:
                     notice=notice,
                     news=False,
                     show_board=False,
-                    deadline=self._deadline(game, now),
+                    deadline=self.deadline_view(game, seat),
                 )
-                self._queue(db, game, seat, mail, picture, now)
+                self.queue(db, game, seat, mail, picture, now)
                 return
 
     # -- moves, bots and snapshots ---------------------------------------------------------
 
-    def _record(
+    def record(
         self,
         db: Session,
         game: Game,
@@ -379,29 +521,105 @@ class Service:
             )
         )
 
+    def advance(
+        self, db: Session, game: Game, seats: list[Seat], state: State, now: datetime
+    ) -> list[Event]:
+        """After a change: bots and absent seats play up to a person's decision, the game is
+        saved, and the clock of a new decision starts."""
+        events = self._play_bots(db, game, seats, state, now)
+        self.save(game, seats, state, now)
+        return events
+
     def _play_bots(
         self, db: Session, game: Game, seats: list[Seat], state: State, now: datetime
     ) -> list[Event]:
+        """Bot seats, and absent players' seats (the greedy bot), play without waiting."""
         events: list[Event] = []
-        while (decision := state.decision) is not None and seats[decision.seat].bot:
-            kind = seats[decision.seat].bot or "greedy"
-            bot = make_bot(
-                kind, (game.seed or 0) * 1_000_003 + (game.id or 0) * 7919 + decision.number
-            )
-            events += state.apply(bot.choose(state))
-            self._record(db, game, state, decision.seat, "bot", None, now)
+        if game.status != "running":
+            return events
+        while (decision := state.decision) is not None:
+            seat = seats[decision.seat]
+            if not seat.bot and not seat.absent:
+                break
+            events += state.apply(bot_choice(game, state, seat.bot or "greedy"))
+            self.record(db, game, state, decision.seat, "bot" if seat.bot else "absent", None, now)
         return events
 
-    def _save(self, game: Game, state: State) -> None:
-        game.decision = len(state.log) + 1
+    def save(self, game: Game, seats: Sequence[Seat], state: State, now: datetime) -> None:
+        """Store the state; a decision that is new (or has no clock) gets its clock started."""
+        number = len(state.log) + 1
+        fresh = number != game.decision or game.deadline_at is None
+        game.decision = number
         game.snapshot = json.dumps(state.to_json())
-        game.status = "over" if state.decision is None else "running"
+        if game.status != "paused" and not game.ended_by:
+            game.status = "over" if state.decision is None else "running"
         self._states[game.id or 0] = (game.snapshot, state.copy())
+        if fresh or game.status == "over":
+            self.start_clock(game, seats, state, now)
+
+    # -- the clock of the open decision ------------------------------------------------------
+
+    def start_clock(self, game: Game, seats: Sequence[Seat], state: State, now: datetime) -> None:
+        """The open decision's time starts now, or when its player is back from vacation."""
+        decision = state.decision
+        game.reminded_at = None
+        if decision is None or game.status == "over":
+            game.clock_from = game.deadline_at = game.wake_at = None
+            game.paused_left = None
+            return
+        seat = seats[decision.seat]
+        window = game.deadline_seconds or _parse_duration(self.settings.default_deadline)
+        away = as_utc(seat.away_until) if seat.away_until else None
+        start = max(now, away) if away else now
+        game.clock_from = start
+        game.deadline_at = start + timedelta(seconds=window)
+        if game.status == "paused":
+            game.paused_left = int((game.deadline_at - now).total_seconds())
+            game.wake_at = None
+        else:
+            game.wake_at = self.wake(game, now)
+
+    def wake(self, game: Game, now: datetime) -> datetime | None:
+        """When the game next needs the service: a reminder or the deadline."""
+        if game.deadline_at is None or game.clock_from is None or game.status != "running":
+            return None
+        reminded = as_utc(game.reminded_at) if game.reminded_at else None
+        return next_wake(
+            as_utc(game.clock_from),
+            as_utc(game.deadline_at),
+            reminded,
+            self.settings.reminders,
+            now,
+        )
+
+    def shift_clock(self, game: Game, seconds: int, now: datetime) -> None:
+        """Move the open decision's deadline (and its reminders) `seconds` later."""
+        if game.deadline_at is None or game.clock_from is None:
+            return
+        shift = timedelta(seconds=seconds)
+        game.deadline_at = as_utc(game.deadline_at) + shift
+        game.clock_from = as_utc(game.clock_from) + shift
+        if game.reminded_at is not None:
+            game.reminded_at = as_utc(game.reminded_at) + shift
+        if game.status == "paused":
+            game.paused_left = (game.paused_left or 0) + seconds
+        game.wake_at = self.wake(game, now)
+
+    def deadline_view(self, game: Game, seat: Seat) -> view.Deadline | None:
+        """The open decision's deadline as `seat` reads it: in UTC and in their zone."""
+        if game.deadline_at is None or game.status != "running":
+            return None
+        return view.deadline(as_utc(game.deadline_at), seat.tz)
 
     # -- the mails of a round --------------------------------------------------------------
 
     def moment(
-        self, game: Game, seats: Sequence[Seat], state: State, events: Sequence[Event] = ()
+        self,
+        game: Game,
+        seats: Sequence[Seat],
+        state: State,
+        events: Sequence[Event] = (),
+        announced: Sequence[str] = (),
     ) -> tuple[letters.Moment, Picture]:
         """What the mails of this round share, with the board picture: made once per round."""
         assert game.id is not None
@@ -409,9 +627,20 @@ class Service:
         picture = Picture.of(board_png(state), domain)
         names = [s.name for s in seats]
         bots = [bool(s.bot) for s in seats]
-        return letters.moment(game.id, state, names, bots, events, picture.cid), picture
+        at = letters.moment(
+            game.id,
+            state,
+            names,
+            bots,
+            events,
+            picture.cid,
+            announced=announced,
+            ended=game.ended_by and "the game master ended the game",
+            paused=game.status == "paused",
+        )
+        return at, picture
 
-    def _queue_round(
+    def queue_round(
         self,
         db: Session,
         game: Game,
@@ -420,17 +649,19 @@ class Service:
         events: list[Event],
         now: datetime,
         *,
-        sender: Seat,
-        answers: Sequence[Answer],
+        sender: Seat | None = None,
+        answers: Sequence[Answer] = (),
         results: Sequence[LineResult] = (),
         show_board: bool = False,
+        announced: Sequence[str] = (),
+        subject: str = "",
     ) -> None:
-        """After a reply: the sender hears how it went; if anything moved, everyone hears what
-        happened, and whoever decides next gets their options."""
-        at, picture = self.moment(game, seats, state, events)
-        deadline = self._deadline(game, now)
+        """The sender hears how their reply went; if anything moved or is announced, everyone
+        hears what happened, and whoever decides next gets their options."""
+        at, picture = self.moment(game, seats, state, events, announced)
+        news = bool(events) or bool(announced)
         for seat in seats:
-            if not seat.address or (not events and seat is not sender):
+            if not seat.address or (not news and seat is not sender):
                 continue
             mine = seat is sender
             mail = letters.letter(
@@ -438,16 +669,25 @@ class Service:
                 seat.seat,
                 results=results if mine else (),
                 answers=answers if mine else (),
-                show_board=bool(events) or (mine and show_board),
-                deadline=deadline,
+                remark=self.remark(seat),
+                subject=subject,
+                show_board=news or (mine and show_board),
+                deadline=self.deadline_view(game, seat),
             )
-            self._queue(db, game, seat, mail, picture, now)
+            self.queue(db, game, seat, mail, picture, now)
 
-    def _deadline(self, game: Game, now: datetime) -> view.Deadline:
-        seconds = game.deadline_seconds or parse_duration(self.settings.default_deadline)
-        return view.deadline(now + timedelta(seconds=seconds))
+    def remark(self, seat: Seat) -> str:
+        """A word to a player about how their seat is played, when it is not by them."""
+        if seat.absent:
+            return (
+                "You are marked absent: the greedy bot plays for you without waiting. "
+                "Reply to this mail with any command (status, for example) to play again."
+            )
+        if seat.bot:
+            return f"The game master has the {seat.bot} bot play your seat for now."
+        return ""
 
-    def _queue(
+    def queue(
         self,
         db: Session,
         game: Game,
@@ -456,16 +696,88 @@ class Service:
         picture: Picture | None,
         now: datetime,
     ) -> None:
-        """Render a mail and put it in the outbox; a mail with a decision answers to its tag."""
+        """Render a mail and put it in the outbox; its reply address names the seat and the
+        decision open now, so that any mail of the game can be answered."""
         assert seat.address is not None and game.id is not None
-        tag = None
-        if mail.decision is not None:
-            number = mail.decision.number
-            tag = Tag(game.id, seat.seat, number, token(seat.secret, game.id, seat.seat, number))
+        number = mail.decision.number if mail.decision is not None else game.decision
+        tag = Tag(game.id, seat.seat, number, token(seat.secret, game.id, seat.seat, number))
+        self._queue_mail(db, game, seat.address, mail, picture, tag, now)
+
+    def queue_gm(
+        self,
+        db: Session,
+        game: Game,
+        seats: Sequence[Seat],
+        state: State,
+        now: datetime,
+        *,
+        subject: str,
+        notice: str = "",
+        results: Sequence[LineResult] = (),
+        answers: Sequence[Answer] = (),
+        happened: Sequence[str] = (),
+        show_board: bool = False,
+        to: Sequence[str] | None = None,
+    ) -> None:
+        """A mail to the game master (the game's, else the host's), answerable with commands."""
+        assert game.id is not None
+        recipients = list(to) if to is not None else self.gm_addresses(game)[:1]
+        if not recipients:
+            recipients = list(self.settings.gm_addresses)
+        if not recipients:
+            return
+        at, picture = self.moment(game, seats, state)
+        status = at.waiting
+        mail = view.GmMail(
+            kind="gm",
+            game=game.id,
+            subject=subject,
+            notice=notice,
+            results=tuple(results),
+            answers=tuple(answers),
+            happened=tuple(happened),
+            status=status,
+            deadline=view.deadline(as_utc(game.deadline_at))
+            if game.deadline_at is not None and game.status == "running"
+            else None,
+            seats=tuple(self.gm_seat(seat) for seat in seats),
+            board=at.board if show_board else None,
+            final=at.final,
+            picture=at.picture if show_board else None,
+        )
+        number = game.decision
+        tag = Tag(game.id, GM_SEAT, number, token(game.gm_secret, game.id, GM_SEAT, number))
+        for address in dict.fromkeys(recipients):
+            self._queue_mail(db, game, address, mail, picture if show_board else None, tag, now)
+
+    def gm_seat(self, seat: Seat) -> view.GmSeat:
+        if seat.bot:
+            played_by = f"the {seat.bot} bot" + ("" if seat.address else " (no player)")
+        elif seat.absent:
+            played_by = "the greedy bot: the player is absent"
+        else:
+            played_by = "the player"
+        if seat.away_until is not None:
+            played_by += f"; on vacation until {when(as_utc(seat.away_until))}"
+        if seat.auto_moves and not seat.absent:
+            played_by += f"; {seat.auto_moves} automatic move(s) in a row"
+        return view.GmSeat(seat.seat + 1, seat.name, seat.colour, seat.address, played_by)
+
+    def _queue_mail(
+        self,
+        db: Session,
+        game: Game,
+        address: str,
+        mail: view.Mail | view.GmMail,
+        picture: Picture | None,
+        tag: Tag,
+        now: datetime,
+    ) -> None:
+        assert game.id is not None
         text, html = render(mail)
         message = compose(
             self.settings,
-            recipient=seat.address,
+            recipient=address,
             subject=f"[Tongiaki g{game.id}] {mail.subject}",
             text=text,
             html=html,
@@ -478,7 +790,7 @@ class Service:
         db.add(
             Outbox(
                 game_id=game.id,
-                recipient=seat.address,
+                recipient=address,
                 message=bytes(message),
                 created_at=now,
                 next_attempt_at=now,
@@ -486,10 +798,54 @@ class Service:
         )
 
 
-def _headers(mail: view.Mail) -> dict[str, str]:
+def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = False) -> Choice:
+    """The choice a line names: the number of a listed option (when `numbers`), or a command;
+    `pass` (the house rule of a missed deadline) only when `may_pass`."""
+    if line.strip().rstrip(").").isdigit():
+        if not numbers:
+            raise ChoiceError(
+                "A number only picks from the options of the mail you answer; "
+                "for the decisions after it, write the command itself."
+            )
+        number = int(line.strip().rstrip(")."))
+        legal = state.legal_choices()
+        if not 1 <= number <= len(legal):
+            raise ChoiceError(f"There is no option {number}; the options are 1-{len(legal)}.")
+        return legal[number - 1]
+    choice = parse_choice(line)
+    if str(choice) == "pass" and not may_pass:
+        raise ChoiceError(
+            "A turn is passed only by the game when its deadline passes; choose a move."
+        )
+    return choice
+
+
+def bot_choice(game: Game, state: State, kind: str) -> Choice:
+    """What a bot of `kind` chooses for the open decision: the same for the same game and
+    decision, so that a bot's moves can be told and checked."""
+    assert state.decision is not None
+    seed = (game.seed or 0) * 1_000_003 + (game.id or 0) * 7919 + state.decision.number
+    return make_bot(kind, seed).choose(state)
+
+
+def _time_zone(text: str) -> str:
+    """The canonical name of a time zone ('europe/berlin' -> 'Europe/Berlin')."""
+    candidates = [text, "/".join(part[:1].upper() + part[1:] for part in text.split("/"))]
+    for name in candidates:
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+        return name
+    raise ChoiceError(
+        f"{text!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York."
+    )
+
+
+def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
     """What kind of mail this is, for the players' mail filters and for tests."""
     headers = {"X-Tongiaki-Kind": mail.kind}
-    if mail.decision is not None:
+    if isinstance(mail, view.Mail) and mail.decision is not None:
         headers["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
     return headers
 
@@ -519,9 +875,13 @@ def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
     return [SeatSpec(s.name, s.address, s.colour or next(free), s.bot) for s in specs]
 
 
-def _command_lines(text: str) -> list[str]:
-    lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
-    return [line for line in lines if line][:MAX_LINES]
-
-
-__all__ = ["GameError", "SeatSpec", "Service", "parse_duration", "utc_now"]
+__all__ = [
+    "GameError",
+    "SeatSpec",
+    "Service",
+    "bot_choice",
+    "parse_duration",
+    "read_choice",
+    "utc_now",
+    "when",
+]

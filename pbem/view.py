@@ -150,11 +150,12 @@ class Answer:
 class Mail:
     """Everything one mail shows; `kind` picks the template."""
 
-    kind: str  # welcome | prompt | update | reminder | error | game_over
+    kind: str  # welcome | prompt | update | reminder | error | answer | game_over
     game: int
     subject: str
     you: Player
     notice: str = ""
+    remark: str = ""  # a word to this player about their seat (absent, removed ...)
     results: tuple[LineResult, ...] = ()
     answers: tuple[Answer, ...] = ()
     happened: tuple[str, ...] = ()
@@ -164,6 +165,52 @@ class Mail:
     final: Final | None = None
     seats: tuple[Player, ...] = ()
     picture: str | None = None  # the Content-ID of the board picture
+
+
+# the game master's commands, as their mails list them
+GM_SYNTAX = (
+    "pause, resume",
+    "extend DURATION: more time for the open decision, for example: extend 1d",
+    "deadline DURATION: the time per decision from the next one on, for example: deadline 24h",
+    "move SEAT CHOICE: decide for a seat, for example: move red expand Samoa a,c",
+    "undo N: take back the last N decisions, for example: undo 2",
+    "replace SEAT ADDRESS [NAME]: hand a seat to someone else, for example: "
+    "replace 2 nina@example.org Nina",
+    "bot SEAT random|greedy: a bot plays the seat for now, for example: bot blue greedy",
+    "human SEAT: the player plays the seat again",
+    "kick SEAT: remove the player; the greedy bot plays the seat from now on",
+    "end: finish the game now, scores as they stand",
+)
+
+
+@dataclass(frozen=True)
+class GmSeat:
+    """A seat as the game master sees it: with its address and how it is played."""
+
+    number: int  # 1-based, as the game master names seats
+    name: str
+    colour: str
+    address: str | None
+    played_by: str  # "the player", "the greedy bot (absent)", ...
+
+
+@dataclass(frozen=True)
+class GmMail:
+    """A mail to the game master: their commands' results, the game's state, their commands."""
+
+    kind: str  # gm
+    game: int
+    subject: str
+    notice: str = ""
+    results: tuple[LineResult, ...] = ()
+    answers: tuple[Answer, ...] = ()
+    happened: tuple[str, ...] = ()
+    status: str = ""
+    deadline: Deadline | None = None
+    seats: tuple[GmSeat, ...] = ()
+    board: Board | None = None
+    final: Final | None = None
+    picture: str | None = None
 
 
 def players(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> tuple[Player, ...]:
@@ -315,11 +362,12 @@ def _crossed(event: VoyagePassed) -> str:
     )
 
 
-def final(state: State, everyone: Sequence[Player]) -> Final:
+def final(state: State, everyone: Sequence[Player], reason: str | None = None) -> Final:
+    """The final standings; `reason` says why the game ended when the rules did not end it."""
     outcome = state.standings()
     by_colour = {p.colour: p for p in everyone}
     return Final(
-        reason=outcome.reason,
+        reason=reason or outcome.reason,
         standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),
         tie_break=tie_break(outcome, by_colour),
     )

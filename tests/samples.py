@@ -80,7 +80,7 @@ def _collect(
 ) -> None:
     for mail in mails:
         recipient = str(mail["To"])
-        if mail["Reply-To"]:
+        if mail["X-Tongiaki-Decision"]:  # the mail asks its reader for a decision
             latest[recipient] = mail
         kind = name or _name(mail)
         found.setdefault(kind, mail)

@@ -33,6 +33,7 @@ from engine.events import (
     TileDrawn,
     TilePlaced,
     TurnedBack,
+    TurnPassed,
     TurnStarted,
     VoyageFailed,
     VoyagePassed,
@@ -1404,3 +1405,25 @@ def test_s13_single_legal_choice_is_made_without_asking() -> None:
     assert state.reserve == [11, 15]
     assert state.decision is not None
     assert (state.decision.kind, state.decision.colour) == (Phase.TURN, "red")
+
+
+def test_house_rule_a_passed_turn_changes_nothing_but_whose_turn_it_is() -> None:
+    """The PBEM house rule for a missed deadline at the start of a turn (not in §3's list)."""
+    state = three_player_setup()
+    assert state.phase is Phase.TURN and state.active == 0
+    assert all(str(c) != "pass" for c in state.legal_choices())
+    board, reserve = state.to_json()["boats"], list(state.reserve)
+    assert play(state, "pass") == [chose("blue", "pass"), TurnPassed("blue"), TurnStarted("red", 2)]
+    assert state.active == 1 and state.phase is Phase.TURN
+    assert state.to_json()["boats"] == board and state.reserve == reserve and state.drawn == 0
+    assert State.replay(state.setup, state.log) == state
+    assert str(parse_choice(" PASS ")) == "pass"
+
+
+def test_house_rule_no_pass_inside_a_turn_or_during_set_up() -> None:
+    state = new_game(BR)
+    illegal(state, "pass")
+    state = three_player_setup()
+    play(state, "expand Tonga a,c")
+    assert state.phase is Phase.EMIGRATE
+    illegal(state, "pass")

@@ -1,0 +1,121 @@
+"""Durations and the clock of a decision: when reminders are due, when the deadline is.
+
+Pure: every function takes the times it needs; the service passes `now`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+class DurationError(ValueError):
+    """Text that is not a duration."""
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware time in UTC; SQLite hands back naive times, which are UTC here."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def parse_duration(text: str) -> int:
+    """Seconds in '48h', '2d', '90m', '1d12h', '3600s' (a bare number counts hours)."""
+    cleaned = text.strip().lower()
+    if cleaned.isdigit():
+        cleaned += "h"
+    parts = re.findall(r"(\d+)\s*([dhms])", cleaned)
+    if not parts or re.sub(r"\d+\s*[dhms]\s*", "", cleaned):
+        raise DurationError(f"{text!r} is not a duration (for example 48h, 2d, 1d12h, 90m).")
+    return sum(int(n) * _UNITS[u] for n, u in parts)
+
+
+def format_duration(seconds: int) -> str:
+    """'2d 4h', '90m' -> '1h 30m'; the largest units first, zero parts left out."""
+    parts = []
+    for unit, size in _UNITS.items():
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count}{unit}")
+    return " ".join(parts) or "0s"
+
+
+def check_reminders(spec: Sequence[str]) -> None:
+    """Raise DurationError unless every item is 'N%' (of the time left) or a duration."""
+    for item in spec:
+        if item.strip().endswith("%"):
+            number = item.strip()[:-1]
+            if not number.isdigit() or not 0 < int(number) < 100:
+                raise DurationError(f"{item!r} is not a share of the time (1% to 99%).")
+        else:
+            parse_duration(item)
+
+
+def reminder_times(start: datetime, deadline: datetime, spec: Sequence[str]) -> list[datetime]:
+    """When reminders are due for a decision whose clock runs from `start` to `deadline`.
+
+    Each item of `spec` is 'N%' (when N% of the time is left: '50%' is half-time) or a
+    duration before the deadline ('6h'). Times outside the clock's run are dropped.
+    """
+    span = deadline - start
+    times = set()
+    for item in spec:
+        item = item.strip()
+        if item.endswith("%"):
+            before = span * int(item[:-1]) / 100
+        else:
+            before = timedelta(seconds=parse_duration(item))
+        at = deadline - before
+        if start < at < deadline:
+            times.add(at)
+    return sorted(times)
+
+
+def due_reminder(
+    start: datetime,
+    deadline: datetime,
+    reminded: datetime | None,
+    spec: Sequence[str],
+    now: datetime,
+) -> bool:
+    """Whether a reminder is due now: one of the times has come since the last reminder.
+
+    Several times that came together (the service was not running) make one reminder."""
+    if now >= deadline:
+        return False
+    since = reminded or start
+    return any(since < at <= now for at in reminder_times(start, deadline, spec))
+
+
+def next_wake(
+    start: datetime,
+    deadline: datetime,
+    reminded: datetime | None,
+    spec: Sequence[str],
+    now: datetime,
+) -> datetime:
+    """The next time something is due for this decision: a reminder, else the deadline."""
+    since = max(reminded or start, now)
+    later = [at for at in reminder_times(start, deadline, spec) if at > since]
+    return later[0] if later else deadline
+
+
+__all__ = [
+    "DurationError",
+    "as_utc",
+    "check_reminders",
+    "due_reminder",
+    "format_duration",
+    "next_wake",
+    "parse_duration",
+    "reminder_times",
+    "utc_now",
+]

@@ -1,0 +1,224 @@
+"""Time in a game: reminders before a deadline, the automatic move at it, absence after too
+many automatic moves, and fresh time after the service was down.
+
+The deadlines live in the database (`Game.wake_at` says when a game next needs the service);
+`tick(service, now)` does whatever is due at `now`, so the scheduler only has to call it, and
+tests and `pbem poll --now` can run it at any simulated time.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, col, or_, select
+
+from engine import Choice, Pass, Phase, State
+from pbem import letters
+from pbem.clock import as_utc, due_reminder, format_duration, parse_duration
+from pbem.db import session
+from pbem.models import Game, Seat, Setting
+from pbem.service import Service, bot_choice, when
+
+log = logging.getLogger("pbem")
+
+LAST_TICK = "last_tick_at"
+
+
+@dataclass
+class TickReport:
+    reminders: int = 0
+    automatic: int = 0  # automatic moves at a deadline
+    graced: int = 0  # games whose passed deadline got fresh time after the service was down
+
+
+def tick(service: Service, now: datetime) -> TickReport:
+    """Do what is due at `now` in every running game."""
+    now = as_utc(now)
+    report = TickReport()
+    grace = parse_duration(service.settings.downtime_grace)
+    last = _note_tick(service, now)
+    if last is not None and (now - last).total_seconds() > grace:
+        report.graced = _give_grace(service, last, now, grace)
+    with session(service.engine) as db:
+        due = list(
+            db.exec(
+                select(Game.id).where(
+                    Game.status == "running",
+                    or_(col(Game.wake_at).is_(None), col(Game.wake_at) <= now),
+                )
+            )
+        )
+        db.commit()
+    for game_id in due:
+        assert game_id is not None
+        with session(service.engine) as db:
+            done = _wake(service, db, game_id, now)
+            db.commit()
+        if done == "reminder":
+            report.reminders += 1
+        elif done == "automatic":
+            report.automatic += 1
+    return report
+
+
+def _note_tick(service: Service, now: datetime) -> datetime | None:
+    """Remember that the service ran at `now`; returns when it last ran before."""
+    with session(service.engine) as db:
+        row = db.get(Setting, LAST_TICK)
+        last = as_utc(datetime.fromisoformat(row.value)) if row else None
+        if row is None:
+            db.add(Setting(key=LAST_TICK, value=now.isoformat()))
+        elif last is None or last < now:
+            row.value = now.isoformat()
+        db.commit()
+    return last
+
+
+def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
+    """Send a reminder or make the automatic move of one game, if either is due."""
+    game, seats, state = service.game(db, game_id)
+    decision = state.decision
+    if game.status != "running" or decision is None:
+        return ""
+    if game.deadline_at is None or game.clock_from is None:  # a game from before deadlines
+        service.start_clock(game, seats, state, now)
+        return "clock"
+    if game.wake_at is not None and as_utc(game.wake_at) > now:
+        return ""  # another process was here first
+    start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
+    if now >= deadline:
+        _automatic_move(service, db, game, seats, state, now)
+        return "automatic"
+    reminded = as_utc(game.reminded_at) if game.reminded_at else None
+    sent = due_reminder(start, deadline, reminded, service.settings.reminders, now)
+    if sent:
+        seat = seats[decision.seat]
+        if seat.address:
+            at, picture = service.moment(game, seats, state)
+            mail = letters.reminder(at, seat.seat, service.deadline_view(game, seat))
+            service.queue(db, game, seat, mail, picture, now)
+        game.reminded_at = now
+        log.info(
+            "game %s decision %s: reminder to seat %s, deadline %s",
+            game.id,
+            decision.number,
+            seat.seat,
+            deadline.isoformat(),
+        )
+    game.wake_at = service.wake(game, now)
+    return "reminder" if sent else ""
+
+
+def automatic_choice(game: Game, state: State) -> tuple[Choice, str]:
+    """The move made for a player whose deadline passed, and how to tell it.
+
+    The start of a turn is passed (the house rule of play by mail); a set-up boat goes on
+    the first free beach of Tonga; any other decision takes the greedy bot's choice."""
+    decision = state.decision
+    assert decision is not None
+    if decision.kind is Phase.TURN:
+        return Pass(), "the turn was passed (the house rule for a missed turn)"
+    if decision.kind is Phase.SETUP:
+        choice = state.legal_choices()[0]
+        return choice, f"the boat went on the first free beach ({choice})"
+    choice = bot_choice(game, state, "greedy")
+    return choice, f"the game chose what the greedy bot would ({choice})"
+
+
+def _automatic_move(
+    service: Service, db: Session, game: Game, seats: list[Seat], state: State, now: datetime
+) -> None:
+    decision = state.decision
+    assert decision is not None
+    seat = seats[decision.seat]
+    choice, told = automatic_choice(game, state)
+    events = state.apply(choice)
+    service.record(db, game, state, seat.seat, "auto", None, now)
+    seat.auto_moves += 1
+    who = f"{seat.name} ({seat.colour})"
+    announced = [f"No answer from {who} to decision {decision.number} by its deadline: {told}."]
+    limit = service.settings.absence_after
+    absent_now = seat.auto_moves >= limit and not seat.absent
+    if absent_now:
+        seat.absent = True
+        announced.append(
+            f"After {limit} automatic moves in a row, {who} is marked absent: the greedy bot "
+            f"plays {seat.colour} without waiting until {seat.name} writes again."
+        )
+    events += service.advance(db, game, seats, state, now)
+    service.queue_round(db, game, seats, state, events, now, announced=announced)
+    log.info(
+        "game %s decision %s: deadline passed, automatic move for seat %s: %s%s",
+        game.id,
+        decision.number,
+        seat.seat,
+        choice,
+        " (now absent)" if absent_now else "",
+    )
+    if absent_now:
+        service.queue_gm(
+            db,
+            game,
+            seats,
+            state,
+            now,
+            subject=f"{who} is absent",
+            notice=f"{who} missed {limit} deadlines in a row and is now marked absent: the "
+            f"greedy bot plays the seat until {seat.name} writes again. You may hand the seat "
+            f"to someone else (replace {seat.seat + 1} ADDRESS) or to a bot for good "
+            f"(kick {seat.seat + 1}).",
+            happened=announced,
+        )
+
+
+def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> int:
+    """The service did not run from `last` to `now`: a deadline that passed meanwhile gets
+    `grace` more time from now instead of an automatic move, and everyone is told."""
+    with session(service.engine) as db:
+        passed = list(
+            db.exec(
+                select(Game.id).where(
+                    Game.status == "running",
+                    col(Game.deadline_at) > last,
+                    col(Game.deadline_at) <= now,
+                )
+            )
+        )
+        db.commit()
+    for game_id in passed:
+        assert game_id is not None
+        with session(service.engine) as db:
+            game, seats, state = service.game(db, game_id)
+            assert game.deadline_at is not None
+            game.deadline_at = now + timedelta(seconds=grace)
+            game.reminded_at = now  # reminders that fell in the gap are not sent
+            game.wake_at = service.wake(game, now)
+            announced = [
+                f"The game service was not running from {when(last)} to {when(now)}, and "
+                f"the deadline of decision {game.decision} passed meanwhile. It is now "
+                f"{when(game.deadline_at)} ({format_duration(grace)} from now)."
+            ]
+            service.queue_round(
+                db,
+                game,
+                seats,
+                state,
+                [],
+                now,
+                announced=announced,
+                subject="Deadline moved: the service was down",
+            )
+            db.commit()
+        log.warning(
+            "game %s: the service was down from %s; deadline of decision %s moved to %s",
+            game_id,
+            last.isoformat(),
+            game.decision,
+            game.deadline_at.isoformat(),
+        )
+    return len(passed)
+
+
+__all__ = ["TickReport", "automatic_choice", "tick"]

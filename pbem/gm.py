@@ -1,0 +1,457 @@
+"""The game master's commands, from the host's command line or by mail.
+
+Every command is checked before it changes anything, logged in `GmAction` with who gave it,
+and announced to the players. Commands in one mail apply in order until one fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlmodel import Session, col, delete
+
+from engine import ChoiceError, Phase, State
+from engine.bots import BOT_KINDS
+from engine.colours import BY_LETTER, COLOURS
+from engine.events import Event
+from pbem import letters
+from pbem.addressing import Tag
+from pbem.clock import DurationError, as_utc, format_duration, parse_duration
+from pbem.db import session
+from pbem.models import Game, GmAction, Move, Seat
+from pbem.service import ADDRESS, GameError, Service, read_choice, when
+from pbem.view import GM_SYNTAX, Answer, LineResult
+
+log = logging.getLogger("pbem")
+
+GM_META = ("status", "log", "board", "help")
+HOST = "host"  # the actor of commands given on the host's command line
+
+
+class GmError(ValueError):
+    """A game master's command that cannot be carried out; nothing was changed."""
+
+
+@dataclass
+class _Round:
+    """One mail's (or one command line's) worth of game master commands on one game."""
+
+    game: Game
+    seats: list[Seat]
+    state: State
+    actor: str
+    answering: Tag | None
+    now: datetime
+    announced: list[str] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    welcome: list[Seat] = field(default_factory=list)  # seats handed to a new address
+
+
+class GameMaster:
+    """Runs game master commands on a game of `service`."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    def run_host(
+        self, game_id: int, lines: list[str], now: datetime
+    ) -> tuple[list[LineResult], list[Answer]]:
+        """Commands from the host's command line: their results, and the answers to status
+        and log."""
+        now = as_utc(now)
+        with session(self.service.engine) as db:
+            game = db.get(Game, game_id)
+            if game is None:
+                raise GameError(f"There is no game {game_id}.")
+            done = self.run(db, game, lines, actor=HOST, now=now, answering=None)
+            db.commit()
+        return done
+
+    def run(
+        self,
+        db: Session,
+        game: Game,
+        lines: list[str],
+        *,
+        actor: str,
+        now: datetime,
+        answering: Tag | None,
+    ) -> tuple[list[LineResult], list[Answer]]:
+        """Apply `lines` in order until one fails; announce what was done; answer by mail
+        when the commands came by mail (`answering` is the tag of the mail answered)."""
+        game_id = game.id
+        assert game_id is not None
+        game, seats, state = self.service.game(db, game_id)
+        table = _Round(game, seats, state, actor, answering, now)
+        results: list[LineResult] = []
+        answers: list[Answer] = []
+        show_board = False
+        failed = False
+        if not lines:
+            results.append(LineResult("(nothing)", "rejected", "no command found in your mail"))
+            failed = True
+        for line in lines:
+            if failed:
+                results.append(LineResult(line, "ignored", "after a rejected line"))
+                continue
+            verb = line.strip().lower().split(" ", 1)[0]
+            if verb in GM_META and line.strip().lower() == verb:
+                if verb == "board":
+                    show_board = True
+                elif verb == "log":
+                    answers.append(Answer("log", self.service.log_text(db, game, seats)))
+                elif verb == "status":
+                    answers.append(Answer("status", self._status(table)))
+                results.append(LineResult(line, "answered"))
+                continue
+            try:
+                detail = self._command(db, table, line)
+            except (GmError, ChoiceError) as error:
+                results.append(LineResult(line, "rejected", str(error)))
+                failed = True
+                continue
+            results.append(LineResult(line, "applied", detail))
+            db.add(GmAction(game_id=game_id, at=now, actor=actor, command=line, detail=detail))
+            log.info("game %s: game master %s: %s -> %s", game.id, actor, line, detail)
+        self._tell(db, table, results, answers, show_board)
+        return results, answers
+
+    def _status(self, table: _Round) -> str:
+        status = self.service.moment(table.game, table.seats, table.state)[0].waiting
+        if table.game.deadline_at is not None and table.game.status == "running":
+            status += f" The deadline is {when(as_utc(table.game.deadline_at))}."
+        return status
+
+    def _tell(
+        self,
+        db: Session,
+        table: _Round,
+        results: list[LineResult],
+        answers: list[Answer],
+        show_board: bool,
+    ) -> None:
+        """Mail the players what the game master did, the new players their welcome, and
+        the game master their results."""
+        service, game, seats, state, now = (
+            self.service,
+            table.game,
+            table.seats,
+            table.state,
+            table.now,
+        )
+        if table.welcome:
+            at, _ = service.moment(game, seats, state)
+            for seat in table.welcome:
+                service.queue(db, game, seat, letters.welcome(at, seat.seat), None, now)
+        if table.announced or table.events:
+            service.queue_round(
+                db,
+                game,
+                seats,
+                state,
+                table.events,
+                now,
+                announced=[f"{line}" for line in table.announced],
+                subject="News from the game master",
+            )
+        if table.answering is not None:
+            verbs = ", ".join(dict.fromkeys(r.line.split()[0].lower() for r in results)) or "-"
+            failed = any(r.outcome == "rejected" for r in results)
+            service.queue_gm(
+                db,
+                game,
+                seats,
+                state,
+                now,
+                subject=("Not applied: " if failed else "Done: ") + verbs,
+                results=results,
+                answers=answers,
+                show_board=show_board,
+                to=[table.actor],
+            )
+        elif table.announced and game.gm_address:
+            service.queue_gm(
+                db,
+                game,
+                seats,
+                state,
+                now,
+                subject="The host acted as game master",
+                notice="The host gave game master commands on the command line.",
+                happened=table.announced,
+            )
+
+    # -- the commands ----------------------------------------------------------------------
+
+    def _command(self, db: Session, table: _Round, line: str) -> str:
+        verb, _, rest = line.strip().partition(" ")
+        verb, rest = verb.lower(), rest.strip()
+        game = table.game
+        if game.status == "over" and verb not in ("undo",):
+            raise GmError("The game is over.")
+        handler = {
+            "pause": self._pause,
+            "resume": self._resume,
+            "extend": self._extend,
+            "deadline": self._deadline,
+            "move": self._move,
+            "undo": self._undo,
+            "replace": self._replace,
+            "bot": self._bot,
+            "human": self._human,
+            "kick": self._kick,
+            "end": self._end,
+        }.get(verb)
+        if handler is None:
+            raise GmError(
+                f"{verb!r} is not a game master command. The commands: pause, resume, extend, "
+                "deadline, move, undo, replace, bot, human, kick, end (and status, log, board, "
+                "help)."
+            )
+        return handler(db, table, rest)
+
+    def _pause(self, db: Session, table: _Round, rest: str) -> str:
+        game, now = table.game, table.now
+        _no_argument("pause", rest)
+        if game.status == "paused":
+            raise GmError("The game is paused already.")
+        game.status = "paused"
+        left = (as_utc(game.deadline_at) - now).total_seconds() if game.deadline_at else 0
+        game.paused_left = max(int(left), 0)
+        game.wake_at = None
+        table.announced.append(
+            "The game master paused the game: no move can be made and no deadline runs "
+            "until it resumes."
+        )
+        return f"paused with {format_duration(game.paused_left)} left for the open decision"
+
+    def _resume(self, db: Session, table: _Round, rest: str) -> str:
+        game, now = table.game, table.now
+        _no_argument("resume", rest)
+        if game.status != "paused":
+            raise GmError("The game is not paused.")
+        game.status = "running"
+        if game.deadline_at is not None:
+            target = now.timestamp() + (game.paused_left or 0)
+            shift = int(target - as_utc(game.deadline_at).timestamp())
+            self.service.shift_clock(game, shift, now)
+        game.paused_left = None
+        table.events += self.service.advance(db, game, table.seats, table.state, now)
+        deadline = f"; the deadline is {when(as_utc(game.deadline_at))}" if game.deadline_at else ""
+        table.announced.append(f"The game master resumed the game{deadline}.")
+        return "resumed" + deadline
+
+    def _extend(self, db: Session, table: _Round, rest: str) -> str:
+        game = table.game
+        seconds = _duration(rest, "extend 1d")
+        if game.deadline_at is None:
+            raise GmError("No deadline is running.")
+        self.service.shift_clock(game, seconds, table.now)
+        assert game.deadline_at is not None
+        deadline = when(as_utc(game.deadline_at))
+        table.announced.append(
+            f"The game master gave decision {game.decision} {format_duration(seconds)} more: "
+            f"its deadline is now {deadline}."
+        )
+        return f"the deadline of decision {game.decision} is now {deadline}"
+
+    def _deadline(self, db: Session, table: _Round, rest: str) -> str:
+        seconds = _duration(rest, "deadline 24h")
+        if seconds < 60:
+            raise GmError("The time per decision must be at least a minute.")
+        table.game.deadline_seconds = seconds
+        table.announced.append(
+            f"The game master set the time per decision to {format_duration(seconds)}, "
+            "from the next decision on."
+        )
+        return f"each decision from the next one on has {format_duration(seconds)}"
+
+    def _move(self, db: Session, table: _Round, rest: str) -> str:
+        game, state = table.game, table.state
+        word, _, text = rest.partition(" ")
+        seat = _seat(table.seats, word)
+        decision = state.decision
+        assert decision is not None
+        if decision.seat != seat.seat:
+            raise GmError(
+                f"Decision {decision.number} is {table.seats[decision.seat].name}'s "
+                f"({decision.colour}), not {seat.name}'s."
+            )
+        self._current(table)
+        if not text.strip():
+            raise GmError("Say the choice: move SEAT CHOICE, like move red expand Samoa a,c.")
+        choice = read_choice(state, text, numbers=True, may_pass=decision.kind is Phase.TURN)
+        table.events += state.apply(choice)
+        self.service.record(db, game, state, seat.seat, "gm", None, table.now)
+        table.events += self.service.advance(db, game, table.seats, state, table.now)
+        made = str(state.log[decision.number - 1])
+        table.announced.append(f"The game master decided for {seat.name} ({seat.colour}): {made}.")
+        return f"decision {decision.number}: {made}"
+
+    def _current(self, table: _Round) -> None:
+        """A command by mail that changes the game must answer the decision open now."""
+        tag = table.answering
+        if tag is not None and tag.decision != table.game.decision:
+            raise GmError(
+                f"Your mail answers decision {tag.decision}, but the game is at decision "
+                f"{table.game.decision} now. Look at the game below, then reply to this mail."
+            )
+
+    def _undo(self, db: Session, table: _Round, rest: str) -> str:
+        game = table.game
+        if not rest.isdigit() or int(rest) < 1:
+            raise GmError("Say how many decisions to take back, like undo 2.")
+        count = int(rest)
+        if game.ended_by:
+            raise GmError("The game master ended this game; it cannot be taken back.")
+        made = len(table.state.log)
+        if count > made:
+            raise GmError(f"Only {made} decisions were made so far.")
+        self._current(table)
+        kept = table.state.log[: made - count]
+        state = State.replay(table.state.setup, kept)
+        db.exec(delete(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept)))
+        table.state = state
+        table.events = []
+        if game.status == "over":
+            game.status = "running"
+        decision = state.decision
+        assert decision is not None
+        seat = table.seats[decision.seat]
+        table.events += self.service.advance(db, game, table.seats, state, table.now)
+        table.announced.append(
+            f"The game master took back the last {count} decision(s): decision "
+            f"{decision.number}, {seat.name}'s ({seat.colour}), is open again."
+        )
+        return f"back at decision {decision.number}"
+
+    def _replace(self, db: Session, table: _Round, rest: str) -> str:
+        parts = rest.split()
+        if len(parts) < 2:
+            raise GmError("Write it as: replace SEAT ADDRESS [NAME].")
+        seat = _seat(table.seats, parts[0])
+        address, name = parts[1], " ".join(parts[2:]) or seat.name
+        if not ADDRESS.match(address):
+            raise GmError(f"{address!r} is not a mail address.")
+        if any(s.address and s.address.lower() == address.lower() for s in table.seats):
+            raise GmError(f"{address} has a seat in this game already.")
+        self._farewell(db, table, seat, "The game master handed your seat to another player.")
+        seat.address, seat.name = address, name
+        seat.secret = secrets.token_hex(16)
+        seat.bot, seat.absent, seat.auto_moves = None, False, 0
+        seat.away_until, seat.vacation_used = None, 0
+        self._restart_if_open(table, seat)
+        table.welcome.append(seat)
+        table.announced.append(
+            f"The game master handed seat {seat.seat + 1} ({seat.colour}) to {seat.name}."
+        )
+        return f"seat {seat.seat + 1} ({seat.colour}) is {seat.name}'s now"
+
+    def _bot(self, db: Session, table: _Round, rest: str) -> str:
+        word, _, kind = rest.partition(" ")
+        seat = _seat(table.seats, word)
+        kind = kind.strip().lower() or "greedy"
+        if kind not in BOT_KINDS:
+            raise GmError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
+        seat.bot, seat.absent = kind, False
+        table.events += self.service.advance(db, table.game, table.seats, table.state, table.now)
+        table.announced.append(
+            f"The game master has the {kind} bot play {seat.name} ({seat.colour}) for now."
+        )
+        return f"the {kind} bot plays {seat.colour}"
+
+    def _human(self, db: Session, table: _Round, rest: str) -> str:
+        seat = _seat(table.seats, rest)
+        if not seat.address:
+            raise GmError(
+                f"Seat {seat.seat + 1} ({seat.colour}) has no player: give it one with "
+                f"replace {seat.seat + 1} ADDRESS."
+            )
+        if not seat.bot and not seat.absent:
+            raise GmError(f"{seat.name} ({seat.colour}) plays the seat already.")
+        seat.bot, seat.absent, seat.auto_moves = None, False, 0
+        self._restart_if_open(table, seat)
+        table.announced.append(f"{seat.name} ({seat.colour}) plays the seat again.")
+        return f"{seat.name} plays {seat.colour} again"
+
+    def _kick(self, db: Session, table: _Round, rest: str) -> str:
+        seat = _seat(table.seats, rest)
+        if not seat.address:
+            raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
+        self._farewell(db, table, seat, "The game master removed you from the game.")
+        seat.address, seat.bot, seat.absent = None, "greedy", False
+        table.events += self.service.advance(db, table.game, table.seats, table.state, table.now)
+        table.announced.append(
+            f"The game master removed {seat.name} from the game: the greedy bot plays "
+            f"{seat.colour} from now on."
+        )
+        return f"{seat.name} is out; the greedy bot plays {seat.colour}"
+
+    def _end(self, db: Session, table: _Round, rest: str) -> str:
+        game = table.game
+        _no_argument("end", rest)
+        game.status = "over"
+        game.ended_by = table.actor
+        self.service.start_clock(game, table.seats, table.state, table.now)
+        table.announced.append("The game master ended the game: the scores stand as they are.")
+        return "the game is over"
+
+    def _restart_if_open(self, table: _Round, seat: Seat) -> None:
+        """A seat that gets a (new) player while its decision is open: its time starts anew."""
+        decision = table.state.decision
+        if decision is not None and decision.seat == seat.seat:
+            self.service.start_clock(table.game, table.seats, table.state, table.now)
+
+    def _farewell(self, db: Session, table: _Round, seat: Seat, why: str) -> None:
+        """The last mail to a player who loses their seat."""
+        if not seat.address:
+            return
+        at, _ = self.service.moment(
+            table.game,
+            table.seats,
+            table.state,
+            announced=[
+                why + " This is the last mail you get from this game. Thank you for playing!"
+            ],
+        )
+        mail = letters.letter(
+            at, seat.seat, subject=f"You left game {table.game.id}", show_board=False
+        )
+        self.service.queue(db, table.game, seat, mail, None, table.now)
+
+
+def _seat(seats: list[Seat], word: str) -> Seat:
+    """A seat named by its number (1-based), its colour, its colour's letter or its player."""
+    text = word.strip().lower()
+    if text.isdigit() and 1 <= int(text) <= len(seats):
+        return seats[int(text) - 1]
+    colour = BY_LETTER.get(text.upper()) if len(text) == 1 else text
+    for seat in seats:
+        if seat.colour == colour or seat.name.lower() == text:
+            return seat
+    if text in COLOURS:
+        raise GmError(f"Nobody plays {text} in this game.")
+    raise GmError(
+        f"No seat {word!r}: name a seat by its number (1-{len(seats)}), its colour or its player."
+    )
+
+
+def _duration(text: str, example: str) -> int:
+    try:
+        seconds = parse_duration(text)
+    except DurationError as error:
+        raise GmError(f"{error} Write it as: {example}.") from error
+    if seconds <= 0:
+        raise GmError(f"Give a duration, like {example}.")
+    return seconds
+
+
+def _no_argument(verb: str, rest: str) -> None:
+    if rest:
+        raise GmError(f"{verb} takes nothing after it.")
+
+
+__all__ = ["GM_SYNTAX", "GameMaster", "GmError"]

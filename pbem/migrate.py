@@ -1,0 +1,80 @@
+"""Schema versions: a new database gets the current schema, an older one is upgraded in place.
+
+The version is kept in the `setting` table under `schema_version`; a database made before
+versions were kept is version 1. Each upgrade is a list of SQL statements run in one
+transaction with the new version number, so an interrupted upgrade is simply run again.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, Engine, inspect, text
+from sqlmodel import SQLModel
+
+SCHEMA_VERSION = 2
+
+UPGRADES: dict[int, tuple[str, ...]] = {
+    # time and the game master: deadlines, reminders, absence, vacations, time zones
+    2: (
+        "ALTER TABLE game ADD COLUMN gm_secret VARCHAR NOT NULL DEFAULT ''",
+        "UPDATE game SET gm_secret = lower(hex(randomblob(16)))",
+        "ALTER TABLE game ADD COLUMN ended_by VARCHAR",
+        "ALTER TABLE game ADD COLUMN clock_from DATETIME",
+        "ALTER TABLE game ADD COLUMN deadline_at DATETIME",
+        "ALTER TABLE game ADD COLUMN reminded_at DATETIME",
+        "ALTER TABLE game ADD COLUMN wake_at DATETIME",
+        "CREATE INDEX ix_game_wake_at ON game (wake_at)",
+        "ALTER TABLE game ADD COLUMN paused_left INTEGER",
+        "ALTER TABLE seat ADD COLUMN tz VARCHAR",
+        "ALTER TABLE seat ADD COLUMN auto_moves INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE seat ADD COLUMN absent BOOLEAN NOT NULL DEFAULT 0",
+        "ALTER TABLE seat ADD COLUMN away_until DATETIME",
+        "ALTER TABLE seat ADD COLUMN vacation_used INTEGER NOT NULL DEFAULT 0",
+    ),
+}
+
+
+class SchemaError(RuntimeError):
+    """A database this version of the service cannot use."""
+
+
+def schema_version(engine: Engine) -> int | None:
+    """The version of the database's schema; None for an empty database."""
+    if not inspect(engine).has_table("game"):
+        return None
+    with engine.connect() as connection:
+        row = connection.execute(
+            text("SELECT value FROM setting WHERE key = 'schema_version'")
+        ).first()
+        connection.commit()
+    return int(row[0]) if row else 1
+
+
+def upgrade(engine: Engine) -> list[int]:
+    """Bring the database to SCHEMA_VERSION; returns the versions it was upgraded to."""
+    version = schema_version(engine)
+    if version is not None and version > SCHEMA_VERSION:
+        raise SchemaError(
+            f"the database has schema version {version}, newer than this service's "
+            f"{SCHEMA_VERSION}: run a newer version of the service"
+        )
+    done: list[int] = []
+    if version is not None:
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            with engine.begin() as connection:
+                for statement in UPGRADES[target]:
+                    connection.exec_driver_sql(statement)
+                _set_version(connection, target)
+            done.append(target)
+    SQLModel.metadata.create_all(engine)  # new tables, and every table of a new database
+    if version is None:
+        with engine.begin() as connection:
+            _set_version(connection, SCHEMA_VERSION)
+    return done
+
+
+def _set_version(connection: Connection, version: int) -> None:
+    connection.exec_driver_sql(
+        "INSERT INTO setting (key, value) VALUES ('schema_version', ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (str(version),),
+    )
