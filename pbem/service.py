@@ -340,7 +340,7 @@ class Service:
                 continue
             try:
                 if verb in SEAT_COMMANDS:
-                    detail, told = self._seat_command(game, seats, state, seat, meta, now)
+                    detail, told = self._seat_command(game, seats, state, seat, line, now)
                     results.append(LineResult(line, "applied", detail))
                     announced += told
                     continue
@@ -406,9 +406,9 @@ class Service:
         self, game: Game, seats: list[Seat], state: State, seat: Seat, line: str, now: datetime
     ) -> tuple[str, list[str]]:
         """`vacation DURATION` or `tz ZONE`: what was done, and what everyone is told."""
-        verb, _, argument = line.partition(" ")
-        argument = argument.strip()
-        if verb == "tz":
+        verb, _, argument = line.strip().partition(" ")
+        argument = argument.strip().rstrip(".")
+        if verb.lower() == "tz":
             if argument.lower() in ("utc", "off", "none", ""):
                 seat.tz = None
                 return "your deadlines are shown in UTC only", []

@@ -1,0 +1,347 @@
+"""Deadlines in simulated time: reminders, automatic moves, absence, vacation, time zones,
+and fresh time after the service was down."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlmodel import col, select
+
+from engine import Phase, State, parse_choice
+from pbem.clock import as_utc
+from pbem.db import session
+from pbem.deadlines import TickReport, automatic_choice, tick
+from pbem.models import Game, Move, Seat
+from pbem.service import SeatSpec, Service, bot_choice
+from tests.localmail import START, local_service, reply_to, take_mail, text_of
+
+ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
+HOUR = timedelta(hours=1)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Service:
+    return local_service(tmp_path)
+
+
+def _game(service: Service, deadline: str = "48h", gm: str | None = GM) -> int:
+    seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
+    return service.new_game(seats, seed=4, deadline=deadline, gm=gm, now=START)
+
+
+def _row(service: Service, game: int = 1) -> tuple[Game, list[Seat], State]:
+    with session(service.engine) as db:
+        found = service.game(db, game)
+        db.commit()
+    return found
+
+
+def _run(service: Service, start: datetime, end: datetime, step: timedelta) -> TickReport:
+    """Tick from `start` to `end` (both included) every `step`, adding up what was done."""
+    total = TickReport()
+    at = start
+    while at <= end:
+        done = tick(service, at)
+        total.reminders += done.reminders
+        total.automatic += done.automatic
+        total.graced += done.graced
+        at += step
+    return total
+
+
+def _subjects(mails: list[EmailMessage], to: str) -> list[str]:
+    return [str(m["Subject"]).split("] ", 1)[1] for m in mails if m["To"] == to]
+
+
+def _moves(service: Service) -> list[tuple[int, str, str]]:
+    with session(service.engine) as db:
+        rows = db.exec(select(Move).order_by(col(Move.number)))
+        return [(m.seat, m.choice, m.source) for m in rows]
+
+
+def _prompt(mails: list[EmailMessage], to: str) -> EmailMessage:
+    return next(m for m in mails if m["To"] == to and m["X-Tongiaki-Decision"])
+
+
+def test_the_first_decision_has_its_deadline_and_the_prompt_shows_it(service: Service) -> None:
+    _game(service, deadline="2d")
+    game, _, _ = _row(service)
+    assert as_utc(game.clock_from) == START
+    assert as_utc(game.deadline_at) == START + timedelta(days=2)
+    assert as_utc(game.wake_at) == START + timedelta(days=1)  # the half-time reminder
+    prompt = _prompt(take_mail(service), ANN)
+    assert "Deadline: Wed 25 Nov 2026, 09:00 UTC" in text_of(prompt)
+
+
+def test_reminders_come_at_half_time_and_six_hours_before_and_only_once(
+    service: Service,
+) -> None:
+    _game(service)
+    take_mail(service)
+    done = _run(service, START, START + 47 * HOUR + timedelta(minutes=45), timedelta(minutes=15))
+    assert done.reminders == 2 and done.automatic == 0
+    mails = take_mail(service)
+    assert _subjects(mails, ANN) == [
+        "Reminder: place a set-up boat on Tonga (decision 1)",
+        "Reminder: place a set-up boat on Tonga (decision 1)",
+    ]
+    assert [str(m["Date"]) for m in mails] == [
+        "Tue, 24 Nov 2026 09:00:00 +0000",  # 24 h in: half-time
+        "Wed, 25 Nov 2026 03:00:00 +0000",  # 6 h before the deadline
+    ]
+    assert "If no answer comes by Wed 25 Nov 2026, 09:00 UTC" in text_of(mails[0])
+    assert mails[0]["Reply-To"] and "-0-1-" in str(mails[0]["Reply-To"])
+    assert _moves(service) == []
+
+
+def test_a_reply_stops_the_clock_and_the_next_decision_gets_its_own(service: Service) -> None:
+    _game(service)
+    prompt = _prompt(take_mail(service), ANN)
+    assert service.handle(reply_to(prompt, "place Tonga a"), START + 30 * HOUR) == "applied"
+    game, _, _ = _row(service)
+    assert as_utc(game.clock_from) == START + 30 * HOUR
+    assert as_utc(game.deadline_at) == START + 78 * HOUR
+    take_mail(service)
+    done = _run(service, START + 31 * HOUR, START + 53 * HOUR, HOUR)
+    assert done.reminders == 0 and done.automatic == 0  # Ann's reminders are gone with her turn
+    done = _run(service, START + 54 * HOUR, START + 54 * HOUR, HOUR)
+    assert done.reminders == 1
+    assert _subjects(take_mail(service), BOB) == [
+        "Reminder: place a set-up boat on Tonga (decision 2)"
+    ]
+
+
+def test_a_set_up_deadline_puts_the_boat_on_the_first_free_beach(service: Service) -> None:
+    _game(service, deadline="1h")
+    take_mail(service)
+    assert tick(service, START + HOUR - timedelta(seconds=1)).automatic == 0
+    assert _subjects(take_mail(service), ANN) == [
+        "Reminder: place a set-up boat on Tonga (decision 1)"
+    ]
+    assert tick(service, START + HOUR).automatic == 1
+    assert tick(service, START + HOUR).automatic == 0  # fired once
+    assert _moves(service) == [(0, "place Tonga a", "auto")]
+    mails = take_mail(service)
+    told = (
+        "No answer from Ann (red) to decision 1 by its deadline: the boat went on the first "
+        "free beach (place Tonga a)."
+    )
+    ann = next(m for m in mails if m["To"] == ANN)
+    bob = _prompt(mails, BOB)
+    assert " ".join(text_of(ann).split()).count(told) == 1
+    assert told in " ".join(text_of(bob).split())
+    assert str(bob["Subject"]).endswith("Your move: place a set-up boat on Tonga (decision 2)")
+    game, seats, _ = _row(service)
+    assert seats[0].auto_moves == 1 and not seats[0].absent
+    assert as_utc(game.deadline_at) == START + 2 * HOUR
+
+
+def _to_first_turn(service: Service) -> None:
+    """Both players place their set-up boats by mail (decisions 1-4): red and blue on
+    beaches a and c of Tonga."""
+    for number, (address, line) in enumerate(
+        [(ANN, "place Tonga a"), (BOB, "place Tonga a"), (ANN, "place Tonga c"), (BOB, "place c")],
+        start=1,
+    ):
+        prompt = _prompt(take_mail(service), address)
+        at = START + timedelta(minutes=number)
+        assert service.handle(reply_to(prompt, line), at) == "applied"
+
+
+def test_a_missed_turn_is_passed_and_a_missed_decision_in_a_turn_takes_the_greedy_choice(
+    service: Service,
+) -> None:
+    _game(service, deadline="1h")
+    _to_first_turn(service)
+    _, _, state = _row(service)
+    assert state.decision is not None and state.decision.kind is Phase.TURN
+    assert state.decision.seat == 0
+    take_mail(service)
+    tick(service, START + timedelta(minutes=4) + HOUR)
+    assert _moves(service)[-1] == (0, "pass", "auto")
+    mails = take_mail(service)
+    assert "the turn was passed (the house rule for a missed turn)" in " ".join(
+        text_of(_prompt(mails, BOB)).split()
+    )
+    # Bob fills beaches a and c: which of them emigrates first is a decision inside his turn
+    prompt = _prompt(mails, BOB)
+    at = START + 2 * HOUR
+    assert service.handle(reply_to(prompt, "expand Tonga a,c"), at) == "applied"
+    game, _, state = _row(service)
+    assert state.decision is not None and state.decision.kind is Phase.EMIGRATE
+    expected = bot_choice(game, state, "greedy")
+    assert automatic_choice(game, state) == (
+        expected,
+        f"the game chose what the greedy bot would ({expected})",
+    )
+    take_mail(service)
+    tick(service, at + HOUR)
+    assert _moves(service)[-1] == (1, str(expected), "auto")
+    told = "No answer from Bob (blue) to decision 7 by its deadline: the game chose what"
+    assert told in " ".join(text_of(take_mail(service)[0]).split())
+
+
+def test_automatic_choice_by_kind_of_decision(service: Service) -> None:
+    _game(service)
+    game, _, state = _row(service)
+    assert str(automatic_choice(game, state)[0]) == "place Tonga a"
+    for line in ("place Tonga a", "place Tonga b", "place Tonga a", "place Tonga b"):
+        state.apply(parse_choice(line))
+    assert str(automatic_choice(game, state)[0]) == "pass"
+
+
+def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
+    service: Service,
+) -> None:
+    _game(service, deadline="1h")
+    take_mail(service)
+    at = START + HOUR
+    tick(service, at)  # Ann's first set-up boat
+    bob = _prompt(take_mail(service), BOB)
+    service.handle(reply_to(bob, "place Tonga b"), at + timedelta(minutes=1))
+    take_mail(service)
+    tick(service, at + timedelta(minutes=1) + HOUR)  # Ann's second set-up boat
+    bob = _prompt(take_mail(service), BOB)
+    service.handle(reply_to(bob, "place Tonga d"), at + 2 * HOUR)
+    take_mail(service)
+    _, seats, _ = _row(service)
+    assert seats[0].auto_moves == 2 and not seats[0].absent
+    tick(service, at + 3 * HOUR)  # Ann's first turn: passed, the third automatic move
+    mails = take_mail(service)
+    _, seats, state = _row(service)
+    assert seats[0].absent and seats[0].auto_moves == 3
+    assert _moves(service)[4] == (0, "pass", "auto")
+    gm = [m for m in mails if m["To"] == GM]
+    assert len(gm) == 1 and "Ann (red) is absent" in str(gm[0]["Subject"])
+    assert "replace 1 ADDRESS" in text_of(gm[0])
+    assert "-gm-" in str(gm[0]["Reply-To"])
+    ann = next(m for m in mails if m["To"] == ANN)
+    assert "You are marked absent" in text_of(ann)
+    assert "is marked absent" in " ".join(text_of(_prompt(mails, BOB)).split())
+
+    # from now on Ann's decisions are made by the greedy bot at once, without a deadline:
+    # when Bob's turn is passed at his deadline, Ann's turn is played by the bot at once
+    assert state.decision is not None and state.decision.seat == 1
+    tick(service, at + 4 * HOUR)
+    moves = _moves(service)
+    assert moves[5] == (1, "pass", "auto")
+    assert moves[6][0] == 0 and moves[6][2] == "absent"
+    _, _, state = _row(service)
+    assert state.decision is not None and state.decision.seat == 1
+    mails = take_mail(service)
+    ann = next(m for m in mails if m["To"] == ANN)
+    # Ann comes back with any valid command, here `status`, in reply to any game mail
+    assert service.handle(reply_to(ann, "status"), at + 5 * HOUR) == "answered"
+    _, seats, _ = _row(service)
+    assert not seats[0].absent and seats[0].auto_moves == 0
+    told = take_mail(service)
+    assert "Ann (red) is back and plays again." in " ".join(text_of(_prompt(told, BOB)).split())
+
+
+def test_a_rejected_line_does_not_bring_an_absent_player_back(service: Service) -> None:
+    _game(service, deadline="1h")
+    with session(service.engine) as db:
+        seat = db.exec(select(Seat).where(Seat.seat == 1)).one()
+        seat.absent = True
+        db.commit()
+    mails = take_mail(service)
+    bob = next(m for m in mails if m["To"] == BOB)
+    assert service.handle(reply_to(bob, "fly away"), START + HOUR / 2) == "rejected"
+    _, seats, _ = _row(service)
+    assert seats[1].absent
+
+
+def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
+    _game(service)
+    prompt = _prompt(take_mail(service), ANN)
+    at = START + 10 * HOUR
+    assert service.handle(reply_to(prompt, "vacation 3d"), at) == "answered"
+    game, seats, _ = _row(service)
+    assert as_utc(game.deadline_at) == START + timedelta(days=5)
+    assert as_utc(seats[0].away_until) == at + timedelta(days=3)
+    assert seats[0].vacation_used == 3 * 86400
+    mails = take_mail(service)
+    ann = next(m for m in mails if m["To"] == ANN)
+    assert "applied: you are away until Thu 26 Nov 2026, 19:00 UTC" in " ".join(
+        text_of(ann).split()
+    )
+    assert "(4d of vacation left)" in " ".join(text_of(ann).split())
+    assert "Deadline: Sat 28 Nov 2026, 09:00 UTC" in text_of(ann)
+    bob = next(m for m in mails if m["To"] == BOB)
+    assert "Ann (red) is on vacation until Thu 26 Nov 2026, 19:00 UTC" in " ".join(
+        text_of(bob).split()
+    )
+    # the clock moved by the vacation: half-time is at hour 96 now, not 24
+    assert _run(service, at, START + 95 * HOUR, HOUR).reminders == 0
+    assert _run(service, START + 96 * HOUR, START + 96 * HOUR, HOUR).reminders == 1
+    take_mail(service)
+
+    assert service.handle(reply_to(prompt, "vacation 5d"), at + HOUR) == "rejected"
+    text = " ".join(text_of(next(m for m in take_mail(service) if m["To"] == ANN)).split())
+    assert "You have 4d of vacation left in this game (of 7d)" in text
+    _, seats, _ = _row(service)
+    assert seats[0].vacation_used == 3 * 86400
+
+
+def test_a_decision_that_opens_during_a_vacation_counts_from_its_end(service: Service) -> None:
+    _game(service, deadline="24h")
+    mails = take_mail(service)
+    bob = next(m for m in mails if m["To"] == BOB)
+    assert service.handle(reply_to(bob, "vacation 2d"), START + HOUR) == "answered"
+    ann = _prompt(take_mail(service), ANN)
+    assert service.handle(reply_to(ann, "1"), START + 2 * HOUR) == "applied"
+    game, _, _ = _row(service)
+    assert as_utc(game.clock_from) == START + HOUR + timedelta(days=2)
+    assert as_utc(game.deadline_at) == START + HOUR + timedelta(days=3)
+
+
+def test_tz_shows_deadlines_in_the_players_zone_too(service: Service) -> None:
+    _game(service)
+    prompt = _prompt(take_mail(service), ANN)
+    assert service.handle(reply_to(prompt, "tz europe/berlin"), START + HOUR) == "answered"
+    _, seats, _ = _row(service)
+    assert seats[0].tz == "Europe/Berlin"
+    text = text_of(next(m for m in take_mail(service) if m["To"] == ANN))
+    assert "applied: your deadlines are shown in Europe/Berlin (and in UTC)" in text
+    assert "Deadline: Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 10:00 Europe/Berlin)" in text
+    assert service.handle(reply_to(prompt, "tz Mars/Olympus"), START + HOUR) == "rejected"
+    assert "'Mars/Olympus' is not a time zone" in text_of(take_mail(service)[0])
+    assert service.handle(reply_to(prompt, "tz utc"), START + HOUR) == "answered"
+    _, seats, _ = _row(service)
+    assert seats[0].tz is None
+
+
+def test_after_downtime_a_passed_deadline_gets_fresh_time_not_an_automatic_move(
+    service: Service,
+) -> None:
+    _game(service, deadline="24h")
+    take_mail(service)
+    tick(service, START + HOUR)
+    back = START + 40 * HOUR  # down from hour 1 to hour 40: longer than the 6 h grace
+    done = tick(service, back)
+    assert done.graced == 1 and done.automatic == 0 and done.reminders == 0
+    game, _, _ = _row(service)
+    assert as_utc(game.deadline_at) == back + 6 * HOUR
+    mails = take_mail(service)
+    told = (
+        "The game service was not running from Mon 23 Nov 2026, 10:00 UTC to Wed 25 Nov "
+        "2026, 01:00 UTC, and the deadline of decision 1 passed meanwhile. It is now Wed 25 "
+        "Nov 2026, 07:00 UTC (6h from now)."
+    )
+    for mail in mails:
+        assert told in " ".join(text_of(mail).split())
+    assert _subjects(mails, BOB) == ["Deadline moved: the service was down"]
+    assert _subjects(mails, ANN) == ["Your move: place a set-up boat on Tonga (decision 1)"]
+    assert _run(service, back + HOUR, back + 5 * HOUR, HOUR).automatic == 0
+    assert tick(service, back + 6 * HOUR).automatic == 1
+
+
+def test_a_short_outage_fires_the_passed_deadline_at_once(service: Service) -> None:
+    _game(service, deadline="2h")
+    tick(service, START + HOUR)
+    done = tick(service, START + 4 * HOUR)  # 3 h without a tick: within the grace
+    assert done.automatic == 1 and done.graced == 0
+    assert _moves(service) == [(0, "place Tonga a", "auto")]
