@@ -1,0 +1,83 @@
+"""Schema versions: a database made by the previous version is upgraded on start, and the
+game in it goes on."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+
+from pbem.addressing import Tag, reply_address, token
+from pbem.clock import as_utc
+from pbem.db import open_database, session
+from pbem.deadlines import tick
+from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
+from pbem.models import Game, Seat
+from pbem.service import Service
+from tests.localmail import START, later, local_service, take_mail
+
+FIXTURE = Path(__file__).parent / "fixtures" / "schema-v1.sql"
+
+
+def _version_1(path: Path) -> Path:
+    """A database as version 1 of the service left it: game 1 at its first decision (Ann, red,
+    to place a set-up boat), with Bob and a greedy bot, a 24 h deadline and a GM."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIXTURE.read_text())
+    return path
+
+
+def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path: Path) -> None:
+    service = local_service(tmp_path)  # makes a current database elsewhere; replaced below
+    path = _version_1(tmp_path / "old" / "pbem.sqlite")
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 1
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION == 2
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        game, seats, state = service.game(db, 1)
+        assert game.gm_secret and len(game.gm_secret) == 32
+        assert game.deadline_at is None and game.status == "running"
+        assert [(s.name, s.auto_moves, s.absent, s.tz) for s in seats] == [
+            ("Ann", 0, False, None),
+            ("Bob", 0, False, None),
+            ("Cy", 0, False, None),
+        ]
+        assert state.decision is not None and state.decision.number == 1
+        secret = seats[0].secret
+        db.commit()
+    # the first tick gives the old game a clock; the old prompt's reply address still works
+    tick(service, START)
+    with session(engine) as db:
+        game = db.get(Game, 1)
+        assert game is not None and as_utc(game.deadline_at) == START.replace(day=24)
+        db.commit()
+    address = reply_address("tongiaki@example.test", Tag(1, 0, 1, token(secret, 1, 0, 1)))
+    reply = (
+        f"From: ann@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
+        "Message-ID: <upgrade-test@example.test>\r\n\r\nplace Tonga b\r\n"
+    ).encode()
+    assert service.handle(reply, later(5)) == "applied"
+    assert any("Your move" in str(m["Subject"]) for m in take_mail(service))
+    # opening it again changes nothing more
+    assert upgrade(engine) == []
+
+
+def test_a_database_newer_than_the_service_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "pbem.sqlite"
+    open_database(path).dispose()
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE setting SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(SchemaError, match="schema version 99"):
+        open_database(path)
+
+
+def test_a_new_database_starts_at_the_current_version(tmp_path: Path) -> None:
+    engine = open_database(tmp_path / "new.sqlite")
+    assert schema_version(engine) == SCHEMA_VERSION
+    with session(engine) as db:
+        assert db.get(Seat, 1) is None
+        db.commit()
