@@ -80,6 +80,7 @@ def new_game(
     ] = None,
     deadline: Annotated[str | None, typer.Option(help="Time per decision, e.g. 48h or 2d.")] = None,
     gm: Annotated[str | None, typer.Option(help="The game master's address.")] = None,
+    now: Annotated[str | None, typer.Option(help="Create it as if at this ISO 8601 time.")] = None,
     config: ConfigOption = None,
 ) -> None:
     """Create a game, print its id and mail every player."""
@@ -88,7 +89,12 @@ def new_game(
         specs = [_seat(p, False) for p in player] + [_seat(b, True) for b in bot]
         tiles = [t.strip() for t in stack.split(",")] if stack else None
         game_id = service.new_game(
-            specs, seed=seed, stack=tiles, deadline=deadline, gm=gm, now=utc_now()
+            specs,
+            seed=seed,
+            stack=tiles,
+            deadline=deadline,
+            gm=gm,
+            now=_parse_time(now) if now else utc_now(),
         )
     except GameError as error:
         _fail(str(error))

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -108,3 +115,69 @@ def test_settings_written_as_toml_read_back_the_same(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
     config.write_text(settings_toml(settings))
     assert load_settings(config) == settings
+
+
+def test_poll_now_runs_the_deadlines_as_if_at_that_time() -> None:
+    _ok(
+        "new-game",
+        "--player",
+        "Ann:ann@example.test",
+        "--player",
+        "Bob:bob@example.test",
+        "--deadline",
+        "1h",
+        "--now",
+        "2026-11-23T09:00:00Z",
+    )
+    first = _ok("poll", "--now", "2026-11-23T09:10:00Z")
+    assert "handled 0 messages, 0 reminders, 0 automatic moves" in first
+    assert "sent 3 mails" in first
+    assert "1 reminders, 0 automatic moves" in _ok("poll", "--now", "2026-11-23T10:31:00+01:00")
+    assert "0 reminders, 1 automatic moves" in _ok("poll", "--now", "2026-11-23T10:00:00Z")
+    assert "decision 2" in _ok("list")
+    assert "Ann (blue)'s turn" not in _ok("show", "1")
+    assert "Now waiting for Bob (red), decision 2" in _ok("show", "1")
+    result = runner.invoke(app, ["poll", "--now", "tomorrow"])
+    assert result.exit_code == 2 and "not an ISO 8601 time" in result.output
+
+
+def test_a_bad_duration_in_the_config_names_the_key(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('reminders = ["50%", "soon"]\n')
+    result = runner.invoke(app, ["list", "--config", str(bad)])
+    assert result.exit_code == 2
+    assert "'reminders': 'soon' is not a duration" in result.output
+
+
+def test_serve_fires_a_deadline_that_passed_before_it_started(tmp_path: Path) -> None:
+    """The deadline lives in the database: `pbem serve` finds it due on start-up."""
+    created = datetime.now(UTC) - timedelta(hours=2)
+    _ok(
+        "new-game",
+        "--player",
+        "Ann:ann@example.test",
+        "--player",
+        "Bob:bob@example.test",
+        "--deadline",
+        "1h",
+        "--now",
+        created.isoformat(),
+    )
+    config = tmp_path / "fast.toml"
+    config.write_text("poll_seconds = 0.2\noutbox_seconds = 0.2\n")
+    command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
+    server = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    database = tmp_path / "pbem-data" / "pbem.sqlite"
+    try:
+        waited = time.monotonic() + 30
+        moves: list[tuple[str, str]] = []
+        while not moves and time.monotonic() < waited:
+            time.sleep(0.1)
+            with closing(sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)) as reader:
+                moves = reader.execute("SELECT choice, source FROM move").fetchall()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, log = server.communicate(timeout=20)
+    assert moves == [("place Tonga a", "auto")]
+    assert "deadline passed, automatic move for seat 0: place Tonga a" in log
+    assert server.returncode == 0

@@ -94,8 +94,10 @@ def players(mail: Mail) -> Iterator[dict[str, Player]]:
 
 
 def _new_game(service: Service, count: int, seed: int) -> int:
+    """A game of `count` players at the simulated START; its deadlines are far off, so that
+    `pbem serve` on the real clock never reaches one."""
     seats = [SeatSpec(f"P{i}", address(f"p{i}")) for i in range(1, count + 1)]
-    return service.new_game(seats, seed=seed, now=START)
+    return service.new_game(seats, seed=seed, deadline="3650d", now=START)
 
 
 def _moves(service: Service) -> list[str]:
