@@ -28,7 +28,7 @@ from sqlmodel import col, select
 from engine import State
 from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.db import open_database, session
-from pbem.models import Inbound, Move, Outbox
+from pbem.models import Game, GmAction, Inbound, Move, Outbox
 from pbem.runner import run_cycle
 from pbem.service import SeatSpec, Service
 from tests.localmail import START, later, option_count, reply_to, text_of
@@ -341,3 +341,53 @@ def test_implicit_tls_for_imap_and_smtp(
     assert (report.handled, report.sent, report.failed) == (1, 2, 0)
     assert _moves(service) == ["place Tonga d"]
     assert all(a.tls for a in mail.smtp.accepted if a.mail_from == SERVICE)
+
+
+def test_the_game_master_by_mail_through_real_servers(
+    mail: Mail, players: dict[str, Player], tmp_path: Path
+) -> None:
+    service = Service(open_database(tmp_path / "pbem.sqlite"), mail_settings(mail, tmp_path))
+    seats = [SeatSpec("P1", address("p1")), SeatSpec("P2", address("p2"))]
+    service.new_game(seats, seed=6, deadline="24h", gm=address("gm"), now=START)
+    run_cycle(service, later(0))
+    with contextlib.ExitStack() as stack:
+        gm = Player(mail, "gm", stack)
+        welcome = gm.new_mail()
+        assert [str(m["Subject"]) for m in welcome] == [
+            "[Tongiaki g1] You are the game master of game 1"
+        ]
+        target = parseaddr(str(welcome[0]["Reply-To"]))[1]
+        assert re.fullmatch(r"tongiaki\+g1-gm-1-[a-z2-7]{10}@example\.test", target)
+        players["p1"].new_mail()
+        players["p2"].new_mail()
+
+        # a player using the game master's reply address, and a forged token: refused
+        mail.send(address("p1"), [target], reply_to(welcome[0], "end", sender=address("p1")))
+        forged = re.sub(r"-[a-z2-7]{10}@", "-aaaaaaaaaa@", target)
+        mail.send(address("gm"), [forged], reply_to(welcome[0], "end"))
+        assert run_cycle(service, later(1)).handled == 2
+        with session(service.engine) as db:
+            row = db.get(Game, 1)
+            assert row is not None and row.status == "running"
+            assert [i.outcome for i in db.exec(select(Inbound))] == ["refused", "refused"]
+        assert players["p1"].new_mail() == []
+        refusal = gm.new_mail()
+        assert [str(m["Subject"]) for m in refusal] == [
+            "[Tongiaki g1] Not applied: wrong reply address"
+        ]
+
+        # the real thing: pause, and the players are told
+        gm.answer(welcome[0], "pause")
+        run_cycle(service, later(2))
+        done = gm.new_mail()
+        assert [str(m["Subject"]) for m in done] == ["[Tongiaki g1] Done: pause"]
+        assert "> pause\n  applied: paused with 23h 58m left" in text_of(done[0])
+        for user in ("p1", "p2"):
+            news = players[user].new_mail()
+            assert len(news) == 1
+            assert "The game master paused the game" in " ".join(text_of(news[0]).split())
+        with session(service.engine) as db:
+            row = db.get(Game, 1)
+            assert row is not None and row.status == "paused"
+            actions = [(a.actor, a.command) for a in db.exec(select(GmAction))]
+        assert actions == [(address("gm"), "pause")]
