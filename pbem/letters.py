@@ -156,6 +156,7 @@ def letter(
         answers=tuple(answers),
         happened=happened,
         waiting=at.waiting if not mine and at.final is None else "",
+        until=deadline if not mine and at.final is None else None,
         decision=decision if mine else None,
         board=at.board if show_board or mine or at.final else None,
         final=at.final,

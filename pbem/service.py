@@ -719,10 +719,14 @@ class Service:
         show_board: bool = False,
         to: Sequence[str] | None = None,
     ) -> None:
-        """A mail to the game master (the game's, else the host's), answerable with commands."""
+        """A mail to the game master (the game's, else every one of the host's), answerable
+        with game master commands."""
         assert game.id is not None
-        recipients = list(to) if to is not None else self.gm_addresses(game)[:1]
-        if not recipients:
+        if to is not None:
+            recipients = list(to)
+        elif game.gm_address:
+            recipients = [game.gm_address]
+        else:
             recipients = list(self.settings.gm_addresses)
         if not recipients:
             return

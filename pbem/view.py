@@ -160,6 +160,7 @@ class Mail:
     answers: tuple[Answer, ...] = ()
     happened: tuple[str, ...] = ()
     waiting: str = ""
+    until: Deadline | None = None  # the deadline of someone else's open decision
     decision: Decision | None = None
     board: Board | None = None
     final: Final | None = None

@@ -13,9 +13,8 @@ from functools import cache
 from pathlib import Path
 
 from engine.bots import make_bot
-from pbem import letters, view
 from pbem.db import session
-from pbem.render import render
+from pbem.deadlines import tick
 from pbem.service import SeatSpec, Service
 from tests.localmail import later, local_service, reply_to, take_mail
 
@@ -37,7 +36,7 @@ def _play(service: Service) -> dict[str, EmailMessage]:
         SeatSpec("Ben", BEN),
         SeatSpec("Cy", None, bot="greedy"),
     ]
-    game = service.new_game(specs, seed=SEED, now=later(0))
+    game = service.new_game(specs, seed=SEED, gm="gm@example.test", now=later(0))
     found: dict[str, EmailMessage] = {}
     latest: dict[str, EmailMessage] = {}
     _collect(take_mail(service), found, latest)
@@ -51,6 +50,22 @@ def _play(service: Service) -> dict[str, EmailMessage]:
         address = seats[decision.seat].address
         assert address is not None
         minute += 7
+        if "reminder" not in found and "error" in found and decision.seat == 0:
+            # Ana shows deadlines in her time zone, then waits: reminders at half-time and
+            # 6 h before, then her turn is passed
+            service.handle(reply_to(latest[ANA], "tz Pacific/Auckland"), later(minute))
+            _collect(take_mail(service), found, latest, "")
+            for _ in range(12):
+                minute += 4 * 60
+                tick(service, later(minute))
+                for mail in take_mail(service):
+                    if mail["X-Tongiaki-Kind"] == "reminder":
+                        found.setdefault("reminder", mail)
+                    elif mail["To"] == ANA:
+                        found["update-automatic"] = mail
+                    _collect([mail], found, latest, "")
+            assert "update-automatic" in found
+            continue
         if "error" not in found and decision.kind.value == "turn":
             body = "expand Nowhere a"
         elif "not-applied" not in found and decision.seat == 0:
@@ -67,8 +82,6 @@ def _play(service: Service) -> dict[str, EmailMessage]:
             body = str(legal.index(choice) + 1) if decision.number % 2 else str(choice)
         service.handle(reply_to(latest[address], body), later(minute))
         _collect(take_mail(service), found, latest)
-        if "reminder" not in found and "prompt-turn" in found:
-            found["reminder"] = _reminder(service, game)
     return found
 
 
@@ -82,8 +95,9 @@ def _collect(
         recipient = str(mail["To"])
         if mail["X-Tongiaki-Decision"]:  # the mail asks its reader for a decision
             latest[recipient] = mail
-        kind = name or _name(mail)
-        found.setdefault(kind, mail)
+        kind = _name(mail) if name is None else name
+        if kind:
+            found.setdefault(kind, mail)
 
 
 def _name(mail: EmailMessage) -> str:
@@ -91,23 +105,6 @@ def _name(mail: EmailMessage) -> str:
     if kind == "prompt":
         return "prompt-" + str(mail["X-Tongiaki-Decision"]).split(" ", 1)[1].replace(" ", "-")
     return kind.replace("_", "-")
-
-
-def _reminder(service: Service, game: int) -> EmailMessage:
-    """Reminders are sent by the deadline rules; here one is rendered for the open decision."""
-    with session(service.engine) as db:
-        game_row, seats, state = service.game(db, game)
-    assert state.decision is not None
-    at, _ = service.moment(game_row, seats, state)
-    deadline = view.deadline(later(60 * 24), "Pacific/Auckland")
-    mail = letters.reminder(at, state.decision.seat, deadline)
-    text, html = render(mail)
-    message = EmailMessage()
-    message["Subject"] = mail.subject
-    message["X-Tongiaki-Kind"] = "reminder"
-    message.set_content(text)
-    message.add_alternative(html, subtype="html")
-    return message
 
 
 def parts(mail: EmailMessage) -> tuple[str, str]:

@@ -16,6 +16,8 @@ KINDS = (
     "prompt-land",
     "prompt-emigrate",
     "update",
+    "update-automatic",
+    "gm",
     "answer",
     "reminder",
     "error",
