@@ -22,6 +22,7 @@ from pbem.clock import utc_now
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import open_database, session
 from pbem.gm import GameMaster
+from pbem.migrate import SchemaError
 from pbem.models import Game, Seat
 from pbem.render import render_board_text
 from pbem.runner import run_cycle, serve
@@ -37,24 +38,32 @@ ConfigOption = Annotated[
 ]
 
 
-def _service(config: Path | None) -> Service:
+def _settings(config: Path | None) -> Settings:
     try:
-        settings = load_settings(config)
+        return load_settings(config)
     except ConfigError as error:
         _fail(f"bad configuration: {error}")
-    return Service(open_database(settings.database_path), settings)
+
+
+def _service(config: Path | None, *, logs: bool = False) -> Service:
+    """The service on the configured database; with `logs`, logging at the configured level."""
+    settings = _settings(config)
+    if logs:
+        logging.basicConfig(
+            level=settings.log_level.upper(),
+            format="%(asctime)s %(levelname)s %(message)s",
+            stream=sys.stderr,
+        )
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    try:
+        return Service(open_database(settings.database_path), settings)
+    except SchemaError as error:
+        _fail(str(error))
 
 
 def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code=2)
-
-
-def _logging() -> None:
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr
-    )
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)
 
 
 def _seat(text: str, bot: bool) -> SeatSpec:
@@ -107,8 +116,7 @@ def poll(
     config: ConfigOption = None,
 ) -> None:
     """Run one cycle: read new mail, send queued mail."""
-    _logging()
-    service = _service(config)
+    service = _service(config, logs=True)
     moment = _parse_time(now) if now else utc_now()
     report = run_cycle(service, moment)
     clock = report.clock
@@ -147,8 +155,7 @@ def game_master(
     config: ConfigOption = None,
 ) -> None:
     """Act on a game as its game master; the players are told by mail."""
-    _logging()
-    service = _service(config)
+    service = _service(config, logs=True)
     try:
         results, answers = GameMaster(service).run_host(
             game, [" ".join(command)], _parse_time(now) if now else utc_now()
@@ -167,8 +174,7 @@ def game_master(
 @app.command("serve")
 def serve_command(config: ConfigOption = None) -> None:
     """Poll the mailbox and send mail at the configured intervals until stopped."""
-    _logging()
-    serve(_service(config), utc_now)
+    serve(_service(config, logs=True), utc_now)
 
 
 @app.command("list")
@@ -207,7 +213,7 @@ def reply(
     config: ConfigOption = None,
 ) -> None:
     """Answer the latest prompt in the local outbox, as a reply dropped into the local inbox."""
-    settings = load_settings(config)
+    settings = _settings(config)
     prompt = _newest_mail(settings, sender, "Your move")
     if prompt is None:
         _fail(f"no mail asking {sender} for a decision in {settings.outbox_dir}")
@@ -250,7 +256,7 @@ def read(
     config: ConfigOption = None,
 ) -> None:
     """Print the newest mail in the local outbox for an address (the embedded defaults)."""
-    settings = load_settings(config)
+    settings = _settings(config)
     newest = _newest_mail(settings, address)
     if newest is None:
         _fail(f"no mail for {address} in {settings.outbox_dir} yet")
@@ -269,8 +275,7 @@ DEMO_SEATS = [
 @app.command()
 def demo(config: ConfigOption = None) -> None:
     """Serve a demo game on the embedded defaults: you against two bots, mail in local folders."""
-    _logging()
-    service = _service(config)
+    service = _service(config, logs=True)
     with session(service.engine) as db:
         running = db.exec(select(Game).where(Game.status == "running")).first()
     if running is None:

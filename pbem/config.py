@@ -1,4 +1,8 @@
-"""The service's settings: embedded defaults, optionally overridden by a TOML file."""
+"""The service's settings: embedded defaults, optionally overridden by a TOML file.
+
+Every setting is documented, with its default, in `config.example.toml`; passwords never
+come from that file but from the environment, a file of their own, or a systemd credential.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +25,8 @@ class ImapSettings:
     port: int = 993
     tls: str = "tls"  # tls | starttls | none
     user: str = ""
-    password: str = ""
+    password: str = ""  # never from the TOML file: see `load_settings`
+    password_file: str = ""  # a file holding the password
     folder: str = "INBOX"
     ca_file: str = ""  # extra CA to trust (a private mail server, tests)
 
@@ -32,14 +37,15 @@ class SmtpSettings:
     port: int = 587
     tls: str = "starttls"  # tls | starttls | none
     user: str = ""
-    password: str = ""
+    password: str = ""  # never from the TOML file: see `load_settings`
+    password_file: str = ""
     ca_file: str = ""
 
 
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = Path("pbem-data")
-    database: Path | None = None  # default: DATA_DIR/pbem.sqlite
+    database_url: str = ""  # sqlite:///PATH; default: DATA_DIR/pbem.sqlite
     mail: str = "maildir"  # maildir (local folders) | imap (IMAP in, SMTP out)
     from_address: str = "tongiaki@localhost"
     from_name: str = "Tongiaki"
@@ -52,12 +58,15 @@ class Settings:
     vacation_allowance: str = "7d"  # vacation per player and game, in total
     downtime_grace: str = "6h"  # down longer: passed deadlines get this much time again
     gm_addresses: tuple[str, ...] = ()  # may act as game master in every game
+    log_level: str = "INFO"
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
 
     @property
     def database_path(self) -> Path:
-        return self.database or self.data_dir / "pbem.sqlite"
+        if not self.database_url:
+            return self.data_dir / "pbem.sqlite"
+        return Path(self.database_url.removeprefix(SQLITE_URL))
 
     @property
     def inbox_dir(self) -> Path:
@@ -68,6 +77,8 @@ class Settings:
         return self.data_dir / "mail" / "outbox"
 
 
+SQLITE_URL = "sqlite:///"  # then a relative path; an absolute one starts with a fourth /
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _SECTIONS = {"imap": ImapSettings, "smtp": SmtpSettings}
 _TLS_MODES = ("tls", "starttls", "none")
 
@@ -75,7 +86,9 @@ _TLS_MODES = ("tls", "starttls", "none")
 def load_settings(path: Path | None) -> Settings:
     """Settings from `path`, else from $PBEM_CONFIG, else the embedded defaults.
 
-    Passwords come from $PBEM_IMAP_PASSWORD and $PBEM_SMTP_PASSWORD when set.
+    Each server's password comes from $PBEM_IMAP_PASSWORD (or $PBEM_SMTP_PASSWORD), else from
+    the file named by `password_file`, else from the systemd credential `imap_password` (or
+    `smtp_password`) in $CREDENTIALS_DIRECTORY.
     """
     chosen = path or (Path(os.environ["PBEM_CONFIG"]) if os.environ.get("PBEM_CONFIG") else None)
     settings = Settings()
@@ -86,13 +99,29 @@ def load_settings(path: Path | None) -> Settings:
             raise ConfigError(f"{chosen}: {error}") from error
         settings = _apply(settings, data, "")
         _check(settings)
-    imap_pw = os.environ.get("PBEM_IMAP_PASSWORD")
-    smtp_pw = os.environ.get("PBEM_SMTP_PASSWORD")
-    if imap_pw:
-        settings = replace(settings, imap=replace(settings.imap, password=imap_pw))
-    if smtp_pw:
-        settings = replace(settings, smtp=replace(settings.smtp, password=smtp_pw))
-    return settings
+    return replace(
+        settings,
+        imap=replace(settings.imap, password=_password("imap", settings.imap.password_file)),
+        smtp=replace(settings.smtp, password=_password("smtp", settings.smtp.password_file)),
+    )
+
+
+def _password(server: str, password_file: str) -> str:
+    from_env = os.environ.get(f"PBEM_{server.upper()}_PASSWORD")
+    if from_env:
+        return from_env
+    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
+    credential = Path(credentials) / f"{server}_password" if credentials else None
+    if password_file:
+        source = Path(password_file)
+    elif credential is not None and credential.is_file():
+        source = credential
+    else:
+        return ""
+    try:
+        return source.read_text(encoding="utf-8").rstrip("\r\n")
+    except OSError as error:
+        raise ConfigError(f"'{server}.password_file': cannot read {source}: {error}") from error
 
 
 def _check(settings: Settings) -> None:
@@ -110,6 +139,21 @@ def _check(settings: Settings) -> None:
         raise ConfigError("'absence_after' must be 1 or more")
     if settings.mail not in ("maildir", "imap"):
         raise ConfigError("'mail' must be maildir or imap")
+    if settings.database_url and not settings.database_url.startswith(SQLITE_URL):
+        raise ConfigError(
+            "'database_url' must be an SQLite URL: sqlite:///relative/path.sqlite or "
+            "sqlite:////absolute/path.sqlite"
+        )
+    if settings.log_level.upper() not in LOG_LEVELS:
+        raise ConfigError(f"'log_level' must be one of {', '.join(LOG_LEVELS)}")
+    for name in ("poll_seconds", "outbox_seconds"):
+        if getattr(settings, name) <= 0:
+            raise ConfigError(f"{name!r} must be more than 0")
+    if "@" not in settings.from_address:
+        raise ConfigError(f"'from_address': {settings.from_address!r} is not a mail address")
+    for address in settings.gm_addresses:
+        if "@" not in address:
+            raise ConfigError(f"'gm_addresses': {address!r} is not a mail address")
 
 
 def _apply(target: Any, data: dict[str, Any], prefix: str) -> Any:
@@ -117,6 +161,11 @@ def _apply(target: Any, data: dict[str, Any], prefix: str) -> Any:
     changes: dict[str, Any] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
+        if key == "password" and prefix:
+            raise ConfigError(
+                f"{name!r} does not belong in the configuration file: set "
+                f"$PBEM_{prefix.strip('.').upper()}_PASSWORD or {prefix}password_file"
+            )
         if key not in known:
             raise ConfigError(f"unknown setting {name!r}")
         current = getattr(target, key)
@@ -132,7 +181,7 @@ def _apply(target: Any, data: dict[str, Any], prefix: str) -> Any:
 
 
 def _convert(name: str, current: Any, value: Any) -> Any:
-    if isinstance(current, Path) or name in ("database", "data_dir"):
+    if isinstance(current, Path):
         if not isinstance(value, str):
             raise ConfigError(f"{name!r} must be a path string")
         return Path(value)

@@ -51,10 +51,9 @@ def read_mail(
     handled = 0
     with (opener or partial(open_inbox, service.settings))() as inbox:
         for key, raw in inbox.new_messages():
-            outcome = service.handle(raw, now)
+            service.handle(raw, now)  # logs what it did
             inbox.mark_handled(key)
             handled += 1
-            log.info("message %s: %s", key, outcome)
     return handled
 
 

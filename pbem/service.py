@@ -211,30 +211,39 @@ class Service:
     # -- handling a reply ------------------------------------------------------------------
 
     def handle(self, raw: bytes, now: datetime) -> str:
-        """Handle one inbound message exactly once; returns its outcome."""
+        """Handle one inbound message exactly once; returns its outcome, and logs it."""
         now = as_utc(now)
         message = email.message_from_bytes(raw, policy=default_policy)
         message_id = str(message.get("Message-ID", "")).strip()
         if not message_id:
             message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>"
         sender = parseaddr(str(message.get("From", "")))[1].lower()
+        tag = find_tag(message)
         with session(self.engine) as db:
             if db.exec(select(Inbound).where(Inbound.message_id == message_id)).first():
+                log.info("message %s: duplicate, handled before", message_id)
                 return "duplicate"
             inbound = Inbound(message_id=message_id, sender=sender, received_at=now, outcome="")
             db.add(inbound)
             db.flush()
-            inbound.outcome, inbound.detail = self._handle(db, message, sender, inbound, now)
+            inbound.outcome, inbound.detail = self._handle(db, message, sender, tag, inbound, now)
             db.commit()
-            return inbound.outcome
+        where = f"game {tag.game} seat {tag.seat_text} decision {tag.decision}" if tag else "no tag"
+        log.info("message %s (%s): %s: %s", inbound.id, where, inbound.outcome, inbound.detail)
+        return inbound.outcome
 
     def _handle(
-        self, db: Session, message: Message, sender: str, inbound: Inbound, now: datetime
+        self,
+        db: Session,
+        message: Message,
+        sender: str,
+        tag: Tag | None,
+        inbound: Inbound,
+        now: datetime,
     ) -> tuple[str, str]:
         reason = automatic_reason(message, self.settings.from_address)
         if reason:
             return "ignored", reason
-        tag = find_tag(message)
         game = db.get(Game, tag.game) if tag else None
         if tag is None or game is None:
             self._answer_untagged(db, sender, now)
