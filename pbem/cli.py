@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import logging
+import os
 import re
 import sys
 from dataclasses import replace
@@ -21,6 +22,7 @@ from pbem import letters, view
 from pbem.clock import utc_now
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import open_database, session
+from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
 from pbem.migrate import SchemaError
 from pbem.models import Game, Seat
@@ -175,6 +177,33 @@ def game_master(
 def serve_command(config: ConfigOption = None) -> None:
     """Poll the mailbox and send mail at the configured intervals until stopped."""
     serve(_service(config, logs=True), utc_now)
+
+
+@app.command("check-config")
+def check_config(
+    send_to: Annotated[
+        str | None, typer.Option("--send-to", help="Also send a test mail to this address.")
+    ] = None,
+    round_trip: Annotated[
+        bool,
+        typer.Option(
+            "--round-trip",
+            help="Also mail the service's own reply address and wait for it in the mailbox "
+            "(checks plus addressing); the test mail is deleted.",
+        ),
+    ] = False,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for the round trip.")] = 60.0,
+    config: ConfigOption = None,
+) -> None:
+    """Check the configuration: database, IMAP and SMTP (connection, TLS, login, folder).
+
+    Sends no mail unless asked; exits with 1 when a check failed."""
+    settings = _settings(config)
+    source = config or os.environ.get("PBEM_CONFIG") or "the embedded defaults"
+    typer.echo(f"configuration: {source} (mail = {settings.mail})")
+    checks = check_settings(settings, send_to=send_to, round_trip=round_trip, wait=wait)
+    if not report(checks, typer.echo):
+        raise typer.Exit(code=1)
 
 
 @app.command("list")

@@ -89,7 +89,7 @@ def tls_context(ca_file: str) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=ca_file or None)
 
 
-def _imap_connect(settings: ImapSettings) -> imaplib.IMAP4:
+def imap_connect(settings: ImapSettings) -> imaplib.IMAP4:
     """A logged-in IMAP session with the configured folder selected."""
     client: imaplib.IMAP4
     if settings.tls == "tls":
@@ -104,7 +104,7 @@ def _imap_connect(settings: ImapSettings) -> imaplib.IMAP4:
     client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         client.login(settings.user, settings.password)
-        status, data = client.select(_quote(settings.folder))
+        status, data = client.select(quote_mailbox(settings.folder))
         if status != "OK":
             raise imaplib.IMAP4.error(f"cannot open folder {settings.folder!r}: {data!r}")
     except BaseException:
@@ -121,7 +121,7 @@ def _logout(client: imaplib.IMAP4) -> None:
 @contextmanager
 def imap_inbox(settings: ImapSettings) -> Iterator[ImapInbox]:
     """A logged-in IMAP session on the configured folder, logged out afterwards."""
-    client = _imap_connect(settings)
+    client = imap_connect(settings)
     try:
         yield ImapInbox(client)
     finally:
@@ -138,7 +138,7 @@ class KeptImap:
     @contextmanager
     def open(self) -> Iterator[Inbox]:
         if self.client is None:
-            self.client = _imap_connect(self.settings)
+            self.client = imap_connect(self.settings)
         try:
             yield ImapInbox(self.client)
         except (OSError, imaplib.IMAP4.error):
@@ -151,7 +151,7 @@ class KeptImap:
             _logout(client)
 
 
-def _quote(folder: str) -> str:
+def quote_mailbox(folder: str) -> str:
     return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

@@ -1,0 +1,335 @@
+"""`pbem check-config`: which parts of the configured set-up work, step by step.
+
+Each step (the database, the IMAP server's connection, TLS, login and folder, the SMTP
+server's connection, TLS and login, and on request a test mail) gives one `Check`. A step
+whose step before it failed is skipped. Nothing is sent unless asked; no password or token
+is ever printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import imaplib
+import os
+import secrets
+import socket
+import sqlite3
+import ssl
+import time
+from collections.abc import Callable, Iterator
+from contextlib import closing, suppress
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formataddr, formatdate, make_msgid
+from pathlib import Path
+
+import aiosmtplib
+
+from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.transport import imap_connect, quote_mailbox, tls_context
+
+TIMEOUT = 15.0  # seconds for each network step
+
+
+@dataclass(frozen=True)
+class Check:
+    step: str
+    outcome: str  # ok | warn | fail | skip
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.outcome.upper():<5} {self.step:<13} {self.detail}"
+
+
+def check_settings(
+    settings: Settings,
+    *,
+    send_to: str | None = None,
+    round_trip: bool = False,
+    wait: float = 60.0,
+) -> list[Check]:
+    """Every check of `settings`; `send_to` mails a test message there; `round_trip` mails
+    one to the service's own reply address and waits up to `wait` s for it in the mailbox."""
+    checks = [*_database(settings)]
+    if settings.mail != "imap":
+        return [*checks, *_maildir(settings)]
+    checks += _imap(settings.imap)
+    own = _own_address(settings) if round_trip else None
+    checks += asyncio.run(_smtp(settings, send_to, own))
+    if own is not None and checks[-1].outcome == "ok":  # the round-trip mail went out
+        checks[-1] = _wait_for(settings, own, wait)
+    return checks
+
+
+def _database(settings: Settings) -> Iterator[Check]:
+    path = settings.database_path
+    if not path.exists():
+        folder = next((p for p in [path.parent, *path.parents] if p.exists()), Path("."))
+        if os.access(folder, os.W_OK):
+            yield Check("database", "ok", f"{path} does not exist yet; it will be created")
+        else:
+            yield Check("database", "fail", f"{path} cannot be created: {folder} is read-only")
+        return
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            version = db.execute("SELECT value FROM setting WHERE key = 'schema_version'")
+            row = version.fetchone()
+            games = dict(db.execute("SELECT status, count(*) FROM game GROUP BY status"))
+            waiting, tries, error = db.execute(
+                "SELECT count(*), max(attempts), "
+                "(SELECT last_error FROM outbox ORDER BY attempts DESC LIMIT 1) FROM outbox"
+            ).fetchone()
+    except sqlite3.Error as failure:
+        yield Check("database", "fail", f"{path}: {failure}")
+        return
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(games.items())) or "none"
+    schema = row[0] if row else "1"
+    yield Check("database", "ok", f"{path}: schema version {schema}; games: {counts}")
+    if waiting and tries:
+        yield Check(
+            "outbox",
+            "warn",
+            f"{waiting} mails waiting; one was tried {tries} times, last error: {error}",
+        )
+    else:
+        yield Check("outbox", "ok", f"{waiting} mails waiting")
+
+
+def _maildir(settings: Settings) -> Iterator[Check]:
+    for step, folder in (("inbox", settings.inbox_dir), ("outbox", settings.outbox_dir)):
+        existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
+        ok = os.access(existing, os.W_OK)
+        yield Check(
+            f"maildir {step}",
+            "ok" if ok else "fail",
+            f"{folder} (mail = maildir: local folders, no mail server)"
+            if ok
+            else f"{folder} cannot be written: {existing} is read-only",
+        )
+
+
+def _tls_detail(tls: object, host: str, ca_file: str) -> str:
+    """`tls`: the connection's SSLSocket (imaplib) or SSLObject (asyncio)."""
+    version = tls.version() if isinstance(tls, ssl.SSLSocket | ssl.SSLObject) else None
+    trusted = f"the CA in {ca_file}" if ca_file else "the system's CAs"
+    return f"{version or 'TLS'}, certificate of {host} verified against {trusted}"
+
+
+def _tls_failure(error: BaseException, ca_file: str) -> str:
+    hint = "" if ca_file else " (a server with a private CA needs ca_file)"
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"certificate not trusted: {error.verify_message}{hint}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _reach(step: str, host: str, port: int) -> Check:
+    try:
+        socket.create_connection((host, port), timeout=TIMEOUT).close()
+    except OSError as error:
+        return Check(step, "fail", f"{host}:{port}: {error}")
+    return Check(step, "ok", f"{host}:{port}")
+
+
+def _no_password(server: str, user: str) -> Check:
+    return Check(
+        f"{server} login",
+        "fail",
+        f"no password for {user}: set $PBEM_{server}_PASSWORD, {server.lower()}.password_file "
+        f"or the systemd credential {server.lower()}_password",
+    )
+
+
+def _skipped(steps: list[str], why: str) -> list[Check]:
+    return [Check(step, "skip", why) for step in steps]
+
+
+def _imap(imap: ImapSettings) -> list[Check]:
+    steps = ["IMAP TLS", "IMAP login", "IMAP folder"]
+    checks = [_reach("IMAP connect", imap.host, imap.port)]
+    if checks[0].outcome == "fail":
+        return [*checks, *_skipped(steps, "no connection")]
+    client: imaplib.IMAP4
+    try:
+        if imap.tls == "tls":
+            context = tls_context(imap.ca_file)
+            client = imaplib.IMAP4_SSL(imap.host, imap.port, ssl_context=context, timeout=TIMEOUT)
+        else:
+            client = imaplib.IMAP4(imap.host, imap.port, timeout=TIMEOUT)
+            if imap.tls == "starttls":
+                client.starttls(tls_context(imap.ca_file))
+    except (OSError, imaplib.IMAP4.error) as error:
+        failed = Check("IMAP TLS", "fail", f"{imap.tls}: {_tls_failure(error, imap.ca_file)}")
+        return [*checks, failed, *_skipped(steps[1:], "no TLS")]
+    with closing(_LoggedOut(client)):
+        if imap.tls == "none":
+            checks.append(Check("IMAP TLS", "warn", "tls = none: the password goes in clear"))
+        else:
+            detail = _tls_detail(client.sock, imap.host, imap.ca_file)
+            checks.append(Check("IMAP TLS", "ok", f"{imap.tls}: {detail}"))
+        if not imap.password:
+            return [*checks, _no_password("IMAP", imap.user), *_skipped(steps[2:], "no login")]
+        try:
+            client.login(imap.user, imap.password)
+        except (OSError, imaplib.IMAP4.error) as error:
+            refused = Check("IMAP login", "fail", f"{imap.user} refused: {_text(error)}")
+            return [*checks, refused, *_skipped(steps[2:], "no login")]
+        checks.append(Check("IMAP login", "ok", imap.user))
+        status, data = client.select(quote_mailbox(imap.folder), readonly=True)
+        if status != "OK":
+            detail = f"{imap.folder!r} cannot be opened: {_text(data)}"
+            return [*checks, Check("IMAP folder", "fail", detail)]
+        _, unseen = client.uid("SEARCH", "UNSEEN")
+        count = len((unseen[0] or b"").split())
+        detail = f"{imap.folder}: {_text(data)} messages, {count} not yet read by the service"
+        checks.append(Check("IMAP folder", "ok", detail))
+    return checks
+
+
+class _LoggedOut:
+    """Logs an IMAP client out on close, whatever state it is in."""
+
+    def __init__(self, client: imaplib.IMAP4) -> None:
+        self.client = client
+
+    def close(self) -> None:
+        with suppress(OSError, imaplib.IMAP4.error):
+            self.client.logout()
+
+
+def _text(value: object) -> str:
+    if isinstance(value, list):
+        return " ".join(_text(v) for v in value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+async def _smtp(settings: Settings, send_to: str | None, own: str | None) -> list[Check]:
+    smtp: SmtpSettings = settings.smtp
+    steps = ["SMTP TLS", "SMTP login"]
+    if send_to:
+        steps.append("test mail")
+    if own:
+        steps.append("round trip")
+    client = aiosmtplib.SMTP(
+        hostname=smtp.host,
+        port=smtp.port,
+        use_tls=smtp.tls == "tls",
+        start_tls=False,
+        tls_context=tls_context(smtp.ca_file) if smtp.tls != "none" else None,
+        timeout=TIMEOUT,
+    )
+    checks = [_reach("SMTP connect", smtp.host, smtp.port)]
+    if checks[0].outcome == "fail":
+        return [*checks, *_skipped(steps, "no connection")]
+    try:
+        await client.connect()
+        if smtp.tls == "starttls":
+            await client.starttls()
+    except (OSError, aiosmtplib.SMTPException) as error:
+        cause = error.__cause__ or error.__context__ or error
+        failed = Check("SMTP TLS", "fail", f"{smtp.tls}: {_tls_failure(cause, smtp.ca_file)}")
+        return [*checks, failed, *_skipped(steps[1:], "no TLS")]
+    try:
+        if smtp.tls == "none":
+            checks.append(Check("SMTP TLS", "warn", "tls = none: the password goes in clear"))
+        else:
+            tls = client.get_transport_info("ssl_object")
+            checks.append(
+                Check("SMTP TLS", "ok", f"{smtp.tls}: {_tls_detail(tls, smtp.host, smtp.ca_file)}")
+            )
+        if smtp.user:
+            if not smtp.password:
+                return [*checks, _no_password("SMTP", smtp.user), *_skipped(steps[2:], "no login")]
+            try:
+                await client.login(smtp.user, smtp.password)
+            except aiosmtplib.SMTPException as error:
+                refused = Check("SMTP login", "fail", f"{smtp.user} refused: {error}")
+                return [*checks, refused, *_skipped(steps[2:], "no login")]
+            checks.append(Check("SMTP login", "ok", smtp.user))
+        else:
+            checks.append(Check("SMTP login", "ok", "no user set: sending without a login"))
+        if send_to:
+            checks.append(await _send(client, settings, "test mail", send_to))
+        if own:
+            checks.append(await _send(client, settings, "round trip", own))
+    finally:
+        with suppress(aiosmtplib.SMTPException, OSError):
+            await client.quit()
+    return checks
+
+
+def _own_address(settings: Settings) -> str:
+    """Where replies to the service go: a fresh plus address, or the plain address."""
+    if not settings.plus_addressing:
+        return settings.from_address
+    local, _, domain = settings.from_address.partition("@")
+    return f"{local}+check-{secrets.token_hex(4)}@{domain}"
+
+
+async def _send(client: aiosmtplib.SMTP, settings: Settings, step: str, to: str) -> Check:
+    message = EmailMessage()
+    message["From"] = formataddr((settings.from_name, settings.from_address))
+    message["To"] = to
+    message["Subject"] = "Tongiaki by email: a test mail from pbem check-config"
+    message["Date"] = formatdate(localtime=False)
+    message["Message-ID"] = make_msgid("check", domain=settings.from_address.partition("@")[2])
+    message["Auto-Submitted"] = "auto-generated"
+    message.set_content(
+        "This mail was sent by `pbem check-config` to check the service's mail settings.\n"
+        "There is nothing to do.\n"
+    )
+    try:
+        await client.send_message(message, sender=settings.from_address, recipients=[to])
+    except aiosmtplib.SMTPException as error:
+        return Check(step, "fail", f"to {to}: {error}")
+    return Check(step, "ok", f"sent {to}")
+
+
+def _wait_for(settings: Settings, to: str, wait: float) -> Check:
+    """The round-trip mail in the service's own folder; deleted once found."""
+    imap = settings.imap
+    deadline = time.monotonic() + wait
+    started = time.monotonic()
+    try:
+        client = imap_connect(imap)
+    except (OSError, imaplib.IMAP4.error) as error:
+        return Check("round trip", "fail", f"sent to {to}, but IMAP failed: {_text(error)}")
+    with closing(_LoggedOut(client)):
+        while True:
+            client.noop()
+            status, data = client.uid("SEARCH", "HEADER", "To", f'"{to}"')
+            found = (data[0] or b"").split() if status == "OK" else []
+            if found:
+                for uid in found:
+                    client.uid("STORE", uid.decode(), "+FLAGS", "(\\Seen \\Deleted)")
+                client.expunge()
+                took = time.monotonic() - started
+                how = "plus addressing works" if settings.plus_addressing else "replies arrive"
+                return Check(
+                    "round trip",
+                    "ok",
+                    f"{how}: a mail to {to} arrived in {imap.folder} "
+                    f"after {took:.1f} s (and was deleted)",
+                )
+            if time.monotonic() > deadline:
+                hint = (
+                    "; if the provider has no plus addressing, set plus_addressing = false"
+                    if settings.plus_addressing
+                    else ""
+                )
+                return Check(
+                    "round trip",
+                    "fail",
+                    f"a mail to {to} did not arrive in {imap.folder} within {wait:.0f} s{hint}",
+                )
+            time.sleep(0.5)
+
+
+def report(checks: list[Check], echo: Callable[[str], None]) -> bool:
+    """Print every check; True when none failed."""
+    for check in checks:
+        echo(check.line())
+    failed = [c for c in checks if c.outcome == "fail"]
+    echo("everything works" if not failed else f"{len(failed)} checks failed")
+    return not failed

@@ -1,0 +1,202 @@
+"""`pbem check-config` against the real test servers: what works, and exactly what does not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem.cli import app
+from pbem.config import Settings, settings_toml
+from pbem.db import open_database, session
+from pbem.diagnose import Check, check_settings
+from pbem.models import Outbox
+from tests.localmail import START
+from tests.mailservers import Mail
+from tests.test_mail_loop import mail_settings
+
+runner = CliRunner()
+STEPS = [
+    "database",
+    "outbox",
+    "IMAP connect",
+    "IMAP TLS",
+    "IMAP login",
+    "IMAP folder",
+    "SMTP connect",
+    "SMTP TLS",
+    "SMTP login",
+]
+
+
+def _outcomes(checks: list[Check]) -> dict[str, str]:
+    return {c.step: c.outcome for c in checks}
+
+
+def _settings(mail: Mail, tmp_path: Path) -> Settings:
+    settings = mail_settings(mail, tmp_path / "data")
+    open_database(settings.database_path).dispose()
+    return settings
+
+
+def test_every_step_works_and_nothing_is_sent(mail: Mail, tmp_path: Path) -> None:
+    checks = check_settings(_settings(mail, tmp_path))
+    assert [c.step for c in checks] == STEPS
+    assert all(c.outcome == "ok" for c in checks), [c.line() for c in checks]
+    details = {c.step: c.detail for c in checks}
+    assert "schema version 2" in details["database"]
+    assert details["IMAP TLS"].startswith("starttls: TLSv1.")
+    assert details["SMTP TLS"].startswith("starttls: TLSv1.")
+    assert "verified against the CA in" in details["SMTP TLS"]
+    assert details["IMAP folder"] == "INBOX: 0 messages, 0 not yet read by the service"
+    assert mail.smtp.accepted == []
+
+
+def test_the_command_sends_a_test_mail_and_checks_the_round_trip(
+    mail: Mail, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = _settings(mail, tmp_path)
+    config = tmp_path / "pbem.toml"
+    config.write_text(settings_toml(replace(settings, imap=replace(settings.imap, password=""))))
+    assert mail.password not in config.read_text()
+    monkeypatch.setenv("PBEM_IMAP_PASSWORD", mail.password)
+    monkeypatch.setenv("PBEM_SMTP_PASSWORD", mail.password)
+    to = mail.address("p1")
+    result = runner.invoke(
+        app, ["check-config", "--config", str(config), "--send-to", to, "--round-trip"]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"OK    test mail     sent {to}" in result.output
+    assert "OK    round trip    plus addressing works: a mail to tongiaki+check-" in result.output
+    assert result.output.rstrip().endswith("everything works")
+    assert mail.password not in result.output
+    test_mail = mail.wait_for("p1")
+    assert str(test_mail["Auto-Submitted"]) == "auto-generated"
+    assert "pbem check-config" in str(test_mail["Subject"])
+    assert mail.dovecot.count("tongiaki") == 0  # the round-trip mail was deleted
+
+
+def test_a_wrong_password_fails_both_logins_and_is_never_printed(
+    mail: Mail, tmp_path: Path
+) -> None:
+    settings = _settings(mail, tmp_path)
+    wrong = "not-the-password"
+    settings = replace(
+        settings,
+        imap=replace(settings.imap, password=wrong),
+        smtp=replace(settings.smtp, password=wrong),
+    )
+    checks = check_settings(settings)
+    assert _outcomes(checks) == {
+        **dict.fromkeys(STEPS, "ok"),
+        "IMAP login": "fail",
+        "IMAP folder": "skip",
+        "SMTP login": "fail",
+    }
+    assert all(wrong not in c.line() for c in checks)
+    assert "tongiaki refused: " in next(c.detail for c in checks if c.step == "IMAP login")
+
+
+def test_a_missing_folder_and_a_missing_password_are_named(mail: Mail, tmp_path: Path) -> None:
+    settings = _settings(mail, tmp_path)
+    settings = replace(
+        settings,
+        imap=replace(settings.imap, folder="Tongiaki"),
+        smtp=replace(settings.smtp, password=""),
+    )
+    checks = {c.step: c for c in check_settings(settings)}
+    assert checks["IMAP folder"].outcome == "fail"
+    assert "'Tongiaki' cannot be opened" in checks["IMAP folder"].detail
+    assert checks["SMTP login"].outcome == "fail"
+    assert "$PBEM_SMTP_PASSWORD" in checks["SMTP login"].detail
+
+
+@pytest.mark.parametrize("tls", ["starttls", "tls"])
+def test_a_certificate_that_is_not_trusted_fails_tls(
+    mail: Mail, tmp_path: Path, tls: str
+) -> None:
+    settings = _settings(mail, tmp_path)
+    imap_port = mail.dovecot.port if tls == "starttls" else mail.dovecot.tls_port
+    smtp_port = mail.smtp.port if tls == "starttls" else mail.smtp.tls_port
+    settings = replace(
+        settings,
+        imap=replace(settings.imap, tls=tls, port=imap_port, ca_file=""),
+        smtp=replace(settings.smtp, tls=tls, port=smtp_port, ca_file=""),
+    )
+    checks = {c.step: c for c in check_settings(settings)}
+    for server in ("IMAP", "SMTP"):
+        assert checks[f"{server} connect"].outcome == "ok"
+        assert checks[f"{server} TLS"].outcome == "fail"
+        assert "certificate not trusted" in checks[f"{server} TLS"].detail
+        assert "needs ca_file" in checks[f"{server} TLS"].detail
+        assert checks[f"{server} login"].outcome == "skip"
+
+
+def test_a_server_that_is_down_is_reported_and_the_rest_still_checked(
+    mail: Mail, tmp_path: Path
+) -> None:
+    settings = _settings(mail, tmp_path)
+    mail.smtp.stop()
+    try:
+        result = runner.invoke(
+            app,
+            ["check-config", "--send-to", mail.address("p1")],
+            env={
+                "PBEM_CONFIG": str(_write(tmp_path, settings)),
+                "PBEM_IMAP_PASSWORD": mail.password,
+                "PBEM_SMTP_PASSWORD": mail.password,
+            },
+        )
+    finally:
+        mail.smtp.start()
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert any(line.startswith("FAIL  SMTP connect  127.0.0.1:") for line in lines), lines
+    assert "SKIP  test mail     no connection" in lines
+    assert "OK    IMAP folder   INBOX: 0 messages, 0 not yet read by the service" in lines
+    assert lines[-1] == "1 checks failed"
+
+
+def test_mail_that_keeps_failing_is_shown(mail: Mail, tmp_path: Path) -> None:
+    settings = _settings(mail, tmp_path)
+    engine = open_database(settings.database_path)
+    with session(engine) as db:
+        db.add(
+            Outbox(
+                recipient="gone@example.test",
+                message=b"x",
+                created_at=START,
+                attempts=7,
+                next_attempt_at=START + timedelta(hours=1),
+                last_error="SMTPRecipientsRefused: 550 no such user",
+            )
+        )
+        db.commit()
+    engine.dispose()
+    outbox = next(c for c in check_settings(settings) if c.step == "outbox")
+    assert outbox.outcome == "warn"
+    assert outbox.detail == (
+        "1 mails waiting; one was tried 7 times, last error: "
+        "SMTPRecipientsRefused: 550 no such user"
+    )
+
+
+def test_the_embedded_defaults_check_the_local_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PBEM_CONFIG", raising=False)
+    result = runner.invoke(app, ["check-config"])
+    assert result.exit_code == 0, result.output
+    assert "configuration: the embedded defaults (mail = maildir)" in result.output
+    assert "OK    maildir inbox pbem-data/mail/inbox" in result.output
+    assert not (tmp_path / "pbem-data" / "pbem.sqlite").exists()  # checking creates nothing
+
+
+def _write(tmp_path: Path, settings: Settings) -> Path:
+    config = tmp_path / "pbem.toml"
+    config.write_text(settings_toml(settings))
+    return config
