@@ -19,13 +19,13 @@ import typer
 from sqlmodel import col, select
 
 from pbem import letters, view
-from pbem.clock import utc_now
+from pbem.clock import as_utc, utc_now
 from pbem.config import ConfigError, Settings, load_settings
-from pbem.db import open_database, session
+from pbem.db import backup, open_database, reading, session
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
 from pbem.migrate import SchemaError
-from pbem.models import Game, Seat
+from pbem.models import Game, Outbox, Seat
 from pbem.render import render_board_text
 from pbem.runner import run_cycle, serve
 from pbem.service import GameError, SeatSpec, Service
@@ -210,7 +210,7 @@ def check_config(
 def list_games(config: ConfigOption = None) -> None:
     """Every game with its players and state."""
     service = _service(config)
-    with session(service.engine) as db:
+    with reading(service.engine) as db:
         for game in db.exec(select(Game).order_by(col(Game.id))):
             seats = db.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat)))
             who = ", ".join(f"{s.name} ({s.colour})" for s in seats)
@@ -221,7 +221,7 @@ def list_games(config: ConfigOption = None) -> None:
 def show(game: int, config: ConfigOption = None) -> None:
     """The current board of a game, as text."""
     service = _service(config)
-    with session(service.engine) as db:
+    with reading(service.engine) as db:
         try:
             _, seats, state = service.game(db, game)
         except GameError as error:
@@ -229,6 +229,55 @@ def show(game: int, config: ConfigOption = None) -> None:
         names = [s.name for s in seats]
         typer.echo(render_board_text(view.board(state, names, [bool(s.bot) for s in seats])))
         typer.echo(letters.waiting(state, names))
+
+
+@app.command("backup")
+def backup_command(
+    target: Annotated[Path, typer.Argument(help="The new file to write the copy to.")],
+    config: ConfigOption = None,
+) -> None:
+    """Copy the database to a new file, safely while the service runs."""
+    settings = _settings(config)
+    try:
+        backup(settings.database_path, target)
+    except OSError as error:
+        _fail(str(error))
+    typer.echo(f"{settings.database_path} copied to {target}")
+
+
+@app.command()
+def outbox(
+    retry: Annotated[bool, typer.Option(help="Try every waiting mail at the next cycle.")] = False,
+    drop: Annotated[
+        list[int], typer.Option(help="Give up on this mail (its number in the list).")
+    ] = [],  # noqa: B006
+    config: ConfigOption = None,
+) -> None:
+    """Mail waiting to be sent: to whom, how often it was tried, and the last error."""
+    service = _service(config)
+    now = utc_now()
+    if retry or drop:
+        with session(service.engine) as db:
+            mails = {m.id: m for m in db.exec(select(Outbox))}
+            unknown = [n for n in drop if n not in mails]
+            if unknown:
+                _fail(f"no mail {unknown[0]} is waiting; nothing changed")
+            for number in drop:
+                db.delete(mails[number])
+                typer.echo(f"dropped mail {number} to {mails[number].recipient}")
+            for mail in mails.values():
+                if retry and mail.id not in drop:
+                    mail.next_attempt_at = now
+            db.commit()
+    with reading(service.engine) as db:
+        waiting = list(db.exec(select(Outbox).order_by(col(Outbox.id))))
+    for mail in waiting:
+        typer.echo(
+            f"{mail.id:>5}  g{mail.game_id or '-':<4} to {mail.recipient}: {mail.attempts} tries, "
+            f"next {as_utc(mail.next_attempt_at):%Y-%m-%d %H:%M} UTC"
+            + (f"; last error: {mail.last_error}" if mail.last_error else "")
+        )
+    typer.echo(f"{len(waiting)} mails waiting")
 
 
 @app.command()

@@ -1,8 +1,12 @@
-"""The SQLite database: WAL, a busy timeout, and BEGIN IMMEDIATE for every transaction."""
+"""The SQLite database: WAL, a busy timeout, and BEGIN IMMEDIATE for every transaction that
+may write (a `reading` session begins a plain, deferred transaction: it never waits for the
+service's writes)."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +38,9 @@ def open_database(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
+        if connection.get_execution_options().get("reading"):
+            connection.exec_driver_sql("BEGIN")
+            return
         writer.acquire()
         try:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -55,3 +62,22 @@ def open_database(path: Path) -> Engine:
 def session(engine: Engine) -> Session:
     """A session whose objects stay readable after commit."""
     return Session(engine, expire_on_commit=False)
+
+
+def reading(engine: Engine) -> Session:
+    """A session for looking only: a deferred transaction that sees the last commit and never
+    queues behind the service's writes (WAL)."""
+    return Session(engine.execution_options(reading=True), expire_on_commit=False)
+
+
+def backup(path: Path, target: Path) -> None:
+    """A consistent copy of the database at `path` in the new file `target`, also while the
+    service runs (SQLite's online backup)."""
+    if target.exists():
+        raise FileExistsError(f"{target} exists already")
+    if not path.exists():
+        raise FileNotFoundError(f"there is no database at {path}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(target)) as copy:
+        source.execute("PRAGMA busy_timeout=30000")
+        source.backup(copy)

@@ -39,9 +39,10 @@ class SchemaError(RuntimeError):
 
 def schema_version(engine: Engine) -> int | None:
     """The version of the database's schema; None for an empty database."""
-    if not inspect(engine).has_table("game"):
+    looking = engine.execution_options(reading=True)  # no write lock: the service may be busy
+    if not inspect(looking).has_table("game"):
         return None
-    with engine.connect() as connection:
+    with looking.connect() as connection:
         row = connection.execute(
             text("SELECT value FROM setting WHERE key = 'schema_version'")
         ).first()
@@ -57,6 +58,8 @@ def upgrade(engine: Engine) -> list[int]:
             f"the database has schema version {version}, newer than this service's "
             f"{SCHEMA_VERSION}: run a newer version of the service"
         )
+    if version == SCHEMA_VERSION:
+        return []
     done: list[int] = []
     if version is not None:
         for target in range(version + 1, SCHEMA_VERSION + 1):

@@ -1,0 +1,171 @@
+"""What a host relies on: log lines that say what happened (and never a secret), backups,
+the outbox, and looking at games while the service holds the database."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sqlite3
+from contextlib import closing
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlmodel import col, select
+from typer.testing import CliRunner
+
+from pbem.cli import app
+from pbem.config import Settings, SmtpSettings, settings_toml
+from pbem.db import open_database, session
+from pbem.deadlines import tick
+from pbem.models import Game, Move, Outbox, Seat
+from pbem.runner import flush_outbox, run_cycle
+from pbem.service import SeatSpec, Service
+from pbem.transport import SmtpSender
+from tests.localmail import START, later, local_service, reply_to, take_mail
+from tests.mailservers import free_port
+
+runner = CliRunner()
+ANN, BOB = "ann@example.test", "bob@example.test"
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Service:
+    return local_service(tmp_path)
+
+
+def _two_players(service: Service) -> int:
+    seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
+    return service.new_game(seats, seed=4, deadline="24h", now=START)
+
+
+def _secrets(service: Service) -> list[str]:
+    """Every seat's and game master's secret, and every reply token mailed so far."""
+    with session(service.engine) as db:
+        seats = [s.secret for s in db.exec(select(Seat))]
+        games = [g.gm_secret for g in db.exec(select(Game))]
+        mails = [m.message.decode("utf-8", "replace") for m in db.exec(select(Outbox))]
+    tokens = re.findall(r"\+g\d+-(?:\d+|gm)-\d+-([a-z2-7]{10})@", "\n".join(mails))
+    assert tokens, "the game's mails carry reply tokens"
+    return [*seats, *games, *tokens]
+
+
+def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
+    service: Service, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="pbem")
+    _two_players(service)
+    secrets = _secrets(service)
+    prompt = next(m for m in take_mail(service) if m["To"] == ANN and m["X-Tongiaki-Decision"])
+    service.handle(reply_to(prompt, "place Tonga a"), later(1))
+    service.handle(reply_to(prompt, "place Tonga b", sender=BOB), later(2))
+    service.handle(b"From: nobody@example.test\r\nSubject: hi\r\n\r\nhello\r\n", later(3))
+    secrets += _secrets(service)
+    tick(service, START + timedelta(hours=25))  # Bob's set-up boat is overdue
+    report = run_cycle(service, START + timedelta(hours=25, minutes=1))
+    assert report.sent > 0
+    messages = [r.getMessage() for r in caplog.records]
+    handled = [m for m in messages if m.startswith("message ")]
+    assert handled[0].startswith("message 1 (game 1 seat 0 decision 1): applied: place Tonga a")
+    assert handled[1].startswith(
+        "message 2 (game 1 seat 0 decision 1): refused: sender is not the address of seat 0"
+    )
+    assert handled[2] == "message 3 (no tag): refused: no game tag"
+    assert len(handled) == 3
+    fired = [m for m in messages if "deadline passed" in m]
+    assert fired == [
+        "game 1 decision 2: deadline passed, automatic move for seat 1: place Tonga a"
+    ]
+    sent = [m for m in messages if re.fullmatch(r"mail \d+ sent to \S+ \(game 1\)", m)]
+    assert len(sent) == report.sent
+    for secret in secrets:
+        assert secret not in caplog.text
+
+
+def test_a_mail_that_cannot_be_sent_is_logged_as_retried(
+    service: Service, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="pbem")
+    _two_players(service)
+    nowhere = SmtpSettings(host="127.0.0.1", port=free_port(), tls="none")
+    sent, failed = asyncio.run(
+        flush_outbox(service.engine, [SmtpSender(nowhere)], "tongiaki@example.test", START)
+    )
+    assert (sent, failed) == (0, 1)
+    retried = [r.getMessage() for r in caplog.records if "not sent" in r.getMessage()]
+    assert len(retried) == 1
+    assert re.match(r"mail 1 to (ann|bob)@example.test not sent \(try 1\): ", retried[0])
+
+
+def _config(tmp_path: Path) -> Path:
+    config = tmp_path / "pbem.toml"
+    config.write_text(settings_toml(Settings(data_dir=tmp_path / "data")))
+    return config
+
+
+def _cli(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_backup_copies_every_game_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    config = str(_config(tmp_path))
+    _cli("new-game", "--player", f"Ann:{ANN}", "--bot", "Kai:greedy", "--config", config)
+    copy = tmp_path / "backups" / "pbem-1.sqlite"
+    assert "copied to" in _cli("backup", str(copy), "--config", config)
+    original = open_database(tmp_path / "data" / "pbem.sqlite")
+    restored = open_database(copy)
+    for engine in (original, restored):
+        with session(engine) as db:
+            rows = [
+                (g.id, g.snapshot, g.stack, g.decision, [(m.number, m.choice) for m in moves])
+                for g in db.exec(select(Game))
+                for moves in [db.exec(select(Move).where(Move.game_id == g.id))]
+            ]
+        engine.dispose()
+        if engine is original:
+            expected = rows
+    assert rows == expected and rows[0][1]
+    again = runner.invoke(app, ["backup", str(copy), "--config", config])
+    assert again.exit_code == 2 and "exists already" in again.output
+
+
+def test_list_show_and_backup_do_not_wait_for_a_writer(tmp_path: Path) -> None:
+    """While the service holds the write lock, a host can still look and back up."""
+    config = str(_config(tmp_path))
+    _cli("new-game", "--player", f"Ann:{ANN}", "--player", f"Bob:{BOB}", "--config", config)
+    database = tmp_path / "data" / "pbem.sqlite"
+    with closing(sqlite3.connect(database, isolation_level=None, timeout=0)) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("UPDATE game SET created_at = created_at")
+        listed = _cli("list", "--config", config)
+        assert "g1  running  decision 1    Ann (blue), Bob (red)" in listed
+        assert "Now waiting for Ann (blue)" in _cli("show", "1", "--config", config)
+        _cli("backup", str(tmp_path / "copy.sqlite"), "--config", config)
+        writer.execute("ROLLBACK")
+
+
+def test_outbox_lists_waiting_mail_retries_and_drops(tmp_path: Path) -> None:
+    config = str(_config(tmp_path))
+    _cli("new-game", "--player", f"Ann:{ANN}", "--player", f"Bob:{BOB}", "--config", config)
+    engine = open_database(tmp_path / "data" / "pbem.sqlite")
+    with session(engine) as db:
+        first = db.exec(select(Outbox).order_by(col(Outbox.id))).first()
+        assert first is not None
+        first.attempts, first.last_error = 4, "SMTPRecipientsRefused: 550 5.1.1 no such user"
+        first.next_attempt_at = START + timedelta(days=400)
+        db.commit()
+    listing = _cli("outbox", "--config", config)
+    assert f"    1  g1    to {first.recipient}: 4 tries, next " in listing
+    assert "; last error: SMTPRecipientsRefused: 550 5.1.1 no such user" in listing
+    assert listing.endswith("3 mails waiting\n")
+    retried = _cli("outbox", "--retry", "--drop", "2", "--config", config)
+    assert f"dropped mail 2 to {BOB}" in retried and retried.endswith("2 mails waiting\n")
+    with session(engine) as db:
+        due = db.exec(select(Outbox).order_by(col(Outbox.id))).all()
+    assert [m.id for m in due] == [1, 3]
+    assert due[0].next_attempt_at < START + timedelta(days=400)
+    refused = runner.invoke(app, ["outbox", "--drop", "9", "--config", config])
+    assert refused.exit_code == 2 and "no mail 9 is waiting; nothing changed" in refused.output
