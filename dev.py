@@ -39,7 +39,7 @@ def ensure_venv() -> Path:
 
 
 # what the tests run for real, by the program's name: the Debian package that has it
-DEBIAN = {"dovecot": "dovecot-imapd", "chromium": "chromium"}
+DEBIAN = {"dovecot": "dovecot-imapd", "chromium": "chromium", "systemd-analyze": "systemd"}
 
 
 def _installed(program: str) -> bool:
@@ -48,7 +48,7 @@ def _installed(program: str) -> bool:
 
 def ensure_debian(programs: tuple[str, ...] = tuple(DEBIAN)) -> int:
     """Install from Debian what the tests need and is missing: Dovecot's IMAP server for the
-    mail tests, Chromium for the HTML mails.
+    mail tests, Chromium for the HTML mails, systemd-analyze to check the systemd unit.
 
     As root: `apt-get install` (after `apt-get update` only if the install fails without it).
     Otherwise print what to install and return non-zero.
