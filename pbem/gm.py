@@ -17,11 +17,12 @@ from engine import ChoiceError, Phase, State
 from engine.bots import BOT_KINDS
 from engine.colours import BY_LETTER, COLOURS
 from engine.events import Event
-from pbem import letters
+from pbem import letters, view
 from pbem.addressing import Tag
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.db import session
 from pbem.models import Game, GmAction, Move, Seat
+from pbem.render import render_board_text
 from pbem.service import ADDRESS, GameError, Service, read_choice, when
 from pbem.view import GM_SYNTAX, Answer, LineResult
 
@@ -45,6 +46,7 @@ class _Round:
     actor: str
     answering: Tag | None
     now: datetime
+    opened: int  # the decision open when the commands came: the one a mail must answer
     announced: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     welcome: list[Seat] = field(default_factory=list)  # seats handed to a new address
@@ -85,7 +87,7 @@ class GameMaster:
         game_id = game.id
         assert game_id is not None
         game, seats, state = self.service.game(db, game_id)
-        table = _Round(game, seats, state, actor, answering, now)
+        table = _Round(game, seats, state, actor, answering, now, game.decision)
         results: list[LineResult] = []
         answers: list[Answer] = []
         show_board = False
@@ -101,10 +103,14 @@ class GameMaster:
             if verb in GM_META and line.strip().lower() == verb:
                 if verb == "board":
                     show_board = True
+                    if answering is None:  # the host reads the board on the command line
+                        answers.append(Answer("board", self._board(table)))
                 elif verb == "log":
                     answers.append(Answer("log", self.service.log_text(db, game, seats)))
                 elif verb == "status":
                     answers.append(Answer("status", self._status(table)))
+                elif answering is None:  # help: every mail to a game master lists the commands
+                    answers.append(Answer("help", "\n".join(GM_SYNTAX)))
                 results.append(LineResult(line, "answered"))
                 continue
             try:
@@ -118,6 +124,11 @@ class GameMaster:
             log.info("game %s: game master %s: %s -> %s", game.id, actor, line, detail)
         self._tell(db, table, results, answers, show_board)
         return results, answers
+
+    def _board(self, table: _Round) -> str:
+        names = [s.name for s in table.seats]
+        bots = [bool(s.bot) for s in table.seats]
+        return render_board_text(view.board(table.state, names, bots))
 
     def _status(self, table: _Round) -> str:
         status = self.service.moment(table.game, table.seats, table.state)[0].waiting
@@ -292,12 +303,13 @@ class GameMaster:
         return f"decision {decision.number}: {made}"
 
     def _current(self, table: _Round) -> None:
-        """A command by mail that changes the game must answer the decision open now."""
+        """A command by mail that changes the game must answer the decision open when the
+        mail came; the commands before it in the same mail may have moved the game on."""
         tag = table.answering
-        if tag is not None and tag.decision != table.game.decision:
+        if tag is not None and tag.decision != table.opened:
             raise GmError(
                 f"Your mail answers decision {tag.decision}, but the game is at decision "
-                f"{table.game.decision} now. Look at the game below, then reply to this mail."
+                f"{table.opened} now. Look at the game below, then reply to this mail."
             )
 
     def _undo(self, db: Session, table: _Round, rest: str) -> str:
@@ -318,15 +330,19 @@ class GameMaster:
         table.events = []
         if game.status == "over":
             game.status = "running"
-        decision = state.decision
-        assert decision is not None
-        seat = table.seats[decision.seat]
         table.events += self.service.advance(db, game, table.seats, state, table.now)
+        again = len(state.log) - len(kept)  # bots make their decisions again at once
+        decision = state.decision
+        if decision is None:
+            now_open = "the bots played on to the end of the game"
+        else:
+            seat = table.seats[decision.seat]
+            now_open = f"decision {decision.number}, {seat.name}'s ({seat.colour}), is open"
+            now_open += f" (the bots played {again} decision(s) at once)" if again else " again"
         table.announced.append(
-            f"The game master took back the last {count} decision(s): decision "
-            f"{decision.number}, {seat.name}'s ({seat.colour}), is open again."
+            f"The game master took back the last {count} decision(s): {now_open}."
         )
-        return f"back at decision {decision.number}"
+        return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
 
     def _replace(self, db: Session, table: _Round, rest: str) -> str:
         parts = rest.split()
@@ -406,19 +422,19 @@ class GameMaster:
             self.service.start_clock(table.game, table.seats, table.state, table.now)
 
     def _farewell(self, db: Session, table: _Round, seat: Seat, why: str) -> None:
-        """The last mail to a player who loses their seat."""
+        """The last mail to a player who loses their seat: news only, never a prompt, even
+        when the open decision is theirs (they can no longer make it)."""
         if not seat.address:
             return
-        at, _ = self.service.moment(
-            table.game,
-            table.seats,
-            table.state,
-            announced=[
-                why + " This is the last mail you get from this game. Thank you for playing!"
-            ],
-        )
-        mail = letters.letter(
-            at, seat.seat, subject=f"You left game {table.game.id}", show_board=False
+        assert table.game.id is not None
+        at, _ = self.service.moment(table.game, table.seats, table.state)
+        last = " This is the last mail you get from this game. Thank you for playing!"
+        mail = view.Mail(
+            kind="update",
+            game=table.game.id,
+            subject=f"You left game {table.game.id}",
+            you=at.everyone[seat.seat],
+            happened=(why + last,),
         )
         self.service.queue(db, table.game, seat, mail, None, table.now)
 
