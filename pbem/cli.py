@@ -150,7 +150,7 @@ def game_master(
         typer.Argument(
             help="A game master command: pause, resume, extend 1d, deadline 24h, "
             "move SEAT CHOICE, undo N, replace SEAT ADDRESS [NAME], bot SEAT random|greedy, "
-            "human SEAT, kick SEAT, end; or status, log."
+            "human SEAT, kick SEAT, end; or status, log, board, help."
         ),
     ],
     now: Annotated[str | None, typer.Option(help="Act as if at this ISO 8601 time.")] = None,

@@ -61,10 +61,15 @@ def check_settings(
     return checks
 
 
+def _nearest(path: Path) -> Path:
+    """`path` if it exists, else its nearest parent that does."""
+    return next((p for p in [path, *path.parents] if p.exists()), Path("."))
+
+
 def _database(settings: Settings) -> Iterator[Check]:
     path = settings.database_path
     if not path.exists():
-        folder = next((p for p in [path.parent, *path.parents] if p.exists()), Path("."))
+        folder = _nearest(path.parent)
         if os.access(folder, os.W_OK):
             yield Check("database", "ok", f"{path} does not exist yet; it will be created")
         else:
@@ -97,7 +102,7 @@ def _database(settings: Settings) -> Iterator[Check]:
 
 def _maildir(settings: Settings) -> Iterator[Check]:
     for step, folder in (("inbox", settings.inbox_dir), ("outbox", settings.outbox_dir)):
-        existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
+        existing = _nearest(folder)
         ok = os.access(existing, os.W_OK)
         yield Check(
             f"maildir {step}",

@@ -27,6 +27,7 @@ class Moment:
     waiting: str
     summary: str  # the open decision in a few words, for subjects
     picture: str | None
+    paused: bool = False  # by the game master: nobody may move, so nobody is prompted
 
     @property
     def everyone(self) -> tuple[Player, ...]:
@@ -58,6 +59,7 @@ def moment(
         waiting=waiting(state, names, over=over, paused=paused),
         summary=summary(state),
         picture=picture,
+        paused=paused,
     )
 
 
@@ -124,7 +126,9 @@ def letter(
     makes it an error mail that explains why their mail was not applied.
     """
     decision = at.decision
-    mine = decision is not None and at.everyone[seat].colour == decision.colour
+    mine = (
+        decision is not None and not at.paused and at.everyone[seat].colour == decision.colour
+    )
     rejected = any(r.outcome == "rejected" for r in results)
     happened = at.happened if news else ()
     headline = subject
@@ -138,6 +142,8 @@ def letter(
         asked = [r.line.split()[0].lower() for r in results if r.outcome == "answered"]
         asked = asked or [a.kind for a in answers]
         kind, subject = "answer", "Your answer: " + ", ".join(dict.fromkeys(asked))
+    elif at.paused and decision is not None:
+        kind, subject = "update", f"Paused at decision {decision.number}"
     else:
         kind, subject = "update", f"Waiting for {_decider(at)}"
     if headline and kind in ("update", "answer"):

@@ -35,6 +35,7 @@ ANN, BOB, DAN, GM = "ann@example.test", "bob@example.test", "dan@example.test", 
 BOSS = "boss@example.test"  # a game master of every game on this host (`gm_addresses`)
 EVE = "eve@example.test"  # nobody in the game
 HOUR = timedelta(hours=1)
+MINUTE = timedelta(minutes=1)
 PLAYERS = (ANN, BOB)
 SET_UP = [(ANN, "place Tonga a"), (BOB, "place Tonga a"), (ANN, "place Tonga c"), (BOB, "place c")]
 
@@ -240,6 +241,12 @@ def test_pause_stops_the_clock_and_resume_gives_the_time_left_back(table: Table)
     game = _game(table.service)
     assert (game.status, game.paused_left, game.wake_at) == ("paused", 47 * 3600, None)
     assert "paused the game at decision 1, Ann's (red)" in flat(text_of(done.to(BOB)[0]))
+    paused = done.to(ANN)[0]  # Ann's decision is open, but she cannot move: no prompt
+    assert paused["X-Tongiaki-Kind"] == "update" and paused["X-Tongiaki-Decision"] is None
+    assert "paused the game at decision 1, Ann's (red)" in flat(text_of(paused))
+    assert table.reply(ANN, "status", START + 90 * MINUTE) == "answered"
+    assert _subject(table.latest[ANN]) == "Your answer: status"
+    assert table.latest[ANN]["X-Tongiaki-Decision"] is None
 
     assert _ticks(table.service, START + 2 * HOUR, START + 101 * HOUR) == 0  # no deadline runs
     assert table.reply(ANN, "place Tonga a", START + 102 * HOUR) == "rejected"
