@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import venv
@@ -83,7 +84,14 @@ def ensure_debian(programs: tuple[str, ...] = tuple(DEBIAN)) -> int:
 
 
 def run(python: Path, *args: str) -> int:
-    return subprocess.run([str(python), *args], cwd=ROOT).returncode
+    """Run the venv's Python; Ctrl-C stops the child cleanly instead of killing this script."""
+    child = subprocess.Popen([str(python), *args], cwd=ROOT)
+    while True:
+        try:
+            return child.wait()
+        except KeyboardInterrupt:
+            if child.poll() is None:  # a terminal sends it to both; a lone kill to us only
+                child.send_signal(signal.SIGINT)
 
 
 COMMANDS = {

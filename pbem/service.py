@@ -310,7 +310,7 @@ class Service:
             if any(r.outcome == "applied" for r in results)
             else "answered"
         )
-        return outcome, "; ".join(f"{r.line} -> {r.outcome}" for r in results)[:500]
+        return outcome, _told(results)
 
     def _apply_lines(
         self,
@@ -386,7 +386,7 @@ class Service:
             announced=announced,
         )
         outcome = "rejected" if failed else "applied" if moved else "answered"
-        return outcome, "; ".join(f"{r.line} -> {r.outcome}" for r in results)[:500]
+        return outcome, _told(results)
 
     def _read_line(
         self, game: Game, state: State, seat: Seat, tag: Tag, line: str, first: bool
@@ -809,6 +809,15 @@ class Service:
                 next_attempt_at=now,
             )
         )
+
+
+def _told(results: Sequence[LineResult]) -> str:
+    """What the lines of a mail came to, for the log and the inbound row."""
+    said = [
+        f"{r.line} -> {r.outcome}" + (f" ({r.detail})" if r.detail and r.detail != r.line else "")
+        for r in results
+    ]
+    return "; ".join(said)[:500]
 
 
 def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = False) -> Choice:

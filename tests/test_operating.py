@@ -58,7 +58,7 @@ def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
     _two_players(service)
     secrets = _secrets(service)
     prompt = next(m for m in take_mail(service) if m["To"] == ANN and m["X-Tongiaki-Decision"])
-    service.handle(reply_to(prompt, "place Tonga a"), later(1))
+    service.handle(reply_to(prompt, "1"), later(1))
     service.handle(reply_to(prompt, "place Tonga b", sender=BOB), later(2))
     service.handle(b"From: nobody@example.test\r\nSubject: hi\r\n\r\nhello\r\n", later(3))
     secrets += _secrets(service)
@@ -67,7 +67,9 @@ def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
     assert report.sent > 0
     messages = [r.getMessage() for r in caplog.records]
     handled = [m for m in messages if m.startswith("message ")]
-    assert handled[0].startswith("message 1 (game 1 seat 0 decision 1): applied: place Tonga a")
+    assert handled[0] == (
+        "message 1 (game 1 seat 0 decision 1): applied: 1 -> applied (place Tonga a)"
+    )
     assert handled[1].startswith(
         "message 2 (game 1 seat 0 decision 1): refused: sender is not the address of seat 0"
     )
