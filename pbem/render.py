@@ -7,7 +7,6 @@ import textwrap
 from collections import OrderedDict
 from dataclasses import fields
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,12 @@ BOAT_COLOURS = {
 
 
 def template_dir() -> Path:
-    """`templates/` of the checkout, or the copy installed as package data."""
+    """`templates/` of the checkout, or the copy installed as package data (`pbem/templates`:
+    a folder, not a package, so not found through importlib.resources)."""
     checkout = Path(__file__).resolve().parent.parent / "templates"
     if checkout.is_dir():
         return checkout
-    return Path(str(resources.files("pbem.templates")))
+    return Path(__file__).resolve().parent / "templates"
 
 
 def wrap(text: str, width: int = WIDTH, first: str = "", indent: str = "") -> str:
