@@ -7,6 +7,8 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -27,7 +29,7 @@ from pbem.gm import GameMaster
 from pbem.migrate import SchemaError
 from pbem.models import Game, Outbox, Seat
 from pbem.render import render_board_text
-from pbem.runner import run_cycle, serve
+from pbem.runner import ServiceRunning, one_service, run_cycle, serve
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
 
@@ -66,6 +68,16 @@ def _service(config: Path | None, *, logs: bool = False) -> Service:
 def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code=2)
+
+
+@contextmanager
+def _alone(service: Service) -> Iterator[None]:
+    """The block as the only service on the database, or a clear error."""
+    try:
+        with one_service(service.settings.database_path):
+            yield
+    except ServiceRunning as error:
+        _fail(str(error))
 
 
 def _seat(text: str, bot: bool) -> SeatSpec:
@@ -120,7 +132,8 @@ def poll(
     """Run one cycle: read new mail, send queued mail."""
     service = _service(config, logs=True)
     moment = _parse_time(now) if now else utc_now()
-    report = run_cycle(service, moment)
+    with _alone(service):
+        report = run_cycle(service, moment)
     clock = report.clock
     timed = (
         f", {clock.reminders} reminders, {clock.automatic} automatic moves, "
@@ -176,7 +189,9 @@ def game_master(
 @app.command("serve")
 def serve_command(config: ConfigOption = None) -> None:
     """Poll the mailbox and send mail at the configured intervals until stopped."""
-    serve(_service(config, logs=True), utc_now)
+    service = _service(config, logs=True)
+    with _alone(service):
+        serve(service, utc_now)
 
 
 @app.command("check-config")
@@ -366,7 +381,8 @@ def demo(config: ConfigOption = None) -> None:
         "  .venv/bin/pbem reply 3         # answer it (an option number or a command)\n"
         "Stop the service with Ctrl-C; start it again to carry on."
     )
-    serve(Service(service.engine, settings), utc_now)
+    with _alone(service):
+        serve(Service(service.engine, settings), utc_now)
 
 
 def main() -> None:

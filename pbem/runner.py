@@ -4,14 +4,17 @@ the scheduler around it."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
+import os
 import signal
 import zlib
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
+from pathlib import Path
 
 import aiosmtplib
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -27,6 +30,35 @@ from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
 log = logging.getLogger("pbem")
 
 MAX_BACKOFF = timedelta(hours=1)
+
+
+class ServiceRunning(RuntimeError):
+    """Another `pbem serve` or `pbem poll` works on the same database."""
+
+
+@contextmanager
+def one_service(database: Path) -> Iterator[None]:
+    """Hold the database's service lock for as long as the block runs: two services on one
+    database would each send the same waiting mail. The lock goes with the process."""
+    path = database.with_name(database.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise ServiceRunning(
+                f"{holder} is serving {database} already; run one service per database"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pbem (pid {os.getpid()})")
+        lock.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @dataclass

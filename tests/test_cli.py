@@ -181,3 +181,27 @@ def test_serve_fires_a_deadline_that_passed_before_it_started(tmp_path: Path) ->
     assert moves == [("place Tonga a", "auto")]
     assert "deadline passed, automatic move for seat 0: place Tonga a" in log
     assert server.returncode == 0
+
+
+def test_one_service_per_database(tmp_path: Path) -> None:
+    """A second `serve` or a `poll` beside a running `serve` would send waiting mail twice."""
+    _ok("new-game", "--player", "Ann:ann@example.test", "--bot", "Kai:greedy")
+    command = [str(Path(sys.executable).parent / "pbem"), "serve"]
+    server = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stderr is not None
+        while "serving:" not in server.stderr.readline():
+            assert server.poll() is None, "pbem serve stopped"
+        for args in (["poll"], ["serve"]):
+            refused = runner.invoke(app, args)
+            assert refused.exit_code == 2
+            said = " ".join(refused.output.split())
+            assert (
+                f"error: pbem (pid {server.pid}) is serving pbem-data/pbem.sqlite already; "
+                "run one service per database" in said
+            ), said
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=20)
+    assert server.returncode == 0
+    assert "handled 0 messages" in _ok("poll")  # the lock went with the service
