@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import imaplib
 import logging
 import os
 import signal
@@ -30,6 +31,33 @@ from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
 log = logging.getLogger("pbem")
 
 MAX_BACKOFF = timedelta(hours=1)
+
+
+class Outage:
+    """A step that fails because a server is down: logged when it starts failing, now and
+    then while it goes on, and when it works again; not at every poll."""
+
+    EVERY = 100  # failed tries between two reminders in the log
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.failures = 0
+
+    def failed(self, error: BaseException) -> None:
+        self.failures += 1
+        if self.failures == 1 or self.failures % self.EVERY == 0:
+            log.warning(
+                "%s failed%s: %s: %s; will try again",
+                self.what,
+                f" {self.failures} times in a row" if self.failures > 1 else "",
+                type(error).__name__,
+                error,
+            )
+
+    def worked(self) -> None:
+        if self.failures:
+            log.info("%s works again after %d failed tries", self.what, self.failures)
+        self.failures = 0
 
 
 class ServiceRunning(RuntimeError):
@@ -225,12 +253,19 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
                     log.exception("sending mail failed; will try again")
                 force = False
 
+        reading = Outage("reading mail")
+
         def read_and_tick() -> int:
             try:
                 handled = read_mail(service, clock(), opener)
-            except Exception:  # a mail server that is down must not stop the service
+            except (OSError, imaplib.IMAP4.error) as error:  # the mail server is down
+                reading.failed(error)
+                handled = 0
+            except Exception:  # a fault of ours: it must not stop the service either
                 log.exception("reading mail failed; will try again")
                 handled = 0
+            else:
+                reading.worked()
             report = tick(service, clock())  # deadlines run even while the mailbox is down
             return handled + report.reminders + report.automatic + report.graced
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
@@ -16,11 +20,11 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from pbem.cli import app
-from pbem.config import Settings, SmtpSettings, settings_toml
+from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.models import Game, Move, Outbox, Seat
-from pbem.runner import flush_outbox, run_cycle
+from pbem.runner import Outage, flush_outbox, run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import SmtpSender
 from tests.localmail import START, later, local_service, reply_to, take_mail
@@ -171,3 +175,48 @@ def test_outbox_lists_waiting_mail_retries_and_drops(tmp_path: Path) -> None:
     assert due[0].next_attempt_at < START + timedelta(days=400)
     refused = runner.invoke(app, ["outbox", "--drop", "9", "--config", config])
     assert refused.exit_code == 2 and "no mail 9 is waiting; nothing changed" in refused.output
+
+
+def test_an_outage_is_logged_when_it_starts_now_and_then_and_when_it_ends(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="pbem")
+    outage = Outage("reading mail")
+    outage.worked()
+    for _ in range(2 * Outage.EVERY):
+        outage.failed(ConnectionRefusedError(111, "Connection refused"))
+    outage.worked()
+    outage.worked()
+    assert [r.getMessage() for r in caplog.records] == [
+        "reading mail failed: ConnectionRefusedError: [Errno 111] Connection refused; "
+        "will try again",
+        f"reading mail failed {Outage.EVERY} times in a row: ConnectionRefusedError: "
+        "[Errno 111] Connection refused; will try again",
+        f"reading mail failed {2 * Outage.EVERY} times in a row: ConnectionRefusedError: "
+        "[Errno 111] Connection refused; will try again",
+        f"reading mail works again after {2 * Outage.EVERY} failed tries",
+    ]
+
+
+def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(tmp_path: Path) -> None:
+    down = free_port()
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        mail="imap",
+        from_address="tongiaki@example.test",
+        poll_seconds=0.05,
+        outbox_seconds=0.05,
+        imap=ImapSettings(host="127.0.0.1", port=down, tls="none", user="tongiaki"),
+        smtp=SmtpSettings(host="127.0.0.1", port=down, tls="none"),
+    )
+    config = tmp_path / "down.toml"
+    config.write_text(settings_toml(settings))
+    command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
+    server = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)  # some 60 polls
+    server.send_signal(signal.SIGTERM)
+    _, log = server.communicate(timeout=20)
+    assert server.returncode == 0, log
+    assert log.count("reading mail failed") == 1, log
+    assert "Traceback" not in log
+    assert log.rstrip().endswith("INFO stopped")
