@@ -163,7 +163,13 @@ async def _send_lane(
                 # off the event loop: the reader thread may hold the database for a while
                 await asyncio.to_thread(_delete, engine, mail.id)
                 sent += 1
-                log.info("mail %s sent to %s (game %s)", mail.id, mail.recipient, mail.game_id)
+                log.info(
+                    "mail %s sent to %s (game %s)%s",
+                    mail.id,
+                    mail.recipient,
+                    mail.game_id,
+                    f" after {mail.attempts} failed tries" if mail.attempts else "",
+                )
     except (OSError, aiosmtplib.SMTPException, TimeoutError) as error:
         failed += 1
         rest = mails[sent + failed - 1 :]  # the mail that failed, and those not tried
@@ -269,16 +275,19 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
             report = tick(service, clock())  # deadlines run even while the mailbox is down
             return handled + report.reminders + report.automatic + report.graced
 
+        polling = asyncio.Lock()  # held while a poll is under way
+
         async def poll() -> None:
-            while not stop.is_set():
-                try:
-                    done = await asyncio.to_thread(read_and_tick)
-                except Exception:
-                    log.exception("a cycle failed; will try again")
-                    return
-                if not done:
-                    return
-                wake.set()  # answer at once rather than at the next outbox interval
+            async with polling:
+                while not stop.is_set():
+                    try:
+                        done = await asyncio.to_thread(read_and_tick)
+                    except Exception:
+                        log.exception("a cycle failed; will try again")
+                        return
+                    if not done:
+                        return
+                    wake.set()  # answer at once rather than at the next outbox interval
 
         scheduler = AsyncIOScheduler()
         for job, seconds in (
@@ -302,7 +311,9 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
             service.settings.outbox_seconds,
         )
         await stop.wait()
-        scheduler.shutdown(wait=True)
+        scheduler.pause()
+        async with polling:  # a poll under way finishes its cycle; it is not cancelled
+            scheduler.shutdown(wait=False)
         wake.set()
         await sending
         for sender in senders:

@@ -26,7 +26,7 @@ from pbem.deadlines import tick
 from pbem.models import Game, Move, Outbox, Seat
 from pbem.runner import Outage, flush_outbox, run_cycle
 from pbem.service import SeatSpec, Service
-from pbem.transport import SmtpSender
+from pbem.transport import MaildirSender, SmtpSender
 from tests.localmail import START, later, local_service, reply_to, take_mail
 from tests.mailservers import free_port
 
@@ -102,6 +102,12 @@ def test_a_mail_that_cannot_be_sent_is_logged_as_retried(
     retried = [r.getMessage() for r in caplog.records if "not sent" in r.getMessage()]
     assert len(retried) == 1
     assert re.match(r"mail 1 to (ann|bob)@example.test not sent \(try 1\): ", retried[0])
+    caplog.clear()
+    later_on = START + timedelta(minutes=1)  # the server is back: the mail goes out
+    local = MaildirSender(service.settings.outbox_dir)
+    assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", later_on)) == (3, 0)
+    sent = [r.getMessage() for r in caplog.records]
+    assert any(re.fullmatch(r"mail 1 sent to \S+ \(game 1\) after 1 failed tries", m) for m in sent)
 
 
 def _config(tmp_path: Path) -> Path:

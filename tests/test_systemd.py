@@ -64,6 +64,7 @@ def test_the_unit_runs_serve_as_a_dynamic_user_with_the_hardening_asked_for() ->
     assert unit["ExecStart"] == [f"{INSTALLED} serve --config /etc/pbem/pbem.toml"]
     for key, value in {
         "DynamicUser": "yes",
+        "User": "pbem",  # pbem-admin's units share the dynamic user by this name
         "StateDirectory": "pbem",
         "WorkingDirectory": "/var/lib/pbem",
         "Restart": "on-failure",
@@ -84,11 +85,10 @@ def test_pbem_admin_runs_pbem_as_the_units_user_with_its_paths() -> None:
     unit = _settings(UNIT.read_text())
     admin = (SYSTEMD / "pbem-admin").read_text()
     assert admin.rstrip().endswith(f'{INSTALLED} "$@"')
-    for key in ("StateDirectory", "WorkingDirectory", "DynamicUser"):
+    for key in ("StateDirectory", "WorkingDirectory", "DynamicUser", "User"):
         assert f"--property={key}={unit[key][0]}" in admin
     for credential in unit["LoadCredential"]:
         assert f"--property=LoadCredential={credential}" in admin
     assert "--setenv=PBEM_CONFIG=/etc/pbem/pbem.toml" in admin
-    assert "--property=User=pbem" in admin
     shell = subprocess.run(["sh", "-n", str(SYSTEMD / "pbem-admin")], capture_output=True)
     assert shell.returncode == 0, shell.stderr
