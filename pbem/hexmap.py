@@ -15,10 +15,12 @@ and are labelled with their name in a `put` command (anchor tile, then direction
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from engine import State
 from engine.colours import LETTERS
 from engine.hexgrid import DIRECTIONS, Position
-from engine.tiles import ISLANDS, SEAS
+from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
 
 Cell = tuple[int, int]  # (column, row) of one character
 
@@ -122,6 +124,26 @@ def sea_trails(name: str, rotation: int) -> list[str]:
         ends = sorted(DIRECTIONS[(edge + rotation) % 6] for edge in trail.edges)
         trails.append(((ends[0], ends[1]), trail.danger))
     return [_trail_text(ends, danger) for ends, danger in sorted(trails)]
+
+
+def tile_turns(name: str, reds: Iterable[int]) -> list[str]:
+    """How a drawn tile would lie with its red edge facing each direction of `reds`: an
+    island's beaches with the directions of their jetties, or a sea tile's trails."""
+    rows = []
+    for red in sorted(set(reds)):  # the red edge is edge 0, so `red` is the rotation
+        if name in SEAS:
+            parts = [", ".join(sea_trails(name, red))]
+        else:
+            parts = [
+                f"{letter}: {' '.join(DIRECTIONS[(edge + red) % 6] for edge in beach.jetties)}"
+                for letter, beach in zip(BEACH_LETTERS, ISLANDS[name].beaches, strict=False)
+            ]
+        rows.append([f"red {DIRECTIONS[red]}", *parts])
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
 
 
 def sea_legend(state: State) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from engine import State
+from engine import PutTile, State
 from engine.colours import LETTERS
 from engine.events import ChoiceMade, Event, TileDrawn, TilePlaced, VoyagePassed
 from engine.explain import what_is_asked
@@ -18,7 +18,7 @@ from engine.hexgrid import DIRECTION_WORDS, DIRECTIONS, neighbour
 from engine.notation import SYNTAX
 from engine.outcome import Outcome
 from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
-from pbem.hexmap import hex_map, sea_legend
+from pbem.hexmap import hex_map, sea_legend, tile_turns
 
 MAX_LISTED = 120
 
@@ -125,6 +125,8 @@ class Decision:
     total: int
     syntax: tuple[str, ...]
     deadline: Deadline | None
+    turns: tuple[str, ...] = ()  # placing a drawn tile: a title, then how it lies for each
+    # direction its red edge may face
 
     @property
     def unlisted(self) -> int:
@@ -297,7 +299,18 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
         total=len(legal),
         syntax=tuple(SYNTAX[verb] for verb in COMMANDS_FOR[kind] if verb in verbs),
         deadline=deadline,
+        turns=_turns(open_decision.tile, legal),
     )
+
+
+def _turns(tile: str | None, legal: Sequence[object]) -> tuple[str, ...]:
+    """For a drawn tile: how it lies with its red edge in each direction it may face."""
+    reds = [choice.red for choice in legal if isinstance(choice, PutTile)]
+    if not tile or not reds:
+        return ()
+    what = "its trails and their dangers" if tile in SEAS else "beach: where its jetties lead"
+    title = f"How {_tile_words(tile)} lies, by the direction its red edge faces ({what}):"
+    return (title, *tile_turns(tile, reds))
 
 
 def _verbs(legal: Sequence[object]) -> set[str]:

@@ -72,6 +72,13 @@ def _play(service: Service) -> dict[str, EmailMessage]:
             service.handle(reply_to(latest[ANA], "1", sender=BEN), later(minute))
             _collect(take_mail(service), found, latest, "not-applied")
             continue
+        elif (
+            "prompt-put-tile" not in found
+            and "answer" in found
+            and decision.seat == 0
+            and "colonise" in map(str, state.legal_choices())
+        ):
+            body = "colonise"  # Ana draws a tile and is asked where it goes
         elif "answer" not in found and decision.seat == 0 and BEN in latest:
             service.handle(reply_to(latest[BEN], "status\nlog"), later(minute))
             _collect(take_mail(service), found, latest, "answer")

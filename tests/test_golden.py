@@ -15,6 +15,8 @@ KINDS = (
     "prompt-turn",
     "prompt-land",
     "prompt-emigrate",
+    "prompt-put-tile",
+    "prompt-colony-boat",
     "update",
     "update-automatic",
     "gm",

@@ -12,7 +12,9 @@ import pytest
 from engine import Setup, State, parse_choice
 from engine.bots import make_bot
 from engine.events import ChoiceMade, TileDrawn, TilePlaced, VoyagePassed
+from engine.hexgrid import DIRECTIONS
 from engine.outcome import Outcome, Standing
+from engine.tiles import SEAS
 from pbem import letters, view
 from pbem.compose import Picture, compose
 from pbem.config import Settings
@@ -210,3 +212,43 @@ def test_long_html_lines_are_encoded_so_smtp_takes_them() -> None:
 def test_no_markup_is_escaped_twice(name: str) -> None:
     _, page = parts(sample_mails()[name])
     assert "&amp;#" not in page and "&lt;span" not in page
+
+
+def _tile_prompts(seed: int) -> list[State]:
+    return [s for s in _states(3, seed) if s.decision and s.decision.kind.value == "put tile"]
+
+
+@pytest.mark.parametrize("seed", [3, 15])  # games with both island and sea tiles to place
+def test_a_drawn_tile_is_shown_as_it_would_lie_for_each_red_direction(seed: int) -> None:
+    """Each line of the prompt says what placing the tile with that red direction makes:
+    checked against the board after the engine placed it so."""
+    prompts = _tile_prompts(seed)
+    assert {p.decision.tile in SEAS for p in prompts if p.decision} == {True, False}
+    for state in prompts:
+        decision = view.decision(state)
+        tile = state.decision.tile if state.decision else None
+        assert tile is not None
+        title, *lines = decision.turns
+        kind = "its trails and their dangers" if tile in SEAS else "beach: where its jetties"
+        name = f"sea {tile}" if tile in SEAS else tile
+        assert title.startswith(f"How {name} lies, by the direction its red edge faces (")
+        assert kind in title
+        choices = {str(c).rsplit(" ", 1)[1]: c for c in state.legal_choices()}
+        assert [line.split()[1] for line in lines] == sorted(choices, key=DIRECTIONS.index)
+        for line in lines:
+            placed = state.copy()
+            placed.apply(choices[line.split()[1]])
+            after = view.board(placed, NAMES[:3])
+            said = " ".join(line.split()[2:])
+            if tile in SEAS:
+                legend = next(s for s in after.seas if s.startswith(f"{tile}: "))
+                assert said == legend.removeprefix(f"{tile}: ")
+            else:
+                island = next(i for i in after.islands if i.name == tile)
+                jetties = [
+                    f"{b.letter}: " + " ".join(j.split(" to ")[0] for j in b.jetties)
+                    for b in island.beaches
+                ]
+                assert said == " ".join(" ".join(jetties).split())
+        text = render_text(_prompt(state))
+        assert all(line in text for line in lines)
