@@ -54,10 +54,11 @@ def check_settings(
     if settings.mail != "imap":
         return [*checks, *_maildir(settings)]
     checks += _imap(settings.imap)
-    own = _own_address(settings) if round_trip else None
-    checks += asyncio.run(_smtp(settings, send_to, own))
+    mark = f"check-{secrets.token_hex(4)}"  # tells this run's test mails from all others
+    own = _own_address(settings, mark) if round_trip else None
+    checks += asyncio.run(_smtp(settings, send_to, own, mark))
     if own is not None and checks[-1].outcome == "ok":  # the round-trip mail went out
-        checks[-1] = _wait_for(settings, own, wait)
+        checks[-1] = _wait_for(settings, own, mark, wait)
     return checks
 
 
@@ -209,7 +210,9 @@ def _text(value: object) -> str:
     return str(value)
 
 
-async def _smtp(settings: Settings, send_to: str | None, own: str | None) -> list[Check]:
+async def _smtp(
+    settings: Settings, send_to: str | None, own: str | None, mark: str
+) -> list[Check]:
     smtp: SmtpSettings = settings.smtp
     steps = ["SMTP TLS", "SMTP login"]
     if send_to:
@@ -255,28 +258,30 @@ async def _smtp(settings: Settings, send_to: str | None, own: str | None) -> lis
         else:
             checks.append(Check("SMTP login", "ok", "no user set: sending without a login"))
         if send_to:
-            checks.append(await _send(client, settings, "test mail", send_to))
+            checks.append(await _send(client, settings, "test mail", send_to, mark))
         if own:
-            checks.append(await _send(client, settings, "round trip", own))
+            checks.append(await _send(client, settings, "round trip", own, mark))
     finally:
         with suppress(aiosmtplib.SMTPException, OSError):
             await client.quit()
     return checks
 
 
-def _own_address(settings: Settings) -> str:
-    """Where replies to the service go: a fresh plus address, or the plain address."""
+def _own_address(settings: Settings, mark: str) -> str:
+    """Where replies to the service go: a plus address of its own, or the plain address."""
     if not settings.plus_addressing:
         return settings.from_address
     local, _, domain = settings.from_address.partition("@")
-    return f"{local}+check-{secrets.token_hex(4)}@{domain}"
+    return f"{local}+{mark}@{domain}"
 
 
-async def _send(client: aiosmtplib.SMTP, settings: Settings, step: str, to: str) -> Check:
+async def _send(
+    client: aiosmtplib.SMTP, settings: Settings, step: str, to: str, mark: str
+) -> Check:
     message = EmailMessage()
     message["From"] = formataddr((settings.from_name, settings.from_address))
     message["To"] = to
-    message["Subject"] = "Tongiaki by email: a test mail from pbem check-config"
+    message["Subject"] = f"Tongiaki by email: a test mail from pbem check-config ({mark})"
     message["Date"] = formatdate(localtime=False)
     message["Message-ID"] = make_msgid("check", domain=settings.from_address.partition("@")[2])
     message["Auto-Submitted"] = "auto-generated"
@@ -291,8 +296,9 @@ async def _send(client: aiosmtplib.SMTP, settings: Settings, step: str, to: str)
     return Check(step, "ok", f"sent {to}")
 
 
-def _wait_for(settings: Settings, to: str, wait: float) -> Check:
-    """The round-trip mail in the service's own folder; deleted once found."""
+def _wait_for(settings: Settings, to: str, mark: str, wait: float) -> Check:
+    """The round-trip mail in the service's own folder, found by the `mark` in its subject
+    (never a player's mail); deleted once found."""
     imap = settings.imap
     deadline = time.monotonic() + wait
     started = time.monotonic()
@@ -303,7 +309,7 @@ def _wait_for(settings: Settings, to: str, wait: float) -> Check:
     with closing(_LoggedOut(client)):
         while True:
             client.noop()
-            status, data = client.uid("SEARCH", "HEADER", "To", f'"{to}"')
+            status, data = client.uid("SEARCH", "HEADER", "Subject", f'"{mark}"')
             found = (data[0] or b"").split() if status == "OK" else []
             if found:
                 for uid in found:

@@ -200,3 +200,23 @@ def _write(tmp_path: Path, settings: Settings) -> Path:
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(settings))
     return config
+
+
+def test_the_round_trip_without_plus_addressing_leaves_players_mail_alone(
+    mail: Mail, tmp_path: Path
+) -> None:
+    settings = replace(_settings(mail, tmp_path), plus_addressing=False)
+    reply = (
+        f"From: p1@example.test\r\nTo: {settings.from_address}\r\n"
+        "Subject: Re: [Tongiaki g1 #3 s0-abcdefghij] Your move\r\n\r\n2\r\n"
+    )
+    mail.dovecot.append("tongiaki", reply.encode())
+    checks = {c.step: c for c in check_settings(settings, round_trip=True, wait=10)}
+    assert checks["round trip"].outcome == "ok", checks["round trip"].detail
+    assert checks["round trip"].detail.startswith(
+        f"replies arrive: a mail to {settings.from_address} arrived in INBOX after "
+    )
+    left = mail.fetch_all("tongiaki")
+    assert [str(m["From"]) for m in left] == ["p1@example.test"]
+    unread = next(c for c in check_settings(settings) if c.step == "IMAP folder")
+    assert unread.detail == "INBOX: 1 messages, 1 not yet read by the service"
