@@ -183,7 +183,7 @@ class GameMaster:
                 show_board=show_board,
                 to=[table.actor],
             )
-        elif table.announced and game.gm_address:
+        elif table.announced:  # to every game master of the game
             service.queue_gm(
                 db,
                 game,

@@ -156,18 +156,16 @@ class Service:
                 seat = rows[decision.seat]
                 prompt = letters.letter(at, seat.seat, deadline=self.deadline_view(game, seat))
                 self.queue(db, game, seat, prompt, picture, now)
-            if gm:
-                self.queue_gm(
-                    db,
-                    game,
-                    rows,
-                    state,
-                    now,
-                    subject=f"You are the game master of game {game.id}",
-                    notice=f"You are the game master of game {game.id}. Reply to this mail "
-                    "(or to any later mail of this game to you) with the commands below.",
-                    to=[gm],
-                )
+            self.queue_gm(  # the game's own game master and the host's, if any
+                db,
+                game,
+                rows,
+                state,
+                now,
+                subject=f"You are the game master of game {game.id}",
+                notice=f"You are the game master of game {game.id}. Reply to this mail "
+                "(or to any later mail of this game to you) with the commands below.",
+            )
             db.commit()
             log.info(
                 "game %s created: %s", game.id, ", ".join(f"{r.name} ({r.colour})" for r in rows)
@@ -728,15 +726,10 @@ class Service:
         show_board: bool = False,
         to: Sequence[str] | None = None,
     ) -> None:
-        """A mail to the game master (the game's, else every one of the host's), answerable
+        """A mail to the game masters (the game's own and the host's, or `to`), answerable
         with game master commands."""
         assert game.id is not None
-        if to is not None:
-            recipients = list(to)
-        elif game.gm_address:
-            recipients = [game.gm_address]
-        else:
-            recipients = list(self.settings.gm_addresses)
+        recipients = list(to) if to is not None else self.gm_addresses(game)
         if not recipients:
             return
         at, picture = self.moment(game, seats, state)

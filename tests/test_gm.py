@@ -755,3 +755,14 @@ def test_move_by_mail_must_answer_the_decision_open_now(by_mail: Table) -> None:
     assert done.outcome == "applied", done.said
     assert _moves(by_mail.service)[-1] == (3, 0, "place Tonga d", "gm")
     assert _subject(done.to(BOB)[0]) == "Your move: place a set-up boat on Tonga (decision 4)"
+
+
+def test_the_hosts_game_masters_are_welcomed_to_every_game_and_may_act(by_mail: Table) -> None:
+    by_mail.start()
+    welcomed = [
+        m["To"] for m in by_mail.latest.values() if "game master of game 1" in str(m["Subject"])
+    ]
+    assert sorted(welcomed) == sorted([GM, BOSS])
+    outcome = by_mail.service.handle(reply_to(by_mail.latest[BOSS], "pause", sender=BOSS), START)
+    assert outcome == "applied"
+    assert [a[:2] for a in _actions(by_mail.service)] == [(BOSS, "pause")]
