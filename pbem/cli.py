@@ -129,7 +129,9 @@ def poll(
     now: Annotated[str | None, typer.Option(help="Run as if at this ISO 8601 time.")] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Run one cycle: read new mail, send queued mail."""
+    """Run one cycle: read new mail, do what deadlines call for, send queued mail.
+
+    Exits with 1 when the mailbox could not be read (the rest is done all the same)."""
     service = _service(config, logs=True)
     moment = _parse_time(now) if now else utc_now()
     with _alone(service):
@@ -145,6 +147,9 @@ def poll(
         f"handled {report.handled} messages{timed}, sent {report.sent} mails, "
         f"{report.failed} failed"
     )
+    if report.read_error:
+        typer.echo(f"error: the mailbox could not be read: {report.read_error}", err=True)
+        raise typer.Exit(code=1)
 
 
 def _parse_time(text: str) -> datetime:

@@ -95,6 +95,7 @@ class CycleReport:
     sent: int = 0
     failed: int = 0
     clock: TickReport | None = None
+    read_error: str = ""  # why the mailbox could not be read, if it could not
 
 
 def backoff(attempts: int) -> timedelta:
@@ -213,9 +214,14 @@ def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None
 
 
 def run_cycle(service: Service, now: datetime) -> CycleReport:
-    """Read new mail, do what the deadlines call for, then send what is due."""
+    """Read new mail, do what the deadlines call for, then send what is due; a mailbox that
+    cannot be read is reported (`read_error`) and the rest still done."""
     report = CycleReport()
-    report.handled = read_mail(service, now)
+    try:
+        report.handled = read_mail(service, now)
+    except (OSError, imaplib.IMAP4.error) as error:
+        report.read_error = f"{type(error).__name__}: {error}"
+        log.warning("reading mail failed: %s", report.read_error)
     report.clock = tick(service, now)
     report.sent, report.failed = asyncio.run(
         flush_outbox(

@@ -226,3 +226,26 @@ def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(tmp_path: Pa
     assert log.count("reading mail failed") == 1, log
     assert "Traceback" not in log
     assert log.rstrip().endswith("INFO stopped")
+
+
+def test_poll_with_the_mail_servers_down_still_keeps_the_deadlines(tmp_path: Path) -> None:
+    down = free_port()
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        mail="imap",
+        from_address="tongiaki@example.test",
+        imap=ImapSettings(host="127.0.0.1", port=down, tls="none", user="tongiaki"),
+        smtp=SmtpSettings(host="127.0.0.1", port=down, tls="none"),
+    )
+    config = tmp_path / "down.toml"
+    config.write_text(settings_toml(settings))
+    new_game = ["new-game", "--player", f"Ann:{ANN}", "--player", f"Bob:{BOB}"]
+    _cli(*new_game, "--deadline", "1h", "--now", START.isoformat(), "--config", str(config))
+    at = (START + timedelta(hours=2)).isoformat()
+    result = runner.invoke(app, ["poll", "--now", at, "--config", str(config)])
+    assert result.exit_code == 1
+    assert "handled 0 messages, 0 reminders, 1 automatic moves" in result.output
+    assert "error: the mailbox could not be read: ConnectionRefusedError" in result.output
+    engine = open_database(settings.database_path)
+    with session(engine) as db:
+        assert [(m.choice, m.source) for m in db.exec(select(Move))] == [("place Tonga a", "auto")]
