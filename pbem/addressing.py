@@ -27,6 +27,11 @@ class Tag:
     def seat_text(self) -> str:
         return "gm" if self.seat == GM_SEAT else str(self.seat)
 
+    @property
+    def seat_label(self) -> str:
+        """The seat as logs name it: numbered from 1, as the game master names seats."""
+        return "game master" if self.seat == GM_SEAT else f"seat {self.seat + 1}"
+
 
 def _seat(text: str) -> int:
     return GM_SEAT if text.lower() == "gm" else int(text)

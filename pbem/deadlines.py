@@ -101,10 +101,10 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
             service.queue(db, game, seat, mail, picture, now)
         game.reminded_at = now
         log.info(
-            "game %s decision %s: reminder to seat %s, deadline %s",
+            "game %s decision %s: reminder to %s, deadline %s",
             game.id,
             decision.number,
-            seat.seat,
+            seat.label,
             deadline.isoformat(),
         )
     game.wake_at = service.wake(game, now)
@@ -150,10 +150,10 @@ def _automatic_move(
     events += service.advance(db, game, seats, state, now)
     service.queue_round(db, game, seats, state, events, now, announced=announced)
     log.info(
-        "game %s decision %s: deadline passed, automatic move for seat %s: %s%s",
+        "game %s decision %s: deadline passed, automatic move for %s: %s%s",
         game.id,
         decision.number,
-        seat.seat,
+        seat.label,
         choice,
         " (now absent)" if absent_now else "",
     )

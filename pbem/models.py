@@ -46,6 +46,11 @@ class Seat(SQLModel, table=True):
     away_until: datetime | None = None  # on vacation until then
     vacation_used: int = 0  # seconds of vacation taken in this game
 
+    @property
+    def label(self) -> str:
+        """The seat as logs and the game master name it: numbered from 1, with its player."""
+        return f"seat {self.seat + 1} ({self.name}, {self.colour})"
+
 
 class Move(SQLModel, table=True):
     """One decision of the game's log; the engine state is rebuilt from these."""

@@ -226,7 +226,7 @@ class Service:
             db.flush()
             inbound.outcome, inbound.detail = self._handle(db, message, sender, tag, inbound, now)
             db.commit()
-        where = f"game {tag.game} seat {tag.seat_text} decision {tag.decision}" if tag else "no tag"
+        where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
         log.info("message %s (%s): %s: %s", inbound.id, where, inbound.outcome, inbound.detail)
         return inbound.outcome
 
@@ -256,7 +256,7 @@ class Service:
         seat = seats[tag.seat]
         if sender != (seat.address or "").lower():
             self._answer_stranger(db, game, seats, state, sender, "not yours", now)
-            return "refused", f"sender is not the address of seat {seat.seat}"
+            return "refused", f"sender is not the address of {seat.label}"
         lines = self.command_lines(message)
         return self._apply_lines(db, game, seats, state, seat, tag, lines, inbound, now)
 

@@ -179,7 +179,7 @@ def test_serve_fires_a_deadline_that_passed_before_it_started(tmp_path: Path) ->
         server.send_signal(signal.SIGTERM)
         _, log = server.communicate(timeout=20)
     assert moves == [("place Tonga a", "auto")]
-    assert "deadline passed, automatic move for seat 0: place Tonga a" in log
+    assert "deadline passed, automatic move for seat 1 (Ann, blue): place Tonga a" in log
     assert server.returncode == 0
 
 

@@ -72,16 +72,17 @@ def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
     messages = [r.getMessage() for r in caplog.records]
     handled = [m for m in messages if m.startswith("message ")]
     assert handled[0] == (
-        "message 1 (game 1 seat 0 decision 1): applied: 1 -> applied (place Tonga a)"
+        "message 1 (game 1 seat 1 decision 1): applied: 1 -> applied (place Tonga a)"
     )
     assert handled[1].startswith(
-        "message 2 (game 1 seat 0 decision 1): refused: sender is not the address of seat 0"
+        "message 2 (game 1 seat 1 decision 1): refused: sender is not the address of seat 1 "
+        "(Ann, red)"
     )
     assert handled[2] == "message 3 (no tag): refused: no game tag"
     assert len(handled) == 3
     fired = [m for m in messages if "deadline passed" in m]
     assert fired == [
-        "game 1 decision 2: deadline passed, automatic move for seat 1: place Tonga a"
+        "game 1 decision 2: deadline passed, automatic move for seat 2 (Bob, blue): place Tonga a"
     ]
     sent = [m for m in messages if re.fullmatch(r"mail \d+ sent to \S+ \(game 1\)", m)]
     assert len(sent) == report.sent
