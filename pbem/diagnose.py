@@ -26,6 +26,7 @@ from pathlib import Path
 import aiosmtplib
 
 from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.migrate import SCHEMA_VERSION
 from pbem.transport import imap_connect, quote_mailbox, tls_context
 
 TIMEOUT = 15.0  # seconds for each network step
@@ -89,8 +90,18 @@ def _database(settings: Settings) -> Iterator[Check]:
         yield Check("database", "fail", f"{path}: {failure}")
         return
     counts = ", ".join(f"{n} {status}" for status, n in sorted(games.items())) or "none"
-    schema = row[0] if row else "1"
-    yield Check("database", "ok", f"{path}: schema version {schema}; games: {counts}")
+    schema = int(row[0]) if row else 1
+    if schema > SCHEMA_VERSION:
+        yield Check(
+            "database",
+            "fail",
+            f"{path}: schema version {schema} is newer than this service's {SCHEMA_VERSION}: "
+            "run a newer version of the service",
+        )
+        return
+    old = schema < SCHEMA_VERSION
+    later = f" (upgraded to {SCHEMA_VERSION} when the service starts)" if old else ""
+    yield Check("database", "ok", f"{path}: schema version {schema}{later}; games: {counts}")
     if waiting and tries:
         yield Check(
             "outbox",

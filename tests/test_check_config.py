@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -13,6 +15,7 @@ from pbem.cli import app
 from pbem.config import Settings, settings_toml
 from pbem.db import open_database, session
 from pbem.diagnose import Check, check_settings
+from pbem.migrate import SCHEMA_VERSION
 from pbem.models import Outbox
 from tests.localmail import START
 from tests.mailservers import Mail
@@ -47,7 +50,7 @@ def test_every_step_works_and_nothing_is_sent(mail: Mail, tmp_path: Path) -> Non
     assert [c.step for c in checks] == STEPS
     assert all(c.outcome == "ok" for c in checks), [c.line() for c in checks]
     details = {c.step: c.detail for c in checks}
-    assert "schema version 2" in details["database"]
+    assert f"schema version {SCHEMA_VERSION};" in details["database"]
     assert details["IMAP TLS"].startswith("starttls: TLSv1.")
     assert details["SMTP TLS"].startswith("starttls: TLSv1.")
     assert "verified against the CA in" in details["SMTP TLS"]
@@ -115,9 +118,7 @@ def test_a_missing_folder_and_a_missing_password_are_named(mail: Mail, tmp_path:
 
 
 @pytest.mark.parametrize("tls", ["starttls", "tls"])
-def test_a_certificate_that_is_not_trusted_fails_tls(
-    mail: Mail, tmp_path: Path, tls: str
-) -> None:
+def test_a_certificate_that_is_not_trusted_fails_tls(mail: Mail, tmp_path: Path, tls: str) -> None:
     settings = _settings(mail, tmp_path)
     imap_port = mail.dovecot.port if tls == "starttls" else mail.dovecot.tls_port
     smtp_port = mail.smtp.port if tls == "starttls" else mail.smtp.tls_port
@@ -220,3 +221,30 @@ def test_the_round_trip_without_plus_addressing_leaves_players_mail_alone(
     assert [str(m["From"]) for m in left] == ["p1@example.test"]
     unread = next(c for c in check_settings(settings) if c.step == "IMAP folder")
     assert unread.detail == "INBOX: 1 messages, 1 not yet read by the service"
+
+
+@pytest.mark.parametrize(
+    ("version", "outcome", "says"),
+    [
+        (
+            "1",
+            "ok",
+            f"schema version 1 (upgraded to {SCHEMA_VERSION} when the service starts); games: none",
+        ),
+        (
+            "9",
+            "fail",
+            f"schema version 9 is newer than this service's {SCHEMA_VERSION}: run a newer version",
+        ),
+    ],
+)
+def test_a_database_schema_the_service_cannot_use_fails(
+    tmp_path: Path, version: str, outcome: str, says: str
+) -> None:
+    settings = Settings(data_dir=tmp_path)
+    open_database(settings.database_path).dispose()
+    with closing(sqlite3.connect(settings.database_path)) as db, db:
+        db.execute("UPDATE setting SET value = ? WHERE key = 'schema_version'", (version,))
+    database = check_settings(settings)[0]
+    assert (database.step, database.outcome) == ("database", outcome)
+    assert says in database.detail
