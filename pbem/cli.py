@@ -243,12 +243,14 @@ def show(game: int, config: ConfigOption = None) -> None:
     service = _service(config)
     with reading(service.engine) as db:
         try:
-            _, seats, state = service.game(db, game)
+            row, seats, state = service.game(db, game)
         except GameError as error:
             _fail(str(error))
         names = [s.name for s in seats]
         typer.echo(render_board_text(view.board(state, names, [bool(s.bot) for s in seats])))
-        typer.echo(letters.waiting(state, names))
+        typer.echo(
+            letters.waiting(state, names, over=row.status == "over", paused=row.status == "paused")
+        )
 
 
 @app.command("backup")

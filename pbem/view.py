@@ -405,8 +405,11 @@ def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
             f"boats on the board: {a} has {first.boats}, {b} {second.boats}."
         )
     if outcome.decided_by == "shared":
+        winners = [by_colour[s.colour].name for s in outcome.standings if s.rank == 1]
+        together = f"{', '.join(winners[:-1])} and {winners[-1]}"
+        each = "both" if len(winners) == 2 else "all"
         return (
-            f"{tied}, {len(first.islands)} islands and {first.boats} boats on the board each: "
-            "the win is shared."
+            f"{together} {each} have {first.points} points, {len(first.islands)} islands and "
+            f"{first.boats} boats on the board each: the win is shared."
         )
     return ""

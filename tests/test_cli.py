@@ -205,3 +205,14 @@ def test_one_service_per_database(tmp_path: Path) -> None:
         server.communicate(timeout=20)
     assert server.returncode == 0
     assert "handled 0 messages" in _ok("poll")  # the lock went with the service
+
+
+def test_show_says_when_the_game_master_ended_or_paused_the_game() -> None:
+    _ok("new-game", "--player", "Ann:ann@example.test", "--player", "Bob:bob@example.test")
+    assert "Now waiting for Ann (blue), decision 1" in _ok("show", "1")
+    _ok("gm", "1", "pause")
+    assert "The game master paused the game at decision 1" in _ok("show", "1")
+    _ok("gm", "1", "resume")
+    _ok("gm", "1", "end")
+    shown = _ok("show", "1")
+    assert shown.rstrip().endswith("The game is over.") and "waiting" not in shown
