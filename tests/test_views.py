@@ -255,9 +255,8 @@ def test_a_drawn_tile_is_shown_as_it_would_lie_for_each_red_direction(seed: int)
 
 
 def test_a_win_shared_by_three_names_all_three() -> None:
-    standings = tuple(
-        Standing(colour, 0, ("Tonga",), 1, 1) for colour in ("blue", "red", "green")
-    ) + (Standing("yellow", 0, ("Tonga",), 2, 4),)
+    tied = [Standing(colour, 0, ("Tonga",), 1, 1) for colour in ("blue", "red", "green")]
+    standings = (*tied, Standing("yellow", 0, ("Tonga",), 2, 4))
     outcome = Outcome("the game master ended the game", standings)
     names = {"blue": "Ana", "red": "Ben", "green": "Cy", "yellow": "Dai"}
     by_colour = {c: _player(n, names[c], c) for n, c in enumerate(names)}
