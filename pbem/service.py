@@ -540,13 +540,16 @@ class Service:
     def _play_bots(
         self, db: Session, game: Game, seats: list[Seat], state: State, now: datetime
     ) -> list[Event]:
-        """Bot seats, and absent players' seats (the greedy bot), play without waiting."""
+        """Bot seats play without waiting, and so do absent players' seats (by the greedy bot)
+        while someone who is not absent still plays: when every player is absent, their
+        decisions wait for their deadlines, so the game does not run to its end at once."""
         events: list[Event] = []
         if game.status != "running":
             return events
+        present = any(not s.bot and not s.absent for s in seats)
         while (decision := state.decision) is not None:
             seat = seats[decision.seat]
-            if not seat.bot and not seat.absent:
+            if not seat.bot and not (seat.absent and present):
                 break
             events += state.apply(bot_choice(game, state, seat.bot or "greedy"))
             self.record(db, game, state, decision.seat, "bot" if seat.bot else "absent", None, now)
@@ -870,6 +873,8 @@ def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
     if not 2 <= len(specs) <= 6:
         raise GameError(f"A game needs 2 to 6 seats, not {len(specs)}.")
     addresses = [s.address.lower() for s in specs if s.address]
+    if not addresses:
+        raise GameError("A game needs a player: bots alone would play it to the end at once.")
     if len(set(addresses)) != len(addresses):
         raise GameError("Two seats have the same address.")
     for spec in specs:

@@ -65,6 +65,7 @@ def test_new_game_prints_its_id_and_mails_the_players() -> None:
         (["--player", "Ann:ann@x.test:pink", "--player", "Bob:bob@x.test"], "Unknown colour"),
         (["--player", "Ann:ann@x.test", "--player", "Bob"], "should be NAME:ADDRESS"),
         (["--player", "Ann:ann@x.test", "--bot", "Cy:clever"], "Unknown bot"),
+        (["--bot", "Kai:greedy", "--bot", "Cy:random"], "A game needs a player"),
         (
             ["--player", "Ann:ann@x.test", "--player", "Bob:b@x.test", "--stack", "Samoa,A"],
             "31 tiles",

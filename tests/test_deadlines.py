@@ -345,3 +345,18 @@ def test_a_short_outage_fires_the_passed_deadline_at_once(service: Service) -> N
     done = tick(service, START + 4 * HOUR)  # 3 h without a tick: within the grace
     assert done.automatic == 1 and done.graced == 0
     assert _moves(service) == [(0, "place Tonga a", "auto")]
+
+
+def test_when_every_player_is_absent_the_game_waits_for_the_deadlines(tmp_path: Path) -> None:
+    service = local_service(tmp_path, absence_after=1)
+    _game(service, deadline="1h")
+    tick(service, START + HOUR)  # Ann misses her set-up boat: absent
+    tick(service, START + 2 * HOUR)  # Bob misses his: absent too
+    _, seats, state = _row(service)
+    assert all(s.absent for s in seats)
+    assert len(_moves(service)) == 2 and state.decision is not None
+    report = _run(service, START + 2 * HOUR, START + 6 * HOUR, timedelta(minutes=10))
+    assert report.automatic == 4  # one decision per deadline, no more
+    assert [source for _, _, source in _moves(service)] == ["auto"] * 6
+    _, _, state = _row(service)
+    assert state.decision is not None  # the game goes on, slowly, for whoever comes back
