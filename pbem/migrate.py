@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, Engine, inspect, text
 from sqlmodel import SQLModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 UPGRADES: dict[int, tuple[str, ...]] = {
     # time and the game master: deadlines, reminders, absence, vacations, time zones
@@ -29,6 +29,17 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "ALTER TABLE seat ADD COLUMN absent BOOLEAN NOT NULL DEFAULT 0",
         "ALTER TABLE seat ADD COLUMN away_until DATETIME",
         "ALTER TABLE seat ADD COLUMN vacation_used INTEGER NOT NULL DEFAULT 0",
+    ),
+    # outbox numbers are never used twice (logs and `pbem outbox --drop N` name mails by them)
+    3: (
+        "CREATE TABLE outbox_new (id INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER, "
+        "recipient VARCHAR NOT NULL, message BLOB NOT NULL, created_at DATETIME NOT NULL, "
+        "attempts INTEGER NOT NULL, next_attempt_at DATETIME NOT NULL, "
+        "last_error VARCHAR NOT NULL)",
+        "INSERT INTO outbox_new SELECT id, game_id, recipient, message, created_at, attempts, "
+        "next_attempt_at, last_error FROM outbox",
+        "DROP TABLE outbox",
+        "ALTER TABLE outbox_new RENAME TO outbox",
     ),
 }
 

@@ -82,6 +82,8 @@ class Inbound(SQLModel, table=True):
 class Outbox(SQLModel, table=True):
     """A mail waiting to be sent; deleted once the mail server accepted it."""
 
+    __table_args__ = {"sqlite_autoincrement": True}  # a number is never given twice
+
     id: int | None = Field(default=None, primary_key=True)
     game_id: int | None = None
     recipient: str

@@ -4,21 +4,24 @@ game in it goes on."""
 from __future__ import annotations
 
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine
+from sqlmodel import col, select
 
 from pbem.addressing import Tag, reply_address, token
 from pbem.clock import as_utc
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
-from pbem.models import Game, Seat
+from pbem.models import Game, Outbox, Seat
 from pbem.service import Service
 from tests.localmail import START, later, local_service, take_mail
 
 FIXTURE = Path(__file__).parent / "fixtures" / "schema-v1.sql"
+FIXTURE_V2 = Path(__file__).parent / "fixtures" / "schema-v2.sql"
 
 
 def _version_1(path: Path) -> Path:
@@ -35,7 +38,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     path = _version_1(tmp_path / "old" / "pbem.sqlite")
     assert schema_version(create_engine(f"sqlite:///{path}")) == 1
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 2
+    assert schema_version(engine) == SCHEMA_VERSION == 3
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, state = service.game(db, 1)
@@ -81,3 +84,43 @@ def test_a_new_database_starts_at_the_current_version(tmp_path: Path) -> None:
     with session(engine) as db:
         assert db.get(Seat, 1) is None
         db.commit()
+
+
+def test_a_version_2_database_keeps_its_waiting_mail_and_never_reuses_a_mail_number(
+    tmp_path: Path,
+) -> None:
+    """Version 2 (the previous one) left game 1 at its first decision and four mails waiting,
+    numbered 1-4; SQLite gave a deleted last number to the next mail."""
+    service = local_service(tmp_path)
+    path = tmp_path / "old" / "pbem.sqlite"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIXTURE_V2.read_text())
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 2
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        waiting = db.exec(select(Outbox).order_by(col(Outbox.id))).all()
+        assert [(m.id, m.recipient) for m in waiting] == [
+            (1, "ann@example.test"),
+            (2, "bob@example.test"),
+            (3, "ann@example.test"),
+            (4, "gm@example.test"),
+        ]
+        assert waiting[3].message == b"To: gm@example.test\r\n\r\nmail 4\r\n"
+        db.delete(waiting[3])
+        db.commit()
+    take_mail(service)  # mails 1-3 go out
+    with session(engine) as db:
+        game, seats, _ = service.game(db, 1)
+        assert (game.status, game.decision, [s.name for s in seats]) == (
+            "running",
+            1,
+            ["Ann", "Bob", "Cy"],
+        )
+        db.commit()
+    tick(service, START + timedelta(hours=25))  # Ann's deadline: news for everyone
+    with session(engine) as db:
+        numbers = [m.id for m in db.exec(select(Outbox))]
+    assert numbers and min(numbers) > 4
