@@ -53,9 +53,10 @@ def _service(config: Path | None, *, logs: bool = False) -> Service:
     """The service on the configured database; with `logs`, logging at the configured level."""
     settings = _settings(config)
     if logs:
+        stamp = "" if os.environ.get("JOURNAL_STREAM") else "%(asctime)s "  # journald stamps
         logging.basicConfig(
             level=settings.log_level.upper(),
-            format="%(asctime)s %(levelname)s %(message)s",
+            format=stamp + "%(levelname)s %(message)s",
             stream=sys.stderr,
         )
         logging.getLogger("apscheduler").setLevel(logging.WARNING)

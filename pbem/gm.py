@@ -29,6 +29,7 @@ from pbem.view import GM_SYNTAX, Answer, LineResult
 log = logging.getLogger("pbem")
 
 GM_META = ("status", "log", "board", "help")
+GM_LOOK = "status, log, board, help: look at the game; change nothing"
 HOST = "host"  # the actor of commands given on the host's command line
 
 
@@ -110,7 +111,7 @@ class GameMaster:
                 elif verb == "status":
                     answers.append(Answer("status", self._status(table)))
                 elif answering is None:  # help: every mail to a game master lists the commands
-                    answers.append(Answer("help", "\n".join(GM_SYNTAX)))
+                    answers.append(Answer("help", "\n".join([*GM_SYNTAX, GM_LOOK])))
                 results.append(LineResult(line, "answered"))
                 continue
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -217,3 +218,21 @@ def test_show_says_when_the_game_master_ended_or_paused_the_game() -> None:
     _ok("gm", "1", "end")
     shown = _ok("show", "1")
     assert shown.rstrip().endswith("The game is over.") and "waiting" not in shown
+
+
+@pytest.mark.parametrize(
+    ("journal", "starts"), [(False, r"\d{4}-\d\d-\d\d \d\d:"), (True, "INFO ")]
+)
+def test_log_lines_carry_a_time_except_in_systemds_journal(
+    tmp_path: Path, journal: bool, starts: str
+) -> None:
+    _ok("new-game", "--player", "Ann:ann@example.test", "--player", "Bob:bob@example.test")
+    env = {k: v for k, v in os.environ.items() if k not in ("JOURNAL_STREAM", "PBEM_CONFIG")}
+    if journal:
+        env["JOURNAL_STREAM"] = "8:12345"
+    command = [str(Path(sys.executable).parent / "pbem"), "poll"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines and all(re.match(starts, line) for line in lines), lines
+    assert any("mail 1 sent to ann@example.test (game 1)" in line for line in lines)
