@@ -34,7 +34,7 @@ def _documented() -> dict[str, str]:
             section = line.strip("[]") + "."
         elif line.startswith("# Default: "):
             default = line.removeprefix("# Default: ")
-        elif (key := re.match(r"(\w+) = ", line)) is not None:
+        elif (key := re.match(r"(?:# )?(\w+) = ", line)) is not None:  # set, or commented
             assert default is not None, f"{section}{key.group(1)} has no 'Default:' line"
             found[section + key.group(1)] = default
             default = None
@@ -64,10 +64,15 @@ def test_the_example_documents_every_setting_with_its_true_default() -> None:
         assert documented[key] == toml_value(value), key
 
 
-def test_the_example_is_a_valid_configuration() -> None:
+def test_the_example_is_a_valid_configuration(tmp_path: Path) -> None:
     settings = load_settings(EXAMPLE)
     assert settings.mail == "imap"
-    assert settings.database_path == Path("/var/lib/pbem/pbem.sqlite")
+    assert settings.database_path == Path("/var/lib/pbem/pbem.sqlite")  # from data_dir
+    every = tmp_path / "every.toml"  # with the settings commented out in it written out too
+    every.write_text(re.sub(r"(?m)^# (\w+ = )", r"\1", EXAMPLE.read_text()))
+    settings = load_settings(every)
+    assert settings.gm_addresses == ("host@example.org",)
+    assert settings.database_path == Path("/srv/games/pbem.sqlite")
     assert settings.imap.host == "imap.example.org" and settings.smtp.port == 587
     assert "password =" not in EXAMPLE.read_text()
 

@@ -48,7 +48,7 @@ def test_systemd_analyze_verify_finds_nothing_wrong(tmp_path: Path) -> None:
 
 
 def test_systemd_rates_the_unit_well_hardened(tmp_path: Path) -> None:
-    """Exposure at most 2.0 of 10 (`--threshold` counts tenths); it is about 1.2 now."""
+    """Exposure at most 2.0 of 10 (`--threshold` counts tenths); it is about 1.1 now."""
     unit = _unit_here(tmp_path)
     result = subprocess.run(
         [_analyze(), "security", "--offline=true", "--threshold=20", "--no-pager", str(unit)],
@@ -72,6 +72,7 @@ def test_the_unit_runs_serve_as_a_dynamic_user_with_the_hardening_asked_for() ->
         "NoNewPrivileges": "yes",
         "PrivateTmp": "yes",
         "KillSignal": "SIGTERM",
+        "RestartPreventExitStatus": "2",  # pbem's exit status for bad settings
     }.items():
         assert unit[key] == [value], key
     assert "Environment" not in unit  # no secret in the unit
@@ -85,7 +86,14 @@ def test_pbem_admin_runs_pbem_as_the_units_user_with_its_paths() -> None:
     unit = _settings(UNIT.read_text())
     admin = (SYSTEMD / "pbem-admin").read_text()
     assert admin.rstrip().endswith(f'{INSTALLED} "$@"')
-    for key in ("StateDirectory", "WorkingDirectory", "DynamicUser", "User"):
+    for key in (
+        "StateDirectory",
+        "StateDirectoryMode",
+        "WorkingDirectory",
+        "UMask",
+        "DynamicUser",
+        "User",
+    ):
         assert f"--property={key}={unit[key][0]}" in admin
     for credential in unit["LoadCredential"]:
         assert f"--property=LoadCredential={credential}" in admin
