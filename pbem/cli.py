@@ -313,11 +313,12 @@ def reply(
     ] = "you@localhost",
     config: ConfigOption = None,
 ) -> None:
-    """Answer the latest prompt in the local outbox, as a reply dropped into the local inbox."""
+    """Answer the latest prompt in the local outbox (else the latest mail, as a game master
+    would), as a reply dropped into the local inbox."""
     settings = _settings(config)
-    prompt = _newest_mail(settings, sender, "Your move")
+    prompt = _newest_mail(settings, sender, "Your move") or _newest_mail(settings, sender)
     if prompt is None:
-        _fail(f"no mail asking {sender} for a decision in {settings.outbox_dir}")
+        _fail(f"no mail to {sender} in {settings.outbox_dir}")
     message = EmailMessage()
     message["From"] = sender
     message["To"] = str(prompt["Reply-To"] or prompt["From"])

@@ -94,6 +94,19 @@ def test_reply_from_the_terminal_plays_the_demo_seat() -> None:
     assert "Tonga" in _ok("show", "1")
 
 
+def test_reply_from_the_terminal_as_the_game_master() -> None:
+    players = ("--player", "You:you@localhost", "--bot", "Kai:greedy")
+    _ok("new-game", *players, "--gm", "gm@localhost")
+    _ok("poll")
+    said = _ok("reply", "--from", "gm@localhost", "pause")
+    assert "Replied to: [Tongiaki g1] You are the game master of game 1" in said
+    assert "handled 1 messages" in _ok("poll")
+    assert "Done: pause" in _ok("read", "--to", "gm@localhost")
+    assert "paused the game" in _ok("show", "1")
+    refused = runner.invoke(app, ["reply", "--from", "nobody@localhost", "1"])
+    assert refused.exit_code == 2 and "no mail to nobody@localhost" in refused.output
+
+
 def test_a_bad_config_file_names_the_key(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('poll_seconds = "often"\n[imap]\ntls = "maybe"\n')
