@@ -31,6 +31,7 @@ from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
 log = logging.getLogger("pbem")
 
 MAX_BACKOFF = timedelta(hours=1)
+MAILBOX_DOWN = (OSError, imaplib.IMAP4.error)  # the mail server, not the service, failed
 
 
 class Outage:
@@ -219,7 +220,7 @@ def run_cycle(service: Service, now: datetime) -> CycleReport:
     report = CycleReport()
     try:
         report.handled = read_mail(service, now)
-    except (OSError, imaplib.IMAP4.error) as error:
+    except MAILBOX_DOWN as error:
         report.read_error = f"{type(error).__name__}: {error}"
         log.warning("reading mail failed: %s", report.read_error)
     report.clock = tick(service, now)
@@ -270,7 +271,7 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         def read_and_tick() -> int:
             try:
                 handled = read_mail(service, clock(), opener)
-            except (OSError, imaplib.IMAP4.error) as error:  # the mail server is down
+            except MAILBOX_DOWN as error:
                 reading.failed(error)
                 handled = 0
             except Exception:  # a fault of ours: it must not stop the service either
