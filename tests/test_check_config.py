@@ -248,3 +248,22 @@ def test_a_database_schema_the_service_cannot_use_fails(
     database = check_settings(settings)[0]
     assert (database.step, database.outcome) == ("database", outcome)
     assert says in database.detail
+
+
+def test_passwords_as_systemd_credentials_log_in(
+    mail: Mail, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As under systemd/pbem.service: the passwords in $CREDENTIALS_DIRECTORY, none in the
+    environment or the TOML file."""
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    for server in ("imap", "smtp"):
+        (credentials / f"{server}_password").write_text(mail.password + "\n")
+    for name in ("PBEM_IMAP_PASSWORD", "PBEM_SMTP_PASSWORD", "PBEM_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(credentials))
+    config = _write(tmp_path, _settings(mail, tmp_path))
+    result = runner.invoke(app, ["check-config", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "OK    IMAP login    tongiaki" in result.output
+    assert "OK    SMTP login    tongiaki" in result.output
