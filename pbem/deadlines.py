@@ -19,7 +19,8 @@ from pbem import letters
 from pbem.clock import as_utc, due_reminder, format_duration, parse_duration
 from pbem.db import session
 from pbem.models import Game, Seat, Setting
-from pbem.service import Service, bot_choice, when
+from pbem.service import Service, bot_choice
+from pbem.view import when
 
 log = logging.getLogger("pbem")
 
@@ -96,9 +97,9 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
     if sent:
         seat = seats[decision.seat]
         if seat.address:
-            at, picture = service.moment(game, seats, state)
-            mail = letters.reminder(at, seat.seat, service.deadline_view(game, seat))
-            service.queue(db, game, seat, mail, picture, now)
+            at, picture = service.mail.moment(game, seats, state)
+            mail = letters.reminder(at, seat.seat, service.mail.deadline_view(game, seat))
+            service.mail.queue(db, game, seat, mail, picture, now)
         game.reminded_at = now
         log.info(
             "game %s decision %s: reminder to %s, deadline %s",
@@ -148,7 +149,7 @@ def _automatic_move(
             f"plays {seat.colour} without waiting until {seat.name} writes again."
         )
     events += service.advance(db, game, seats, state, now)
-    service.queue_round(db, game, seats, state, events, now, announced=announced)
+    service.mail.queue_round(db, game, seats, state, events, now, announced=announced)
     log.info(
         "game %s decision %s: deadline passed, automatic move for %s: %s%s",
         game.id,
@@ -158,7 +159,7 @@ def _automatic_move(
         " (now absent)" if absent_now else "",
     )
     if absent_now:
-        service.queue_gm(
+        service.mail.queue_gm(
             db,
             game,
             seats,
@@ -200,7 +201,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
                 f"the deadline of decision {game.decision} passed meanwhile. It is now "
                 f"{when(game.deadline_at)} ({format_duration(grace)} from now)."
             ]
-            service.queue_round(
+            service.mail.queue_round(
                 db,
                 game,
                 seats,

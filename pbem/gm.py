@@ -23,8 +23,8 @@ from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.db import session
 from pbem.models import Game, GmAction, Move, Seat
 from pbem.render import render_board_text
-from pbem.service import ADDRESS, GameError, Service, read_choice, when
-from pbem.view import GM_SYNTAX, Answer, LineResult
+from pbem.service import ADDRESS, GameError, Service, read_choice
+from pbem.view import GM_SYNTAX, Answer, LineResult, when
 
 log = logging.getLogger("pbem")
 
@@ -132,7 +132,7 @@ class GameMaster:
         return render_board_text(view.board(table.state, names, bots))
 
     def _status(self, table: _Round) -> str:
-        status = self.service.moment(table.game, table.seats, table.state)[0].waiting
+        status = self.service.mail.moment(table.game, table.seats, table.state)[0].waiting
         if table.game.deadline_at is not None and table.game.status == "running":
             status += f" The deadline is {when(as_utc(table.game.deadline_at))}."
         return status
@@ -155,11 +155,11 @@ class GameMaster:
             table.now,
         )
         if table.welcome:
-            at, _ = service.moment(game, seats, state)
+            at, _ = service.mail.moment(game, seats, state)
             for seat in table.welcome:
-                service.queue(db, game, seat, letters.welcome(at, seat.seat), None, now)
+                service.mail.queue(db, game, seat, letters.welcome(at, seat.seat), None, now)
         if table.announced or table.events:
-            service.queue_round(
+            service.mail.queue_round(
                 db,
                 game,
                 seats,
@@ -172,7 +172,7 @@ class GameMaster:
         if table.answering is not None:
             verbs = ", ".join(dict.fromkeys(r.line.split()[0].lower() for r in results)) or "-"
             failed = any(r.outcome == "rejected" for r in results)
-            service.queue_gm(
+            service.mail.queue_gm(
                 db,
                 game,
                 seats,
@@ -185,7 +185,7 @@ class GameMaster:
                 to=[table.actor],
             )
         elif table.announced:  # to every game master of the game
-            service.queue_gm(
+            service.mail.queue_gm(
                 db,
                 game,
                 seats,
@@ -428,7 +428,7 @@ class GameMaster:
         if not seat.address:
             return
         assert table.game.id is not None
-        at, _ = self.service.moment(table.game, table.seats, table.state)
+        at, _ = self.service.mail.moment(table.game, table.seats, table.state)
         last = " This is the last mail you get from this game. Thank you for playing!"
         mail = view.Mail(
             kind="update",
@@ -437,7 +437,7 @@ class GameMaster:
             you=at.everyone[seat.seat],
             happened=(why + last,),
         )
-        self.service.queue(db, table.game, seat, mail, None, table.now)
+        self.service.mail.queue(db, table.game, seat, mail, None, table.now)
 
 
 def _seat(seats: list[Seat], word: str) -> Seat:

@@ -1,4 +1,5 @@
-"""Games played by mail: creating a game, handling a reply, playing bot seats, queueing mail.
+"""Games played by mail: creating a game, handling a reply, playing bot seats; the mails
+they cause are made by `pbem.mailing`.
 
 Every change happens in one transaction together with the inbound message that caused it
 and the mails it causes, so a crash loses nothing and repeats nothing.
@@ -27,8 +28,8 @@ from engine import Choice, ChoiceError, Setup, SetupError, State, parse_choice
 from engine.bots import BOT_KINDS, make_bot
 from engine.colours import COLOURS
 from engine.events import Event
-from pbem import letters, view
-from pbem.addressing import GM_SEAT, Tag, find_tag, token, token_ok
+from pbem import letters
+from pbem.addressing import GM_SEAT, Tag, find_tag, token_ok
 from pbem.automatic import automatic_reason
 from pbem.clock import (
     DurationError,
@@ -38,14 +39,12 @@ from pbem.clock import (
     utc_now,
 )
 from pbem.clock import parse_duration as _parse_duration
-from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.db import session
-from pbem.models import Game, Inbound, Move, Outbox, Seat
-from pbem.picture import board_png
-from pbem.render import render
+from pbem.mailing import Mailer
+from pbem.models import Game, Inbound, Move, Seat
 from pbem.replytext import reply_text
-from pbem.view import Answer, LineResult
+from pbem.view import Answer, LineResult, when
 
 log = logging.getLogger("pbem")
 
@@ -75,17 +74,13 @@ def parse_duration(text: str) -> int:
         raise GameError(str(error)) from error
 
 
-def when(moment: datetime) -> str:
-    """A time as every player reads it in an announcement: in UTC."""
-    return view.deadline(moment).utc
-
-
 class Service:
     """The game service over one database."""
 
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine = engine
         self.settings = settings
+        self.mail = Mailer(settings)
         # game id -> (the snapshot text it was saved as, the state): a cache of the database,
         # valid only while the stored snapshot is that same text
         self._states: dict[int, tuple[str, State]] = {}
@@ -147,16 +142,16 @@ class Service:
             db.add_all(rows)
             state = State(setup)
             events = self.advance(db, game, rows, state, now)
-            at, picture = self.moment(game, rows, state, events)
+            at, picture = self.mail.moment(game, rows, state, events)
             for row in rows:
                 if row.address:
-                    self.queue(db, game, row, letters.welcome(at, row.seat), None, now)
+                    self.mail.queue(db, game, row, letters.welcome(at, row.seat), None, now)
             decision = state.decision
             if decision is not None and rows[decision.seat].address:
                 seat = rows[decision.seat]
-                prompt = letters.letter(at, seat.seat, deadline=self.deadline_view(game, seat))
-                self.queue(db, game, seat, prompt, picture, now)
-            self.queue_gm(  # the game's own game master and the host's, if any
+                prompt = letters.letter(at, seat.seat, deadline=self.mail.deadline_view(game, seat))
+                self.mail.queue(db, game, seat, prompt, picture, now)
+            self.mail.queue_gm(  # the game's own game master and the host's, if any
                 db,
                 game,
                 rows,
@@ -200,11 +195,6 @@ class Service:
     def log_text(self, db: Session, game: Game, seats: Sequence[Seat]) -> str:
         moves = self.log(db, game, seats)
         return "\n".join(f"{number:>4}  {who:<12} {choice}" for number, who, choice in moves)
-
-    def gm_addresses(self, game: Game) -> list[str]:
-        """Who may act as game master of `game`: its own GM, and the host's GMs."""
-        found = [game.gm_address] if game.gm_address else []
-        return [a.lower() for a in [*found, *self.settings.gm_addresses]]
 
     # -- handling a reply ------------------------------------------------------------------
 
@@ -284,10 +274,10 @@ class Service:
         """A reply to a game master's mail: checked like a player's, then run as GM commands."""
         from pbem.gm import GameMaster  # the game master's commands use this service
 
-        allowed = self.gm_addresses(game)
+        allowed = self.mail.gm_addresses(game)
         if sender not in allowed or not token_ok(game.gm_secret, tag):
             if sender in allowed:  # the GM, with a reply address that is not valid
-                self.queue_gm(
+                self.mail.queue_gm(
                     db,
                     game,
                     seats,
@@ -370,7 +360,7 @@ class Service:
             announced.insert(0, f"{seat.name} ({seat.colour}) is back and plays again.")
         if moved:
             self.save(game, seats, state, now)
-        self.queue_round(
+        self.mail.queue_round(
             db,
             game,
             seats,
@@ -459,7 +449,7 @@ class Service:
             return Answer("help")
         if what == "log":
             return Answer("log", self.log_text(db, game, seats))
-        status = self.moment(game, seats, state)[0].waiting
+        status = self.mail.moment(game, seats, state)[0].waiting
         if game.deadline_at is not None and game.status == "running":
             status += f" The deadline is {when(as_utc(game.deadline_at))}."
         return Answer("status", status)
@@ -490,16 +480,16 @@ class Service:
                     if why == "not yours"
                     else "Its reply address is not valid."
                 ) + " Reply to the latest mail the game sent you."
-                at, picture = self.moment(game, seats, state)
+                at, picture = self.mail.moment(game, seats, state)
                 mail = letters.letter(
                     at,
                     seat.seat,
                     notice=notice,
                     news=False,
                     show_board=False,
-                    deadline=self.deadline_view(game, seat),
+                    deadline=self.mail.deadline_view(game, seat),
                 )
-                self.queue(db, game, seat, mail, picture, now)
+                self.mail.queue(db, game, seat, mail, picture, now)
                 return
 
     # -- moves, bots and snapshots ---------------------------------------------------------
@@ -615,198 +605,6 @@ class Service:
             game.paused_left = (game.paused_left or 0) + seconds
         game.wake_at = self.wake(game, now)
 
-    def deadline_view(self, game: Game, seat: Seat) -> view.Deadline | None:
-        """The open decision's deadline as `seat` reads it: in UTC and in their zone."""
-        if game.deadline_at is None or game.status != "running":
-            return None
-        return view.deadline(as_utc(game.deadline_at), seat.tz)
-
-    # -- the mails of a round --------------------------------------------------------------
-
-    def moment(
-        self,
-        game: Game,
-        seats: Sequence[Seat],
-        state: State,
-        events: Sequence[Event] = (),
-        announced: Sequence[str] = (),
-    ) -> tuple[letters.Moment, Picture]:
-        """What the mails of this round share, with the board picture: made once per round."""
-        assert game.id is not None
-        domain = self.settings.from_address.partition("@")[2] or "localhost"
-        picture = Picture.of(board_png(state), domain)
-        names = [s.name for s in seats]
-        bots = [bool(s.bot) for s in seats]
-        at = letters.moment(
-            game.id,
-            state,
-            names,
-            bots,
-            events,
-            picture.cid,
-            announced=announced,
-            ended=game.ended_by and "the game master ended the game",
-            paused=game.status == "paused",
-        )
-        return at, picture
-
-    def queue_round(
-        self,
-        db: Session,
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        events: list[Event],
-        now: datetime,
-        *,
-        sender: Seat | None = None,
-        answers: Sequence[Answer] = (),
-        results: Sequence[LineResult] = (),
-        show_board: bool = False,
-        announced: Sequence[str] = (),
-        subject: str = "",
-    ) -> None:
-        """The sender hears how their reply went; if anything moved or is announced, everyone
-        hears what happened, and whoever decides next gets their options."""
-        at, picture = self.moment(game, seats, state, events, announced)
-        news = bool(events) or bool(announced)
-        for seat in seats:
-            if not seat.address or (not news and seat is not sender):
-                continue
-            mine = seat is sender
-            mail = letters.letter(
-                at,
-                seat.seat,
-                results=results if mine else (),
-                answers=answers if mine else (),
-                remark=self.remark(seat),
-                subject=subject,
-                show_board=news or (mine and show_board),
-                deadline=self.deadline_view(game, seat),
-            )
-            self.queue(db, game, seat, mail, picture, now)
-
-    def remark(self, seat: Seat) -> str:
-        """A word to a player about how their seat is played, when it is not by them."""
-        if seat.absent:
-            return (
-                "You are marked absent: the greedy bot plays for you without waiting. "
-                "Reply to this mail with any command (status, for example) to play again."
-            )
-        if seat.bot:
-            return f"The game master has the {seat.bot} bot play your seat for now."
-        return ""
-
-    def queue(
-        self,
-        db: Session,
-        game: Game,
-        seat: Seat,
-        mail: view.Mail,
-        picture: Picture | None,
-        now: datetime,
-    ) -> None:
-        """Render a mail and put it in the outbox; its reply address names the seat and the
-        decision open now, so that any mail of the game can be answered."""
-        assert seat.address is not None and game.id is not None
-        number = mail.decision.number if mail.decision is not None else game.decision
-        tag = Tag(game.id, seat.seat, number, token(seat.secret, game.id, seat.seat, number))
-        self._queue_mail(db, game, seat.address, mail, picture, tag, now)
-
-    def queue_gm(
-        self,
-        db: Session,
-        game: Game,
-        seats: Sequence[Seat],
-        state: State,
-        now: datetime,
-        *,
-        subject: str,
-        notice: str = "",
-        results: Sequence[LineResult] = (),
-        answers: Sequence[Answer] = (),
-        happened: Sequence[str] = (),
-        show_board: bool = False,
-        to: Sequence[str] | None = None,
-    ) -> None:
-        """A mail to the game masters (the game's own and the host's, or `to`), answerable
-        with game master commands."""
-        assert game.id is not None
-        recipients = list(to) if to is not None else self.gm_addresses(game)
-        if not recipients:
-            return
-        at, picture = self.moment(game, seats, state)
-        status = at.waiting
-        mail = view.GmMail(
-            kind="gm",
-            game=game.id,
-            subject=subject,
-            notice=notice,
-            results=tuple(results),
-            answers=tuple(answers),
-            happened=tuple(happened),
-            status=status,
-            deadline=view.deadline(as_utc(game.deadline_at))
-            if game.deadline_at is not None and game.status == "running"
-            else None,
-            seats=tuple(self.gm_seat(seat) for seat in seats),
-            board=at.board if show_board else None,
-            final=at.final,
-            picture=at.picture if show_board else None,
-        )
-        number = game.decision
-        tag = Tag(game.id, GM_SEAT, number, token(game.gm_secret, game.id, GM_SEAT, number))
-        for address in dict.fromkeys(recipients):
-            self._queue_mail(db, game, address, mail, picture if show_board else None, tag, now)
-
-    def gm_seat(self, seat: Seat) -> view.GmSeat:
-        if seat.bot:
-            played_by = f"the {seat.bot} bot" + ("" if seat.address else " (no player)")
-        elif seat.absent:
-            played_by = "the greedy bot: the player is absent"
-        else:
-            played_by = "the player"
-        if seat.away_until is not None:
-            played_by += f"; on vacation until {when(as_utc(seat.away_until))}"
-        if seat.auto_moves and not seat.absent:
-            played_by += f"; {seat.auto_moves} automatic move(s) in a row"
-        return view.GmSeat(seat.seat + 1, seat.name, seat.colour, seat.address, played_by)
-
-    def _queue_mail(
-        self,
-        db: Session,
-        game: Game,
-        address: str,
-        mail: view.Mail | view.GmMail,
-        picture: Picture | None,
-        tag: Tag,
-        now: datetime,
-    ) -> None:
-        assert game.id is not None
-        text, html = render(mail)
-        message = compose(
-            self.settings,
-            recipient=address,
-            subject=f"[Tongiaki g{game.id}] {mail.subject}",
-            text=text,
-            html=html,
-            picture=picture if mail.picture else None,
-            game_id=game.id,
-            tag=tag,
-            now=now,
-            headers=_headers(mail),
-        )
-        db.add(
-            Outbox(
-                game_id=game.id,
-                recipient=address,
-                message=bytes(message),
-                created_at=now,
-                next_attempt_at=now,
-            )
-        )
-
-
 def _told(results: Sequence[LineResult]) -> str:
     """What the lines of a mail came to, for the log and the inbound row."""
     said = [
@@ -858,14 +656,6 @@ def _time_zone(text: str) -> str:
     raise ChoiceError(
         f"{text!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York."
     )
-
-
-def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
-    """What kind of mail this is, for the players' mail filters and for tests."""
-    headers = {"X-Tongiaki-Kind": mail.kind}
-    if isinstance(mail, view.Mail) and mail.decision is not None:
-        headers["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
-    return headers
 
 
 def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:

@@ -332,6 +332,11 @@ def deadline(moment: datetime, tz: str | None = None) -> Deadline:
     return Deadline(utc, local)
 
 
+def when(moment: datetime) -> str:
+    """A time as every player reads it in an announcement: in UTC."""
+    return deadline(moment).utc
+
+
 def happened(events: Sequence[Event]) -> tuple[str, ...]:
     """The events as short sentences; choices are left out unless the game made them, and a
     drawn tile and its placing make one sentence."""
