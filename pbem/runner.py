@@ -22,6 +22,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 from sqlmodel import col, delete, select
 
+from pbem.config import Settings
 from pbem.db import session
 from pbem.deadlines import TickReport, tick
 from pbem.models import Outbox
@@ -214,6 +215,22 @@ def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None
         db.commit()
 
 
+def _where(settings: Settings) -> str:
+    """What the service works on, for its first log line."""
+    if settings.mail == "imap":
+        imap, smtp = settings.imap, settings.smtp
+        mail = (
+            f"replies from IMAP {imap.host}:{imap.port} ({imap.tls}, user {imap.user}, folder "
+            f"{imap.folder}), mail out by SMTP {smtp.host}:{smtp.port} ({smtp.tls})"
+        )
+    else:
+        mail = f"replies from {settings.inbox_dir}, mail out to {settings.outbox_dir}"
+    return (
+        f"{settings.database_path}; {mail}; polling every {settings.poll_seconds:g} s, "
+        f"sending every {settings.outbox_seconds:g} s; as {settings.from_address}"
+    )
+
+
 def run_cycle(service: Service, now: datetime) -> CycleReport:
     """Read new mail, do what the deadlines call for, then send what is due; a mailbox that
     cannot be read is reported (`read_error`) and the rest still done."""
@@ -285,7 +302,11 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         polling = asyncio.Lock()  # held while a poll is under way
 
         async def poll() -> None:
-            async with polling:
+            try:
+                await polling.acquire()
+            except asyncio.CancelledError:  # stopping before this poll began: nothing to do
+                return
+            try:
                 while not stop.is_set():
                     try:
                         done = await asyncio.to_thread(read_and_tick)
@@ -295,6 +316,8 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
                     if not done:
                         return
                     wake.set()  # answer at once rather than at the next outbox interval
+            finally:
+                polling.release()
 
         scheduler = AsyncIOScheduler()
         for job, seconds in (
@@ -312,11 +335,7 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
             )
         sending = asyncio.create_task(send_forever())
         scheduler.start()
-        log.info(
-            "serving: polling every %ss, sending every %ss",
-            service.settings.poll_seconds,
-            service.settings.outbox_seconds,
-        )
+        log.info("serving: %s", _where(service.settings))
         await stop.wait()
         scheduler.pause()
         async with polling:  # a poll under way finishes its cycle; it is not cancelled

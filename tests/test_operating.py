@@ -224,6 +224,11 @@ def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(tmp_path: Pa
     server.send_signal(signal.SIGTERM)
     _, log = server.communicate(timeout=20)
     assert server.returncode == 0, log
+    assert (
+        f"INFO serving: {settings.database_path}; replies from IMAP 127.0.0.1:{down} (none, "
+        f"user tongiaki, folder INBOX), mail out by SMTP 127.0.0.1:{down} (none); polling "
+        "every 0.05 s, sending every 0.05 s; as tongiaki@example.test"
+    ) in log
     assert log.count("reading mail failed") == 1, log
     assert "Traceback" not in log
     assert log.rstrip().endswith("INFO stopped")
