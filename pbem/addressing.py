@@ -8,7 +8,8 @@ import hmac
 import re
 from dataclasses import dataclass
 from email.message import Message
-from email.utils import getaddresses
+
+from pbem.headers import header_text, header_texts
 
 _PLUS = re.compile(r"\+g(\d+)-(\d+|gm)-(\d+)-([a-z2-7]{10})@", re.IGNORECASE)
 _SUBJECT = re.compile(r"\[Tongiaki g(\d+) #(\d+) s(\d+|gm)-([a-z2-7]{10})\]", re.IGNORECASE)
@@ -60,13 +61,12 @@ def subject_tag(tag: Tag) -> str:
 def find_tag(message: Message) -> Tag | None:
     """The tag of a reply: from a plus address among its recipients, else from the subject."""
     headers = ("Delivered-To", "X-Original-To", "To", "Cc", "Envelope-To")
-    values = [str(v) for h in headers for v in message.get_all(h, [])]
-    for _, address in getaddresses(values):
-        found = _PLUS.search(address)
+    for value in (v for h in headers for v in header_texts(message, h)):
+        found = _PLUS.search(value)
         if found:
             game, seat, decision, signed = found.groups()
             return Tag(int(game), _seat(seat), int(decision), signed.lower())
-    found = _SUBJECT.search(str(message.get("Subject", "")))
+    found = _SUBJECT.search(header_text(message, "Subject"))
     if found:
         game, decision, seat, signed = found.groups()
         return Tag(int(game), _seat(seat), int(decision), signed.lower())

@@ -5,28 +5,30 @@ from __future__ import annotations
 from email.message import Message
 from email.utils import parseaddr
 
+from pbem.headers import header_text, header_texts
+
 _DAEMONS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "do-not-reply", "donotreply")
 
 
 def automatic_reason(message: Message, service_address: str) -> str | None:
     """Why `message` is automatic mail (and must not be answered), or None."""
-    auto = str(message.get("Auto-Submitted", "")).strip().lower()
+    auto = header_text(message, "Auto-Submitted").strip().lower()
     if auto and auto != "no":
         return f"Auto-Submitted: {auto}"
-    precedence = str(message.get("Precedence", "")).strip().lower()
+    precedence = header_text(message, "Precedence").strip().lower()
     if precedence in ("bulk", "junk", "list", "auto_reply"):
         return f"Precedence: {precedence}"
     for header in ("X-Autoreply", "X-Autorespond", "List-Id"):
-        if message.get(header) is not None:
+        if header_texts(message, header):
             return f"{header} header"
-    if str(message.get("X-Auto-Response-Suppress", "")).lower() in ("all", "oof", "autoreply"):
+    if header_text(message, "X-Auto-Response-Suppress").lower() in ("all", "oof", "autoreply"):
         return "X-Auto-Response-Suppress"
-    if str(message.get("Return-Path", "")).strip() == "<>":
+    if header_text(message, "Return-Path").strip() == "<>":
         return "empty Return-Path (a bounce)"
     content_type = message.get_content_type()
     if content_type == "multipart/report":
         return "a delivery or read report"
-    sender = parseaddr(str(message.get("From", "")))[1].lower()
+    sender = parseaddr(header_text(message, "From"))[1].lower()
     local = sender.partition("@")[0]
     if not sender:
         return "no sender"

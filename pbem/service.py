@@ -22,6 +22,7 @@ from email.utils import parseaddr
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from engine import Choice, ChoiceError, Setup, SetupError, State, parse_choice
@@ -41,6 +42,7 @@ from pbem.clock import (
 from pbem.clock import parse_duration as _parse_duration
 from pbem.config import Settings
 from pbem.db import session
+from pbem.headers import header_text
 from pbem.mailing import Mailer
 from pbem.models import Game, Inbound, Move, Seat
 from pbem.replytext import reply_text
@@ -202,10 +204,10 @@ class Service:
         """Handle one inbound message exactly once; returns its outcome, and logs it."""
         now = as_utc(now)
         message = email.message_from_bytes(raw, policy=default_policy)
-        message_id = str(message.get("Message-ID", "")).strip()
+        message_id = header_text(message, "Message-ID").strip()[:300]
         if not message_id:
             message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>"
-        sender = parseaddr(str(message.get("From", "")))[1].lower()
+        sender = parseaddr(header_text(message, "From"))[1].lower()
         tag = find_tag(message)
         with session(self.engine) as db:
             if db.exec(select(Inbound).where(Inbound.message_id == message_id)).first():
@@ -214,7 +216,16 @@ class Service:
             inbound = Inbound(message_id=message_id, sender=sender, received_at=now, outcome="")
             db.add(inbound)
             db.flush()
-            inbound.outcome, inbound.detail = self._handle(db, message, sender, tag, inbound, now)
+            try:
+                done = self._handle(db, message, sender, tag, inbound, now)
+            except SQLAlchemyError:
+                raise  # the database failed, not the mail: it stays unread, to be tried again
+            except Exception as error:  # a mail the service cannot read must not block the rest
+                log.exception("message from %s could not be read", sender or "(no sender)")
+                db.rollback()
+                db.add(inbound)
+                done = "ignored", f"could not be read: {type(error).__name__}"
+            inbound.outcome, inbound.detail = done
             db.commit()
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
         log.info("message %s (%s): %s: %s", inbound.id, where, inbound.outcome, inbound.detail)

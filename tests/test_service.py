@@ -13,7 +13,9 @@ from sqlmodel import col, select
 from engine import State
 from pbem.db import session
 from pbem.models import Game, Inbound, Move
+from pbem.runner import run_cycle
 from pbem.service import GameError, SeatSpec, Service
+from pbem.transport import maildir
 from tests.localmail import (
     START,
     later,
@@ -244,3 +246,46 @@ def test_without_plus_addressing_the_subject_carries_the_tag(tmp_path: Path) -> 
     assert b"tongiaki+" not in reply
     assert service.handle(reply, later(1)) == "applied"
     assert _moves(service) == ["place Tonga b"]
+
+
+@pytest.mark.parametrize("to", ['"', "a.<>;", "é@[ "])
+def test_a_mail_with_headers_python_cannot_parse_does_not_block_the_mailbox(
+    tmp_path: Path, to: str
+) -> None:
+    """Through the local mailbox: a bounce with a broken To, then a real reply."""
+    service = local_service(tmp_path)
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    inbox = maildir(service.settings.inbox_dir)
+    broken = (
+        f"From: mailer-daemon@example.test\r\nTo: {to}\r\nSubject: Out of office\r\n"
+        "Auto-Submitted: auto-replied\r\nMessage-ID: <ooo@example.test>\r\n\r\nAway.\r\n"
+    )
+    inbox.add(broken.encode())
+    inbox.add(reply_to(prompt, "place Tonga a"))
+    report = run_cycle(service, later(1))
+    assert report.handled == 2
+    with session(service.engine) as db:
+        rows = [(i.sender, i.outcome) for i in db.exec(select(Inbound).order_by(col(Inbound.id)))]
+    assert sorted(rows) == [(ANN, "applied"), ("mailer-daemon@example.test", "ignored")]
+    assert _moves(service) == ["place Tonga a"]
+
+
+def test_a_mail_the_service_fails_on_is_recorded_and_the_next_one_is_handled(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+
+    def broken(message: object) -> list[str]:
+        raise RuntimeError("a fault of the service")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(service, "command_lines", broken)
+        assert service.handle(reply_to(prompt, "place Tonga a"), later(1)) == "ignored"
+    assert _moves(service) == [] and take_mail(service) == []
+    with session(service.engine) as db:
+        row = db.exec(select(Inbound)).one()
+        assert (row.outcome, row.detail) == ("ignored", "could not be read: RuntimeError")
+    assert service.handle(reply_to(prompt, "place Tonga a"), later(2)) == "applied"
+    assert _moves(service) == ["place Tonga a"]
