@@ -191,11 +191,14 @@ def _imap(imap: ImapSettings) -> list[Check]:
             refused = Check("IMAP login", "fail", f"{imap.user} refused: {_text(error)}")
             return [*checks, refused, *_skipped(steps[2:], "no login")]
         checks.append(Check("IMAP login", "ok", imap.user))
-        status, data = client.select(quote_mailbox(imap.folder), readonly=True)
+        try:
+            status, data = client.select(quote_mailbox(imap.folder), readonly=True)
+            _, unseen = client.uid("SEARCH", "UNSEEN") if status == "OK" else ("", [b""])
+        except (OSError, imaplib.IMAP4.error) as error:
+            status, data = "NO", [str(error).encode()]
         if status != "OK":
             detail = f"{imap.folder!r} cannot be opened: {_text(data)}"
             return [*checks, Check("IMAP folder", "fail", detail)]
-        _, unseen = client.uid("SEARCH", "UNSEEN")
         count = len((unseen[0] or b"").split())
         detail = f"{imap.folder}: {_text(data)} messages, {count} not yet read by the service"
         checks.append(Check("IMAP folder", "ok", detail))
@@ -310,42 +313,51 @@ async def _send(
 def _wait_for(settings: Settings, to: str, mark: str, wait: float) -> Check:
     """The round-trip mail in the service's own folder, found by the `mark` in its subject
     (never a player's mail); deleted once found."""
-    imap = settings.imap
-    deadline = time.monotonic() + wait
-    started = time.monotonic()
     try:
-        client = imap_connect(imap)
+        with closing(_LoggedOut(imap_connect(settings.imap))) as session:
+            return _watch(session.client, settings, to, mark, wait)
     except (OSError, imaplib.IMAP4.error) as error:
         return Check("round trip", "fail", f"sent to {to}, but IMAP failed: {_text(error)}")
-    with closing(_LoggedOut(client)):
-        while True:
-            client.noop()
-            status, data = client.uid("SEARCH", "HEADER", "Subject", f'"{mark}"')
-            found = (data[0] or b"").split() if status == "OK" else []
-            if found:
-                for uid in found:
-                    client.uid("STORE", uid.decode(), "+FLAGS", "(\\Seen \\Deleted)")
-                client.expunge()
-                took = time.monotonic() - started
-                how = "plus addressing works" if settings.plus_addressing else "replies arrive"
-                return Check(
-                    "round trip",
-                    "ok",
-                    f"{how}: a mail to {to} arrived in {imap.folder} "
-                    f"after {took:.1f} s (and was deleted)",
-                )
-            if time.monotonic() > deadline:
-                hint = (
-                    "; if the provider has no plus addressing, set plus_addressing = false"
-                    if settings.plus_addressing
-                    else ""
-                )
-                return Check(
-                    "round trip",
-                    "fail",
-                    f"a mail to {to} did not arrive in {imap.folder} within {wait:.0f} s{hint}",
-                )
-            time.sleep(0.5)
+
+
+def _watch(client: imaplib.IMAP4, settings: Settings, to: str, mark: str, wait: float) -> Check:
+    """Look for the round-trip mail every half second for `wait` seconds."""
+    imap = settings.imap
+    started = time.monotonic()
+    deadline = started + wait
+    while True:
+        client.noop()
+        status, data = client.uid("SEARCH", "HEADER", "Subject", f'"{mark}"')
+        found = (data[0] or b"").split() if status == "OK" else []
+        if found:
+            uids = b",".join(found).decode()
+            client.uid("STORE", uids, "+FLAGS", "(\\Seen \\Deleted)")
+            # only these: a plain EXPUNGE would also remove what a mail client flagged
+            _, said = client.capability()  # what it offers after the login
+            offers = _text(said).upper().split()
+            gone = "deleted" if "UIDPLUS" in offers else "flagged deleted"
+            if gone == "deleted":
+                client.uid("EXPUNGE", uids)
+            took = time.monotonic() - started
+            how = "plus addressing works" if settings.plus_addressing else "replies arrive"
+            return Check(
+                "round trip",
+                "ok",
+                f"{how}: a mail to {to} arrived in {imap.folder} "
+                f"after {took:.1f} s (and was {gone})",
+            )
+        if time.monotonic() > deadline:
+            hint = (
+                "; if the provider has no plus addressing, set plus_addressing = false"
+                if settings.plus_addressing
+                else ""
+            )
+            return Check(
+                "round trip",
+                "fail",
+                f"a mail to {to} did not arrive in {imap.folder} within {wait:.0f} s{hint}",
+            )
+        time.sleep(0.5)
 
 
 def report(checks: list[Check], echo: Callable[[str], None]) -> bool:

@@ -267,3 +267,16 @@ def test_passwords_as_systemd_credentials_log_in(
     assert result.exit_code == 0, result.output
     assert "OK    IMAP login    tongiaki" in result.output
     assert "OK    SMTP login    tongiaki" in result.output
+
+
+def test_the_round_trip_removes_its_own_mail_only(mail: Mail, tmp_path: Path) -> None:
+    """A reply a mail client flagged deleted (not yet expunged) stays where it is."""
+    settings = _settings(mail, tmp_path)
+    mail.dovecot.append("tongiaki", b"From: p1@example.test\r\nSubject: Re: move\r\n\r\n2\r\n")
+    with mail.dovecot.session("tongiaki") as client:
+        client.select("INBOX")
+        client.store("1", "+FLAGS", "(\\Deleted)")
+    checks = {c.step: c for c in check_settings(settings, round_trip=True, wait=10)}
+    assert checks["round trip"].outcome == "ok", checks["round trip"].detail
+    assert checks["round trip"].detail.endswith("(and was deleted)")
+    assert [str(m["From"]) for m in mail.fetch_all("tongiaki")] == ["p1@example.test"]
