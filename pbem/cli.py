@@ -77,8 +77,9 @@ def _alone(service: Service) -> Iterator[None]:
     try:
         with one_service(service.settings.database_path):
             yield
-    except ServiceRunning as error:
-        _fail(str(error))
+    except ServiceRunning as error:  # exit 3, not 2: under systemd, a later try may work
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(code=3) from None
 
 
 def _seat(text: str, bot: bool) -> SeatSpec:
