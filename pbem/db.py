@@ -78,6 +78,10 @@ def backup(path: Path, target: Path) -> None:
     if not path.exists():
         raise FileNotFoundError(f"there is no database at {path}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(target)) as copy:
-        source.execute("PRAGMA busy_timeout=30000")
-        source.backup(copy)
+    try:
+        with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(target)) as copy:
+            source.execute("PRAGMA busy_timeout=30000")
+            source.backup(copy)
+    except BaseException:
+        target.unlink(missing_ok=True)  # no half copy left to be taken for a backup
+        raise

@@ -7,7 +7,7 @@ transaction with the new version number, so an interrupted upgrade is simply run
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Engine, inspect, text
+from sqlalchemy import Connection, Engine, inspect
 from sqlmodel import SQLModel
 
 SCHEMA_VERSION = 3
@@ -54,11 +54,9 @@ def schema_version(engine: Engine) -> int | None:
     if not inspect(looking).has_table("game"):
         return None
     with looking.connect() as connection:
-        row = connection.execute(
-            text("SELECT value FROM setting WHERE key = 'schema_version'")
-        ).first()
+        version = _version_in(connection)
         connection.commit()
-    return int(row[0]) if row else 1
+    return version
 
 
 def upgrade(engine: Engine) -> list[int]:
@@ -74,7 +72,9 @@ def upgrade(engine: Engine) -> list[int]:
     done: list[int] = []
     if version is not None:
         for target in range(version + 1, SCHEMA_VERSION + 1):
-            with engine.begin() as connection:
+            with engine.begin() as connection:  # BEGIN IMMEDIATE: one process at a time
+                if _version_in(connection) >= target:
+                    continue  # another process did this step meanwhile
                 for statement in UPGRADES[target]:
                     connection.exec_driver_sql(statement)
                 _set_version(connection, target)
@@ -84,6 +84,13 @@ def upgrade(engine: Engine) -> list[int]:
         with engine.begin() as connection:
             _set_version(connection, SCHEMA_VERSION)
     return done
+
+
+def _version_in(connection: Connection) -> int:
+    row = connection.exec_driver_sql(
+        "SELECT value FROM setting WHERE key = 'schema_version'"
+    ).first()
+    return int(row[0]) if row else 1
 
 
 def _set_version(connection: Connection, version: int) -> None:

@@ -44,22 +44,23 @@ class Outage:
     def __init__(self, what: str) -> None:
         self.what = what
         self.failures = 0
+        self.why = ""
 
     def failed(self, error: BaseException) -> None:
         self.failures += 1
-        if self.failures == 1 or self.failures % self.EVERY == 0:
+        why, self.why = self.why, f"{type(error).__name__}: {error}"
+        if self.failures == 1 or self.failures % self.EVERY == 0 or why != self.why:
             log.warning(
-                "%s failed%s: %s: %s; will try again",
+                "%s failed%s: %s; will try again",
                 self.what,
                 f" {self.failures} times in a row" if self.failures > 1 else "",
-                type(error).__name__,
-                error,
+                self.why,
             )
 
     def worked(self) -> None:
         if self.failures:
             log.info("%s works again after %d failed tries", self.what, self.failures)
-        self.failures = 0
+        self.failures, self.why = 0, ""
 
 
 class ServiceRunning(RuntimeError):

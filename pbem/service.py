@@ -218,8 +218,8 @@ class Service:
             db.flush()
             try:
                 done = self._handle(db, message, sender, tag, inbound, now)
-            except SQLAlchemyError:
-                raise  # the database failed, not the mail: it stays unread, to be tried again
+            except (SQLAlchemyError, OSError):
+                raise  # the database or the host failed, not the mail: it is tried again
             except Exception as error:  # a mail the service cannot read must not block the rest
                 log.exception("message from %s could not be read", sender or "(no sender)")
                 db.rollback()

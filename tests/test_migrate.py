@@ -124,3 +124,17 @@ def test_a_version_2_database_keeps_its_waiting_mail_and_never_reuses_a_mail_num
     with session(engine) as db:
         numbers = [m.id for m in db.exec(select(Outbox))]
     assert numbers and min(numbers) > 4
+
+
+def test_an_upgrade_another_process_finished_meanwhile_is_not_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes may both read an old version before either upgrades (the service
+    starting while the host runs `pbem-admin list`): the second finds the work done."""
+    path = tmp_path / "pbem.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIXTURE_V2.read_text())
+    engine = open_database(path)  # the first process upgrades
+    monkeypatch.setattr("pbem.migrate.schema_version", lambda _engine: 1)  # the second's view
+    assert upgrade(engine) == []
+    assert schema_version(create_engine(f"sqlite:///{path}")) == SCHEMA_VERSION

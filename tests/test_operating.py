@@ -192,6 +192,8 @@ def test_an_outage_is_logged_when_it_starts_now_and_then_and_when_it_ends(
     outage.worked()
     for _ in range(2 * Outage.EVERY):
         outage.failed(ConnectionRefusedError(111, "Connection refused"))
+    outage.failed(OSError("login refused"))  # a new cause is worth a line
+    outage.failed(OSError("login refused"))
     outage.worked()
     outage.worked()
     assert [r.getMessage() for r in caplog.records] == [
@@ -201,7 +203,9 @@ def test_an_outage_is_logged_when_it_starts_now_and_then_and_when_it_ends(
         "[Errno 111] Connection refused; will try again",
         f"reading mail failed {2 * Outage.EVERY} times in a row: ConnectionRefusedError: "
         "[Errno 111] Connection refused; will try again",
-        f"reading mail works again after {2 * Outage.EVERY} failed tries",
+        f"reading mail failed {2 * Outage.EVERY + 1} times in a row: OSError: login refused; "
+        "will try again",
+        f"reading mail works again after {2 * Outage.EVERY + 2} failed tries",
     ]
 
 
