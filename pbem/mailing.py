@@ -105,8 +105,9 @@ class Mailer:
         """A word to a player about how their seat is played, when it is not by them."""
         if seat.absent:
             return (
-                "You are marked absent: the greedy bot plays for you without waiting. "
-                "Reply to this mail with any command (status, for example) to play again."
+                "You are marked absent: the game moves for you (the greedy bot plays your seat "
+                "without waiting while another player plays on). Reply to this mail with any "
+                "command (status, for example) to play again."
             )
         if seat.bot:
             return f"The game master has the {seat.bot} bot play your seat for now."
