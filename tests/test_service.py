@@ -13,6 +13,7 @@ from sqlmodel import col, select
 from engine import State
 from pbem.db import session
 from pbem.models import Game, Inbound, Move
+from pbem.replies import Replies
 from pbem.runner import run_cycle
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
@@ -277,11 +278,11 @@ def test_a_mail_the_service_fails_on_is_recorded_and_the_next_one_is_handled(
     _game(service)
     prompt = _prompts(take_mail(service), ANN)[0]
 
-    def broken(message: object) -> list[str]:
+    def broken(self: Replies, message: object) -> list[str]:
         raise RuntimeError("a fault of the service")
 
     with monkeypatch.context() as patch:
-        patch.setattr(service, "command_lines", broken)
+        patch.setattr(Replies, "command_lines", broken)
         assert service.handle(reply_to(prompt, "place Tonga a"), later(1)) == "ignored"
     assert _moves(service) == [] and take_mail(service) == []
     with session(service.engine) as db:
