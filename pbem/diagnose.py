@@ -249,6 +249,9 @@ async def _smtp(
         if smtp.tls == "starttls":
             await client.starttls()
     except (OSError, aiosmtplib.SMTPException) as error:
+        if smtp.tls == "none":  # no TLS to blame: the server did not greet as SMTP should
+            failed = Check("SMTP greeting", "fail", f"{type(error).__name__}: {error}")
+            return [*checks, failed, *_skipped(steps[1:], "no SMTP session")]
         cause = error.__cause__ or error.__context__ or error
         failed = Check("SMTP TLS", "fail", f"{smtp.tls}: {_tls_failure(cause, smtp.ca_file)}")
         return [*checks, failed, *_skipped(steps[1:], "no TLS")]

@@ -280,3 +280,17 @@ def test_the_round_trip_removes_its_own_mail_only(mail: Mail, tmp_path: Path) ->
     assert checks["round trip"].outcome == "ok", checks["round trip"].detail
     assert checks["round trip"].detail.endswith("(and was deleted)")
     assert [str(m["From"]) for m in mail.fetch_all("tongiaki")] == ["p1@example.test"]
+
+
+def test_a_server_that_does_not_speak_smtp_fails_its_greeting(mail: Mail, tmp_path: Path) -> None:
+    """SMTP pointed at the IMAP port by mistake, without TLS: not a TLS failure."""
+    settings = _settings(mail, tmp_path)
+    settings = replace(settings, smtp=replace(settings.smtp, port=mail.dovecot.port, tls="none"))
+    checks = {c.step: c for c in check_settings(settings)}
+    assert checks["SMTP connect"].outcome == "ok"
+    assert checks["SMTP greeting"].outcome == "fail"
+    assert "SMTP TLS" not in checks
+    assert (checks["SMTP login"].outcome, checks["SMTP login"].detail) == (
+        "skip",
+        "no SMTP session",
+    )
