@@ -428,13 +428,14 @@ class GameMaster:
         if not seat.address:
             return
         assert table.game.id is not None
-        at, _ = self.service.mail.moment(table.game, table.seats, table.state)
+        names = [s.name for s in table.seats]
+        everyone = view.players(table.state, names, [bool(s.bot) for s in table.seats])
         last = " This is the last mail you get from this game. Thank you for playing!"
         mail = view.Mail(
             kind="update",
             game=table.game.id,
             subject=f"You left game {table.game.id}",
-            you=at.everyone[seat.seat],
+            you=everyone[seat.seat],
             happened=(why + last,),
         )
         self.service.mail.queue(db, table.game, seat, mail, None, table.now)
