@@ -58,6 +58,11 @@ class Settings:
     vacation_allowance: str = "7d"  # vacation per player and game, in total
     downtime_grace: str = "6h"  # down longer: passed deadlines get this much time again
     gm_addresses: tuple[str, ...] = ()  # may act as game master in every game
+    max_message_bytes: int = 1_000_000  # larger inbound mail is quarantined unread
+    answers_per_day: int = 10  # error and refusal answers to one address in 24 hours
+    token_lifetime: str = "14d"  # a reply address acts this long after its decision closed
+    authenticated_from: str = "off"  # off | dmarc: the receiving server must vouch for From
+    authserv_id: str = ""  # the receiving server's name in Authentication-Results
     log_level: str = "INFO"
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
@@ -79,6 +84,7 @@ class Settings:
 
 SQLITE_URL = "sqlite:///"  # then a relative path; an absolute one starts with a fourth /
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+AUTHENTICATED_FROM = ("off", "dmarc")
 _SECTIONS = {"imap": ImapSettings, "smtp": SmtpSettings}
 _TLS_MODES = ("tls", "starttls", "none")
 
@@ -126,7 +132,7 @@ def _password(server: str, password_file: str) -> str:
 
 def _check(settings: Settings) -> None:
     """Values that have the right type but cannot be used."""
-    for name in ("default_deadline", "vacation_allowance", "downtime_grace"):
+    for name in ("default_deadline", "vacation_allowance", "downtime_grace", "token_lifetime"):
         try:
             parse_duration(getattr(settings, name))
         except DurationError as error:
@@ -137,6 +143,17 @@ def _check(settings: Settings) -> None:
         raise ConfigError(f"'reminders': {error}") from error
     if settings.absence_after < 1:
         raise ConfigError("'absence_after' must be 1 or more")
+    if settings.max_message_bytes < 10_000:
+        raise ConfigError("'max_message_bytes' must be at least 10000")
+    if settings.answers_per_day < 1:
+        raise ConfigError("'answers_per_day' must be 1 or more")
+    if settings.authenticated_from not in AUTHENTICATED_FROM:
+        raise ConfigError(f"'authenticated_from' must be one of {', '.join(AUTHENTICATED_FROM)}")
+    if settings.authenticated_from == "dmarc" and not settings.authserv_id.strip():
+        raise ConfigError(
+            "'authserv_id' must name the receiving server (as in its Authentication-Results "
+            "headers) when 'authenticated_from' is dmarc"
+        )
     if settings.mail not in ("maildir", "imap"):
         raise ConfigError("'mail' must be maildir or imap")
     if settings.database_url and not settings.database_url.startswith(SQLITE_URL):
