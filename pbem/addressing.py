@@ -11,8 +11,11 @@ from email.message import Message
 
 from pbem.headers import header_text, header_texts
 
-_PLUS = re.compile(r"\+g(\d+)-(\d+|gm)-(\d+)-([a-z2-7]{10})@", re.IGNORECASE)
-_SUBJECT = re.compile(r"\[Tongiaki g(\d+) #(\d+) s(\d+|gm)-([a-z2-7]{10})\]", re.IGNORECASE)
+# numbers of at most 9 digits: a longer one is no tag of ours (and int() would refuse it)
+_PLUS = re.compile(r"\+g(\d{1,9})-(\d{1,9}|gm)-(\d{1,9})-([a-z2-7]{10})@", re.IGNORECASE)
+_SUBJECT = re.compile(
+    r"\[Tongiaki g(\d{1,9}) #(\d{1,9}) s(\d{1,9}|gm)-([a-z2-7]{10})\]", re.IGNORECASE
+)
 
 GM_SEAT = -1  # the seat number of the game master's tags: "gm" in addresses
 
@@ -38,14 +41,32 @@ def _seat(text: str) -> int:
     return GM_SEAT if text.lower() == "gm" else int(text)
 
 
-def token(secret: str, game: int, seat: int, decision: int) -> str:
-    """Ten base32 letters of an HMAC over the game, seat and decision."""
-    digest = hmac.new(secret.encode(), f"g{game}-{seat}-{decision}".encode(), hashlib.sha256)
+def token(secret: str, game: int, seat: int, decision: int, epoch: int = 0) -> str:
+    """Ten base32 letters of an HMAC over the game, seat and decision, and the game's epoch
+    (how often decisions were taken back): after `undo` a decision number comes again, but
+    its tokens are new. For the game master's mails `decision` is the mail's serial number
+    (see `gm_token`)."""
+    text = f"g{game}-{seat}-{decision}" + (f"-e{epoch}" if epoch else "")
+    digest = hmac.new(secret.encode(), text.encode(), hashlib.sha256)
     return base64.b32encode(digest.digest()).decode()[:10].lower()
 
 
-def token_ok(secret: str, tag: Tag) -> bool:
-    return hmac.compare_digest(token(secret, tag.game, tag.seat, tag.decision), tag.token.lower())
+def gm_token(secret: str, game: int, serial: int) -> str:
+    """The token of the game master's mail number `serial` of a game."""
+    return token(secret, game, GM_SEAT, serial, epoch=-1)
+
+
+def token_epoch(secret: str, tag: Tag, current: int) -> int | None:
+    """The epoch a seat's tag was signed in (the current one first), or None if in none."""
+    for epoch in range(current, -1, -1):
+        signed = token(secret, tag.game, tag.seat, tag.decision, epoch)
+        if hmac.compare_digest(signed, tag.token.lower()):
+            return epoch
+    return None
+
+
+def gm_token_ok(secret: str, tag: Tag) -> bool:
+    return hmac.compare_digest(gm_token(secret, tag.game, tag.decision), tag.token.lower())
 
 
 def reply_address(service: str, tag: Tag) -> str:

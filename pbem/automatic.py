@@ -21,6 +21,8 @@ def automatic_reason(message: Message, service_address: str) -> str | None:
     for header in ("X-Autoreply", "X-Autorespond", "List-Id"):
         if header_texts(message, header):
             return f"{header} header"
+    if header_texts(message, "X-Tongiaki-Kind"):  # every mail of a Tongiaki service has it
+        return "sent by a Tongiaki service (X-Tongiaki-Kind)"
     if header_text(message, "X-Auto-Response-Suppress").lower() in ("all", "oof", "autoreply"):
         return "X-Auto-Response-Suppress"
     if header_text(message, "Return-Path").strip() == "<>":

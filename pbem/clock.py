@@ -27,15 +27,24 @@ def as_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
+LONGEST = 3660 * 86400  # ten years: longer is no duration of a game
+
+
 def parse_duration(text: str) -> int:
-    """Seconds in '48h', '2d', '90m', '1d12h', '3600s' (a bare number counts hours)."""
+    """Seconds in '48h', '2d', '90m', '1d12h', '3600s' (a bare number counts hours); at most
+    ten years."""
     cleaned = text.strip().lower()
-    if cleaned.isdigit():
+    if len(cleaned) > 40:
+        raise DurationError(f"{text[:20]!r}... is not a duration (for example 48h, 2d, 90m).")
+    if cleaned.isascii() and cleaned.isdigit():
         cleaned += "h"
-    parts = re.findall(r"(\d+)\s*([dhms])", cleaned)
-    if not parts or re.sub(r"\d+\s*[dhms]\s*", "", cleaned):
+    parts = re.findall(r"([0-9]+)\s*([dhms])", cleaned)
+    if not parts or re.sub(r"[0-9]+\s*[dhms]\s*", "", cleaned):
         raise DurationError(f"{text!r} is not a duration (for example 48h, 2d, 1d12h, 90m).")
-    return sum(int(n) * _UNITS[u] for n, u in parts)
+    seconds = sum(int(n) * _UNITS[u] for n, u in parts)
+    if seconds > LONGEST:
+        raise DurationError(f"{text!r} is longer than ten years; give at most 3650d.")
+    return seconds
 
 
 def format_duration(seconds: int) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.clock import DurationError, check_reminders, parse_duration
+from pbem.identity import IdentityError, check_address
 
 
 class ConfigError(ValueError):
@@ -166,11 +167,15 @@ def _check(settings: Settings) -> None:
     for name in ("poll_seconds", "outbox_seconds"):
         if getattr(settings, name) <= 0:
             raise ConfigError(f"{name!r} must be more than 0")
-    if "@" not in settings.from_address:
-        raise ConfigError(f"'from_address': {settings.from_address!r} is not a mail address")
-    for address in settings.gm_addresses:
-        if "@" not in address:
-            raise ConfigError(f"'gm_addresses': {address!r} is not a mail address")
+    for name, addresses in (
+        ("from_address", (settings.from_address,)),
+        ("gm_addresses", settings.gm_addresses),
+    ):
+        for address in addresses:
+            try:
+                check_address(address)
+            except IdentityError as error:
+                raise ConfigError(f"{name!r}: {error}") from error
 
 
 def _apply(target: Any, data: dict[str, Any], prefix: str) -> Any:

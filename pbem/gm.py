@@ -19,11 +19,14 @@ from engine.colours import BY_LETTER, COLOURS
 from engine.events import Event
 from pbem import letters, view
 from pbem.addressing import Tag
+from pbem.budget import may_answer
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.db import session
+from pbem.identity import IdentityError, check_address, check_name
+from pbem.inbound import shown
 from pbem.models import Game, GmAction, Move, Seat
 from pbem.render import render_board_text
-from pbem.service import ADDRESS, GameError, Service, read_choice
+from pbem.service import GameError, Service, read_choice
 from pbem.view import GM_SYNTAX, Answer, LineResult, when
 
 log = logging.getLogger("pbem")
@@ -82,9 +85,12 @@ class GameMaster:
         actor: str,
         now: datetime,
         answering: Tag | None,
+        may_change: bool = True,
     ) -> tuple[list[LineResult], list[Answer]]:
         """Apply `lines` in order until one fails; announce what was done; answer by mail
-        when the commands came by mail (`answering` is the tag of the mail answered)."""
+        when the commands came by mail (`answering` is the tag of the mail answered, with the
+        decision open when it was sent). Without `may_change` (a mail whose commands changed
+        the game once already) only status, log, board and help are answered."""
         game_id = game.id
         assert game_id is not None
         game, seats, state = self.service.game(db, game_id)
@@ -115,6 +121,11 @@ class GameMaster:
                 results.append(LineResult(line, "answered"))
                 continue
             try:
+                if not may_change:
+                    raise GmError(
+                        "The mail you answer was used for a change already: reply to the "
+                        "newest mail the game sent you (each one changes the game once)."
+                    )
                 detail = self._command(db, table, line)
             except (GmError, ChoiceError) as error:
                 results.append(LineResult(line, "rejected", str(error)))
@@ -169,9 +180,15 @@ class GameMaster:
                 announced=[f"{line}" for line in table.announced],
                 subject="News from the game master",
             )
+        failed = any(r.outcome == "rejected" for r in results)
+        applied = any(r.outcome == "applied" for r in results)
+        if table.answering is not None and failed and not applied:  # an error answer only
+            per_day = service.settings.answers_per_day
+            if not may_answer(db, table.actor, "error", now, per_day):
+                return
         if table.answering is not None:
-            verbs = ", ".join(dict.fromkeys(r.line.split()[0].lower() for r in results)) or "-"
-            failed = any(r.outcome == "rejected" for r in results)
+            verbs = ", ".join(dict.fromkeys(r.line.split()[0].lower()[:20] for r in results))
+            verbs = shown(verbs, 60) or "-"
             service.mail.queue_gm(
                 db,
                 game,
@@ -315,7 +332,7 @@ class GameMaster:
 
     def _undo(self, db: Session, table: _Round, rest: str) -> str:
         game = table.game
-        if not rest.isdigit() or int(rest) < 1:
+        if not (rest.isascii() and rest.isdigit()) or len(rest) > 6 or int(rest) < 1:
             raise GmError("Say how many decisions to take back, like undo 2.")
         count = int(rest)
         if game.ended_by:
@@ -329,6 +346,7 @@ class GameMaster:
         db.exec(delete(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept)))
         table.state = state
         table.events = []
+        game.epoch += 1  # the decisions taken back come again with new reply tokens
         if game.status == "over":
             game.status = "running"
         table.events += self.service.advance(db, game, table.seats, state, table.now)
@@ -350,9 +368,11 @@ class GameMaster:
         if len(parts) < 2:
             raise GmError("Write it as: replace SEAT ADDRESS [NAME].")
         seat = _seat(table.seats, parts[0])
-        address, name = parts[1], " ".join(parts[2:]) or seat.name
-        if not ADDRESS.match(address):
-            raise GmError(f"{address!r} is not a mail address.")
+        try:  # a seat's name as it was is left alone; a new one is checked
+            address = check_address(parts[1])
+            name = check_name(" ".join(parts[2:])) if len(parts) > 2 else seat.name
+        except IdentityError as error:
+            raise GmError(str(error)) from error
         if any(s.address and s.address.lower() == address.lower() for s in table.seats):
             raise GmError(f"{address} has a seat in this game already.")
         self._farewell(db, table, seat, "The game master handed your seat to another player.")
@@ -444,7 +464,7 @@ class GameMaster:
 def _seat(seats: list[Seat], word: str) -> Seat:
     """A seat named by its number (1-based), its colour, its colour's letter or its player."""
     text = word.strip().lower()
-    if text.isdigit() and 1 <= int(text) <= len(seats):
+    if text.isascii() and text.isdigit() and len(text) < 3 and 1 <= int(text) <= len(seats):
         return seats[int(text) - 1]
     colour = BY_LETTER.get(text.upper()) if len(text) == 1 else text
     for seat in seats:

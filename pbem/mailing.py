@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, func, select
 
 from engine import State
 from engine.events import Event
 from pbem import letters, view
-from pbem.addressing import GM_SEAT, Tag, token
+from pbem.addressing import GM_SEAT, Tag, gm_token, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
 from pbem.config import Settings
-from pbem.models import Game, Outbox, Seat
+from pbem.models import Game, GmTag, Outbox, Seat
 from pbem.picture import board_png
 from pbem.render import render
 from pbem.view import Answer, LineResult, when
@@ -126,7 +126,8 @@ class Mailer:
         decision open now, so that any mail of the game can be answered."""
         assert seat.address is not None and game.id is not None
         number = mail.decision.number if mail.decision is not None else game.decision
-        tag = Tag(game.id, seat.seat, number, token(seat.secret, game.id, seat.seat, number))
+        signed = token(seat.secret, game.id, seat.seat, number, game.epoch)
+        tag = Tag(game.id, seat.seat, number, signed)
         self._queue_mail(db, game, seat.address, mail, picture, tag, now)
 
     def queue_gm(
@@ -170,10 +171,39 @@ class Mailer:
             final=at.final,
             picture=at.picture if show_board else None,
         )
-        number = game.decision
-        tag = Tag(game.id, GM_SEAT, number, token(game.gm_secret, game.id, GM_SEAT, number))
+        # each mail to the game masters has a number of its own: it acts once
+        last = select(func.max(GmTag.serial)).where(GmTag.game_id == game.id)
+        serial = (db.exec(last).one() or 0) + 1
+        db.add(GmTag(game_id=game.id, serial=serial, decision=game.decision, sent_at=now))
+        tag = Tag(game.id, GM_SEAT, serial, gm_token(game.gm_secret, game.id, serial))
         for address in dict.fromkeys(recipients):
             self._queue_mail(db, game, address, mail, picture if show_board else None, tag, now)
+
+    def queue_notice(
+        self, db: Session, address: str, notice: view.Notice, now: datetime, game_id: int | None
+    ) -> None:
+        """A notice about a refused mail: no reply address of a game, no picture."""
+        text, html = render(notice)
+        message = compose(
+            self.settings,
+            recipient=address,
+            subject=f"[Tongiaki{f' g{game_id}' if game_id else ''}] {notice.subject}",
+            text=text,
+            html=html,
+            game_id=game_id,
+            tag=None,
+            now=now,
+            headers={"X-Tongiaki-Kind": notice.kind},
+        )
+        db.add(
+            Outbox(
+                game_id=game_id,
+                recipient=address,
+                message=bytes(message),
+                created_at=now,
+                next_attempt_at=now,
+            )
+        )
 
     def gm_seat(self, seat: Seat) -> view.GmSeat:
         if seat.bot:
@@ -221,8 +251,6 @@ class Mailer:
                 next_attempt_at=now,
             )
         )
-
-
 
 
 def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:

@@ -7,12 +7,28 @@ transaction with the new version number, so an interrupted upgrade is simply run
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
+
 from sqlalchemy import Connection, Engine, inspect
 from sqlmodel import SQLModel
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
-UPGRADES: dict[int, tuple[str, ...]] = {
+
+def _hash_message_ids(connection: Connection) -> None:
+    """Inbound messages are known by a hash of their whole Message-ID (SHA-256, in hex)."""
+    raw = connection.connection.driver_connection
+    assert raw is not None
+    raw.create_function(
+        "pbem_sha256", 1, lambda text: hashlib.sha256(str(text).encode()).hexdigest()
+    )
+    connection.exec_driver_sql("UPDATE inbound SET message_hash = pbem_sha256(message_id)")
+
+
+Step = str | Callable[[Connection], None]
+
+UPGRADES: dict[int, tuple[Step, ...]] = {
     # time and the game master: deadlines, reminders, absence, vacations, time zones
     2: (
         "ALTER TABLE game ADD COLUMN gm_secret VARCHAR NOT NULL DEFAULT ''",
@@ -40,6 +56,15 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "next_attempt_at, last_error FROM outbox",
         "DROP TABLE outbox",
         "ALTER TABLE outbox_new RENAME TO outbox",
+    ),
+    # an open address: duplicates by a hash of the whole Message-ID, reply tokens signed with
+    # the game's epoch, game master mails numbered (the tables quarantined, reply_use, gm_tag
+    # and answered are new: `create_all` makes them)
+    4: (
+        "ALTER TABLE game ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE inbound ADD COLUMN message_hash VARCHAR",
+        _hash_message_ids,
+        "CREATE UNIQUE INDEX ix_inbound_message_hash ON inbound (message_hash)",
     ),
 }
 
@@ -75,8 +100,11 @@ def upgrade(engine: Engine) -> list[int]:
             with engine.begin() as connection:  # BEGIN IMMEDIATE: one process at a time
                 if _version_in(connection) >= target:
                     continue  # another process did this step meanwhile
-                for statement in UPGRADES[target]:
-                    connection.exec_driver_sql(statement)
+                for step in UPGRADES[target]:
+                    if isinstance(step, str):
+                        connection.exec_driver_sql(step)
+                    else:
+                        step(connection)
                 _set_version(connection, target)
             done.append(target)
     SQLModel.metadata.create_all(engine)  # new tables, and every table of a new database

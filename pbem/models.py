@@ -27,6 +27,7 @@ class Game(SQLModel, table=True):
     reminded_at: datetime | None = None  # the last reminder for this decision
     wake_at: datetime | None = Field(default=None, index=True)  # next reminder or deadline
     paused_left: int | None = None  # seconds the open decision had left when paused
+    epoch: int = 0  # how often the game master took decisions back: signs the reply tokens
 
 
 class Seat(SQLModel, table=True):
@@ -71,12 +72,59 @@ class Inbound(SQLModel, table=True):
     """Every message taken from the mailbox, so that each is handled exactly once."""
 
     id: int | None = Field(default=None, primary_key=True)
-    message_id: str = Field(unique=True)
+    message_hash: str = Field(unique=True)  # SHA-256 of the whole Message-ID, in hex
+    message_id: str  # the Message-ID as it reads (at most 300 characters), for people
     sender: str
     received_at: datetime
     game_id: int | None = None
     outcome: str  # applied | rejected | meta | ignored | refused
     detail: str = ""
+
+
+class Quarantined(SQLModel, table=True):
+    """An inbound mail the service failed on, kept aside with the error (a shunt queue):
+    it never blocks the mailbox, and `pbem quarantine` retries or drops it."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime
+    sender: str = ""  # the From, as it reads (at most 300 characters)
+    subject: str = ""  # (at most 300 characters)
+    size: int  # the size of the mail as it came
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # cut at the size limit
+    error: str  # what went wrong, one line
+
+
+class ReplyUse(SQLModel, table=True):
+    """What a reply address with these commands did once: the same again is a replay."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True)  # SHA-256 of the signed tag and the command lines
+    inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
+    at: datetime
+
+
+class GmTag(SQLModel, table=True):
+    """A mail to the game masters: its reply address names it by `serial`; it acts only
+    until `token_lifetime` after it was sent, and changes the game at most once."""
+
+    __table_args__ = (UniqueConstraint("game_id", "serial"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    serial: int
+    decision: int  # the decision open when it was sent: `move` and `undo` must answer it
+    sent_at: datetime
+    used_at: datetime | None = None  # when a command from it changed the game
+
+
+class Answered(SQLModel, table=True):
+    """An answer the service mailed to an address only because of a mail from it (an error
+    or a refusal): counted against `answers_per_day`."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(index=True)  # lower case
+    at: datetime
+    kind: str  # error | refusal | untagged | other-sender | too-large
 
 
 class Outbox(SQLModel, table=True):

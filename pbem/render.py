@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from engine.notation import SYNTAX
-from pbem.view import GM_SYNTAX, Board, GmMail, Mail
+from pbem.view import GM_SYNTAX, Board, GmMail, Mail, Notice
 
 WIDTH = 78
 
@@ -89,18 +89,18 @@ def _shared(template: str, board: Board, picture: str | None) -> str | Markup:
     return Markup(hit[1]) if template.endswith(".html.j2") else hit[1]
 
 
-def _context(mail: Mail | GmMail) -> dict[str, Any]:
+def _context(mail: Mail | GmMail | Notice) -> dict[str, Any]:
     """The view's fields as template variables (the dataclasses themselves, not dicts)."""
     return {f.name: getattr(mail, f.name) for f in fields(mail)}
 
 
-def render_text(mail: Mail | GmMail) -> str:
+def render_text(mail: Mail | GmMail | Notice) -> str:
     text = environment().get_template(f"{mail.kind}.txt.j2").render(_context(mail))
     lines = [line.rstrip() for line in text.splitlines()]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n"
 
 
-def render_html(mail: Mail | GmMail) -> str:
+def render_html(mail: Mail | GmMail | Notice) -> str:
     return environment().get_template(f"{mail.kind}.html.j2").render(_context(mail))
 
 
@@ -111,7 +111,7 @@ def render_board_text(board: Board) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 
-def render(mail: Mail | GmMail) -> tuple[str, str]:
+def render(mail: Mail | GmMail | Notice) -> tuple[str, str]:
     """The plain-text and the HTML part of a mail."""
     return render_text(mail), render_html(mail)
 

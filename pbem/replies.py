@@ -3,30 +3,30 @@ order until one fails, and everyone told, in one transaction with the message it
 
 from __future__ import annotations
 
-import email
 import hashlib
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import Message
-from email.policy import default as default_policy
 from email.utils import parseaddr
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from engine import Choice, ChoiceError, State
 from engine.events import Event
-from pbem import letters
-from pbem.addressing import GM_SEAT, Tag, find_tag, token_ok
+from pbem import view
+from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, token_epoch
+from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
+from pbem.budget import may_answer
 from pbem.clock import DurationError, as_utc, format_duration
 from pbem.clock import parse_duration as _parse_duration
 from pbem.db import session
 from pbem.gm import GameMaster
 from pbem.headers import header_text
-from pbem.models import Game, Inbound, Seat
+from pbem.inbound import MAX_HEAD, Arrival, arrive, capped, headers_only, keep, shown
+from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
 from pbem.replytext import reply_text
 from pbem.service import Service, read_choice
 from pbem.view import Answer, LineResult, when
@@ -36,6 +36,7 @@ log = logging.getLogger("pbem")
 META_COMMANDS = ("help", "board", "status", "log")
 SEAT_COMMANDS = ("vacation", "tz")  # a player's settings, at any time
 MAX_LINES = 30
+MAX_LINE = 300  # characters of a line read; a command is far shorter
 
 
 class Replies:
@@ -43,37 +44,102 @@ class Replies:
 
     def __init__(self, service: Service) -> None:
         self.service = service
+        self.settings = service.settings
 
     def handle(self, raw: bytes, now: datetime) -> str:
-        """Handle one inbound message exactly once; returns its outcome, and logs it."""
+        """Handle one inbound message exactly once; returns its outcome, and logs it.
+
+        Raises whatever the mail makes fail; the runner puts such a mail in the quarantine.
+        """
         now = as_utc(now)
-        message = email.message_from_bytes(raw, policy=default_policy)
-        message_id = header_text(message, "Message-ID").strip()[:300]
-        if not message_id:
-            message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>"
-        sender = parseaddr(header_text(message, "From"))[1].lower()
-        tag = find_tag(message)
+        if len(raw) > self.settings.max_message_bytes:
+            return self._too_large(raw, now)
+        arrival = arrive(raw)
+        tag = find_tag(arrival.message)
         with session(self.service.engine) as db:
-            if db.exec(select(Inbound).where(Inbound.message_id == message_id)).first():
-                log.info("message %s: duplicate, handled before", message_id)
+            inbound = self._first_time(db, arrival.message_hash, arrival, now)
+            if inbound is None:
                 return "duplicate"
-            inbound = Inbound(message_id=message_id, sender=sender, received_at=now, outcome="")
-            db.add(inbound)
-            db.flush()
-            try:
-                done = self._handle(db, message, sender, tag, inbound, now)
-            except (SQLAlchemyError, OSError):
-                raise  # the database or the host failed, not the mail: it is tried again
-            except Exception as error:  # a mail the service cannot read must not block the rest
-                log.exception("message from %s could not be read", sender or "(no sender)")
-                db.rollback()
-                db.add(inbound)
-                done = "ignored", f"could not be read: {type(error).__name__}"
-            inbound.outcome, inbound.detail = done
+            outcome, detail = self._handle(db, arrival.message, arrival.sender, tag, inbound, now)
+            inbound.outcome, inbound.detail = outcome, shown(detail, 500)
             db.commit()
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
         log.info("message %s (%s): %s: %s", inbound.id, where, inbound.outcome, inbound.detail)
         return inbound.outcome
+
+    def _first_time(
+        self, db: Session, message_hash: str, arrival: Arrival | None, now: datetime
+    ) -> Inbound | None:
+        """The new row of a message not seen before, or None (logged) for a duplicate."""
+        seen = db.exec(select(Inbound).where(Inbound.message_hash == message_hash)).first()
+        if seen is not None:
+            log.info("message %s: duplicate of message %s", seen.message_id, seen.id)
+            return None
+        inbound = Inbound(
+            message_hash=message_hash,
+            message_id=arrival.message_id if arrival else "",
+            sender=arrival.sender if arrival else "",
+            received_at=now,
+            outcome="",
+        )
+        db.add(inbound)
+        db.flush()
+        return inbound
+
+    def _too_large(self, raw: bytes, now: datetime) -> str:
+        """A mail over the size limit: kept in the quarantine unread; a tagged one from its
+        seat's own address is answered once, briefly."""
+        limit = self.settings.max_message_bytes
+        message = headers_only(raw)
+        _, message_id = capped(raw[:MAX_HEAD])
+        if not message_id:
+            message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>".encode()
+        sender = shown(parseaddr(header_text(message, "From"))[1].lower(), 254)
+        why = f"too large: {len(raw)} bytes, the limit is {limit}"
+        with session(self.service.engine) as db:
+            inbound = self._first_time(db, hashlib.sha256(message_id).hexdigest(), None, now)
+            if inbound is None:
+                return "duplicate"
+            inbound.message_id = shown(message_id.decode("utf-8", "replace"))
+            inbound.sender = sender
+            inbound.outcome, inbound.detail = "quarantined", why
+            db.commit()
+        number = keep(self.service.engine, raw, why, now, limit)
+        log.warning("message %s: quarantined as %d: %s", inbound.id, number, why)
+        tag = find_tag(message)
+        if tag is None or automatic_reason(message, self.settings.from_address):
+            return "quarantined"
+        with session(self.service.engine) as db:
+            found = self._seat_of(db, tag, sender)
+            if found is not None:
+                game = found[0]
+                if may_answer(db, sender, "too-large", now, self.settings.answers_per_day):
+                    notice = view.Notice(
+                        kind="notice",
+                        subject="Not applied: your mail was too large",
+                        paragraphs=(
+                            f"Your mail to game {game.id} was {len(raw) // 1000} KB; the game "
+                            f"reads mail of at most {limit // 1000} KB, so nothing in it was "
+                            "read or applied.",
+                            "Reply to the newest mail of the game again, without attachments "
+                            "and with only your command at the top.",
+                        ),
+                    )
+                    self.service.mail.queue_notice(db, sender, notice, now, game.id)
+            db.commit()
+        return "quarantined"
+
+    def _seat_of(self, db: Session, tag: Tag, sender: str) -> tuple[Game, Seat] | None:
+        """The game and seat of a tag signed for that seat and sent from its address."""
+        game = db.get(Game, tag.game)
+        if game is None or tag.seat == GM_SEAT:
+            return None
+        seat = db.exec(select(Seat).where(Seat.game_id == game.id, Seat.seat == tag.seat)).first()
+        if seat is None or (seat.address or "").lower() != sender:
+            return None
+        if token_epoch(seat.secret, tag, game.epoch) is None:
+            return None
+        return game, seat
 
     def _handle(
         self,
@@ -84,26 +150,113 @@ class Replies:
         inbound: Inbound,
         now: datetime,
     ) -> tuple[str, str]:
-        reason = automatic_reason(message, self.service.settings.from_address)
+        reason = automatic_reason(message, self.settings.from_address)
         if reason:
             return "ignored", reason
+        refusal = sender_refusal(
+            message,
+            authenticated_from=self.settings.authenticated_from,
+            authserv_id=self.settings.authserv_id,
+        )
+        if refusal:
+            return "refused", f"sender not accepted: {refusal}"
         game = db.get(Game, tag.game) if tag else None
         if tag is None or game is None:
-            self._answer_untagged(db, sender, now)
+            self._answer_lost(db, sender, now)
             return "refused", "no game tag" if tag is None else f"no game {tag.game}"
         inbound.game_id = game.id
         game, seats, state = self.service.game(db, tag.game)
         if tag.seat == GM_SEAT:
-            return self._handle_gm(db, message, game, seats, state, sender, tag, now)
-        if not 0 <= tag.seat < len(seats) or not token_ok(seats[tag.seat].secret, tag):
-            self._answer_stranger(db, game, seats, state, sender, "invalid", now)
+            return self._handle_gm(db, message, game, seats, state, sender, tag, inbound, now)
+        epoch = None
+        if 0 <= tag.seat < len(seats):
+            epoch = token_epoch(seats[tag.seat].secret, tag, game.epoch)
+        if epoch is None:
             return "refused", "bad token"
         seat = seats[tag.seat]
         if sender != (seat.address or "").lower():
-            self._answer_stranger(db, game, seats, state, sender, "not yours", now)
+            self._tell_other_sender(db, game, seat, now)
             return "refused", f"sender is not the address of {seat.label}"
         lines = self.command_lines(message)
+        replayed = self._replayed(db, tag, lines, inbound, now)
+        if replayed:
+            return "ignored", replayed
+        old = self._too_old(db, game, tag.decision, epoch, now)
+        if old:
+            return self._refuse(db, game, seats, state, seat, lines, old, now)
         return self._apply_lines(db, game, seats, state, seat, tag, lines, inbound, now)
+
+    def _replayed(
+        self, db: Session, tag: Tag, lines: list[str], inbound: Inbound, now: datetime
+    ) -> str:
+        """Why a mail is a replay ("" if it is not): the same signed tag with the same
+        commands acted once already, whatever its Message-ID."""
+        said = "\n".join(" ".join(line.lower().split()) for line in lines)
+        signed = f"g{tag.game}-{tag.seat_text}-{tag.decision}-{tag.token.lower()}"
+        key = hashlib.sha256(f"{signed}\n{said}".encode()).hexdigest()
+        first = db.exec(select(ReplyUse).where(ReplyUse.key == key)).first()
+        if first is not None:
+            return f"a replay of message {first.inbound_id}: the same reply address and commands"
+        db.add(ReplyUse(key=key, inbound_id=inbound.id, at=now))
+        return ""
+
+    def _too_old(self, db: Session, game: Game, decision: int, epoch: int, now: datetime) -> str:
+        """Why a seat's reply address no longer acts ("" if it does): it was made before the
+        game master took decisions back, or its decision closed `token_lifetime` ago."""
+        if epoch != game.epoch:
+            return (
+                "Your mail answers a mail from before the game master took decisions back. "
+                "Reply to the newest mail the game sent you."
+            )
+        if decision >= game.decision:
+            return ""
+        closed = db.exec(
+            select(Move.created_at).where(Move.game_id == game.id, Move.number == decision)
+        ).first()
+        lifetime = timedelta(seconds=_parse_duration(self.settings.token_lifetime))
+        if closed is not None and as_utc(closed) + lifetime < now:
+            return (
+                f"Your mail answers decision {decision}, which closed more than "
+                f"{format_duration(int(lifetime.total_seconds()))} ago: its reply address no "
+                "longer acts. Reply to the newest mail the game sent you."
+            )
+        return ""
+
+    def _refuse(
+        self,
+        db: Session,
+        game: Game,
+        seats: list[Seat],
+        state: State,
+        seat: Seat,
+        lines: list[str],
+        why: str,
+        now: datetime,
+    ) -> tuple[str, str]:
+        """Refuse a whole mail with one reason: answered within the sender's budget."""
+        first, *rest = lines or ["(nothing)"]
+        results = [
+            LineResult(first, "rejected", why),
+            *(LineResult(line, "ignored", "after a rejected line") for line in rest),
+        ]
+        self._answer(db, game, seats, state, seat, results, now)
+        return "rejected", _told(results)
+
+    def _answer(
+        self,
+        db: Session,
+        game: Game,
+        seats: list[Seat],
+        state: State,
+        seat: Seat,
+        results: list[LineResult],
+        now: datetime,
+    ) -> None:
+        """Mail the sender their refused lines, if their answer budget allows."""
+        assert seat.address is not None
+        if may_answer(db, seat.address, "error", now, self.settings.answers_per_day):
+            mail = self.service.mail
+            mail.queue_round(db, game, seats, state, [], now, sender=seat, results=results)
 
     def command_lines(self, message: Message) -> list[str]:
         """The lines of the new text of a reply, without what the mail client quoted."""
@@ -113,7 +266,7 @@ class Replies:
             own_names=[self.service.settings.from_name],
         )
         lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
-        return [line for line in lines if line][:MAX_LINES]
+        return [shown(line, MAX_LINE) for line in lines if line][:MAX_LINES]
 
     def _handle_gm(
         self,
@@ -124,27 +277,51 @@ class Replies:
         state: State,
         sender: str,
         tag: Tag,
+        inbound: Inbound,
         now: datetime,
     ) -> tuple[str, str]:
-        """A reply to a game master's mail: checked like a player's, then run as GM commands."""
-        allowed = self.service.mail.gm_addresses(game)
-        if sender not in allowed or not token_ok(game.gm_secret, tag):
-            if sender in allowed:  # the GM, with a reply address that is not valid
+        """A reply to a game master's mail: checked like a player's, then run as game master
+        commands. Each such mail acts for `token_lifetime` and changes the game once."""
+        if sender not in self.service.mail.gm_addresses(game):
+            return "refused", "not a game master of this game"
+        sent = db.exec(
+            select(GmTag).where(GmTag.game_id == game.id, GmTag.serial == tag.decision)
+        ).first()
+        if sent is None or not gm_token_ok(game.gm_secret, tag):
+            return "refused", "bad game master token"
+        lines = self.command_lines(message)
+        replayed = self._replayed(db, tag, lines, inbound, now)
+        if replayed:
+            return "ignored", replayed
+        lifetime = timedelta(seconds=_parse_duration(self.settings.token_lifetime))
+        if as_utc(sent.sent_at) + lifetime < now:
+            if may_answer(db, sender, "error", now, self.settings.answers_per_day):
                 self.service.mail.queue_gm(
                     db,
                     game,
                     seats,
                     state,
                     now,
-                    subject="Not applied: wrong reply address",
-                    notice="Your mail was not applied: its reply address is not valid. "
-                    "Reply to the latest mail the game sent you.",
+                    subject="Not applied: an old mail",
+                    notice=f"Your mail answers a mail of the game sent more than "
+                    f"{format_duration(int(lifetime.total_seconds()))} ago, so nothing in it "
+                    "was done. Reply to this mail instead.",
                     to=[sender],
                 )
-            return "refused", "bad game master token" if sender in allowed else "not a GM"
-        lines = self.command_lines(message)
+            return "refused", "game master token expired"
+        answering = Tag(tag.game, GM_SEAT, sent.decision, tag.token)
         master = GameMaster(self.service)
-        results, _ = master.run(db, game, lines, actor=sender, now=now, answering=tag)
+        results, _ = master.run(
+            db,
+            game,
+            lines,
+            actor=sender,
+            now=now,
+            answering=answering,
+            may_change=sent.used_at is None,
+        )
+        if any(r.outcome == "applied" for r in results):
+            sent.used_at = now
         outcome = (
             "rejected"
             if any(r.outcome == "rejected" for r in results)
@@ -214,6 +391,10 @@ class Replies:
             announced.insert(0, f"{seat.name} ({seat.colour}) is back and plays again.")
         if moved:
             self.service.save(game, seats, state, now)
+        if failed and not moved and not announced:  # only an error answer: within the budget
+            assert seat.address is not None
+            if not may_answer(db, seat.address, "error", now, self.settings.answers_per_day):
+                return "rejected", _told(results) + "; not answered (answer budget spent)"
         self.service.mail.queue_round(
             db,
             game,
@@ -308,43 +489,59 @@ class Replies:
             status += f" The deadline is {when(as_utc(game.deadline_at))}."
         return Answer("status", status)
 
-    def _answer_untagged(self, db: Session, sender: str, now: datetime) -> None:
-        """A registered player wrote without a valid game tag: say so in each running game."""
-        query = select(Seat).join(Game).where(col(Game.status).in_(("running", "paused")))
-        for seat in db.exec(query):
-            if seat.address and seat.address.lower() == sender:
-                game, seats, state = self.service.game(db, seat.game_id)
-                self._answer_stranger(db, game, seats, state, sender, "invalid", now)
+    def _answer_lost(self, db: Session, sender: str, now: datetime) -> None:
+        """A player wrote without a usable game tag: one notice (at most once a day) that
+        lists their games. A stranger gets nothing."""
+        query = (
+            select(Seat, Game)
+            .join(Game)
+            .where(col(Game.status).in_(("running", "paused")), Seat.address == sender)
+        )
+        found = list(db.exec(query))
+        if not found or not may_answer(db, sender, "untagged", now, self.settings.answers_per_day):
+            return
+        games = []
+        for seat, game in found:
+            games.append(
+                f"Game {game.id}: you are {seat.name} ({seat.colour}); it is at decision "
+                f"{game.decision}" + (" and paused" if game.status == "paused" else "") + "."
+            )
+        notice = view.Notice(
+            kind="notice",
+            subject="Not applied: which game?",
+            paragraphs=(
+                "Your mail reached the Tongiaki service, but it does not answer a mail of a "
+                "game (its reply address or subject has no game tag), so nothing in it was "
+                "read or applied.",
+                "To play, reply to the newest mail of your game: its reply address says which "
+                "game, seat and decision your reply answers. This notice is sent at most once "
+                "a day.",
+            ),
+            games=tuple(games),
+        )
+        self.service.mail.queue_notice(db, sender, notice, now, None)
 
-    def _answer_stranger(
-        self,
-        db: Session,
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        sender: str,
-        why: str,
-        now: datetime,
-    ) -> None:
-        """Explain a refused reply, but only to an address registered in this game."""
-        for seat in seats:
-            if seat.address and seat.address.lower() == sender:
-                notice = (
-                    "Its reply address was made for another player's seat or is not valid."
-                    if why == "not yours"
-                    else "Its reply address is not valid."
-                ) + " Reply to the latest mail the game sent you."
-                at, picture = self.service.mail.moment(game, seats, state)
-                mail = letters.letter(
-                    at,
-                    seat.seat,
-                    notice=notice,
-                    news=False,
-                    show_board=False,
-                    deadline=self.service.mail.deadline_view(game, seat),
-                )
-                self.service.mail.queue(db, game, seat, mail, picture, now)
-                return
+    def _tell_other_sender(self, db: Session, game: Game, seat: Seat, now: datetime) -> None:
+        """A valid reply address of a seat used from another address: the seat's own address
+        hears of it (at most once a day); the other address never gets an answer."""
+        address = seat.address
+        if not address:
+            return
+        if not may_answer(db, address, "other-sender", now, self.settings.answers_per_day):
+            return
+        notice = view.Notice(
+            kind="notice",
+            subject="Not applied: a reply from another address",
+            paragraphs=(
+                f"A reply to a mail of game {game.id} for your seat ({seat.name}, "
+                f"{seat.colour}) came from another address than this one, so nothing in it "
+                "was applied. Only mail from this address acts for your seat.",
+                "If you wrote it from another address, write from this one. If you did not, "
+                "someone has a copy of a mail of your game. This notice is sent at most once "
+                "a day.",
+            ),
+        )
+        self.service.mail.queue_notice(db, address, notice, now, game.id)
 
 
 def _told(results: Sequence[LineResult]) -> str:
@@ -368,5 +565,3 @@ def _time_zone(text: str) -> str:
     raise ChoiceError(
         f"{text!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York."
     )
-
-

@@ -25,6 +25,7 @@ from sqlmodel import col, delete, select
 from pbem.config import Settings
 from pbem.db import session
 from pbem.deadlines import TickReport, tick
+from pbem.inbound import database_down, keep, shown
 from pbem.models import Outbox
 from pbem.service import Service
 from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
@@ -111,14 +112,30 @@ def read_mail(
     now: datetime,
     opener: Callable[[], AbstractContextManager[Inbox]] | None = None,
 ) -> int:
-    """Handle every new message; each is marked handled only after its transaction committed."""
+    """Handle every new message; each is marked handled only after its transaction committed
+    (or it was put in the quarantine). A database that fails stops the reading: the mail
+    stays unread and is tried again at the next poll."""
     handled = 0
     with (opener or partial(open_inbox, service.settings))() as inbox:
         for key, raw in inbox.new_messages():
-            service.handle(raw, now)  # logs what it did
+            take(service, raw, now)  # logs what it did
             inbox.mark_handled(key)
             handled += 1
     return handled
+
+
+def take(service: Service, raw: bytes, now: datetime) -> str:
+    """Handle one inbound mail; if anything but the database fails, the mail goes to the
+    quarantine with the error (one log line) and the outcome is "quarantined"."""
+    try:
+        return service.handle(raw, now)
+    except Exception as error:
+        if database_down(error):
+            raise
+        why = f"{type(error).__name__}: {error}"
+        number = keep(service.engine, raw, why, now, service.settings.max_message_bytes)
+        log.warning("message quarantined as %d (%d bytes): %s", number, len(raw), shown(why, 200))
+        return "quarantined"
 
 
 LANES = 4  # SMTP connections used at once by a flush

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,13 +31,13 @@ from pbem.clock import (
 from pbem.clock import parse_duration as _parse_duration
 from pbem.config import Settings
 from pbem.db import session
+from pbem.identity import IdentityError, check_address, check_name
+from pbem.inbound import shown
 from pbem.mailing import Mailer
 from pbem.models import Game, Move, Seat
 from pbem.view import when
 
 log = logging.getLogger("pbem")
-
-ADDRESS = re.compile(r"^[^@\s:,]+@[^@\s:,]+$")
 
 
 class GameError(ValueError):
@@ -99,8 +98,11 @@ class Service:
         seconds = parse_duration(deadline or self.settings.default_deadline)
         if seconds < 60:
             raise GameError("The time per decision must be at least a minute.")
-        if gm is not None and not ADDRESS.match(gm):
-            raise GameError(f"{gm!r} is not a mail address.")
+        if gm is not None:
+            try:
+                gm = check_address(gm)
+            except IdentityError as error:
+                raise GameError(str(error)) from error
         with session(self.engine) as db:
             game = Game(
                 created_at=now,
@@ -304,19 +306,28 @@ class Service:
             game.paused_left = (game.paused_left or 0) + seconds
         game.wake_at = self.wake(game, now)
 
+
 def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = False) -> Choice:
     """The choice a line names: the number of a listed option (when `numbers`), or a command;
     `pass` (the house rule of a missed deadline) only when `may_pass`."""
-    if line.strip().rstrip(").").isdigit():
+    text = line.strip().rstrip(").")
+    if text.isdigit() or text.isdecimal() or text.isnumeric():  # '3', and '³', '٣', '②' too
         if not numbers:
             raise ChoiceError(
                 "A number only picks from the options of the mail you answer; "
                 "for the decisions after it, write the command itself."
             )
-        number = int(line.strip().rstrip(")."))
         legal = state.legal_choices()
+        number = int(text) if text.isascii() and len(text) <= 6 else 0
+        if not text.isascii():
+            raise ChoiceError(
+                f"{shown(text, 20)!r} is not a number the game reads: write the option's "
+                f"number in digits 0-9 (1-{len(legal)})."
+            )
         if not 1 <= number <= len(legal):
-            raise ChoiceError(f"There is no option {number}; the options are 1-{len(legal)}.")
+            raise ChoiceError(
+                f"There is no option {shown(text, 20)}; the options are 1-{len(legal)}."
+            )
         return legal[number - 1]
     choice = parse_choice(line)
     if str(choice) == "pass" and not may_pass:
@@ -338,22 +349,30 @@ def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
     """Seats with colours filled in; raises GameError for anything that cannot be a game."""
     if not 2 <= len(specs) <= 6:
         raise GameError(f"A game needs 2 to 6 seats, not {len(specs)}.")
+    try:  # names and addresses are checked here, once: what is stored is what was checked
+        specs = [
+            SeatSpec(
+                check_name(s.name),
+                None if s.address is None else check_address(s.address),
+                s.colour,
+                s.bot,
+            )
+            for s in specs
+        ]
+    except IdentityError as error:
+        raise GameError(str(error)) from error
     addresses = [s.address.lower() for s in specs if s.address]
     if not addresses:
         raise GameError("A game needs a player: bots alone would play it to the end at once.")
     if len(set(addresses)) != len(addresses):
         raise GameError("Two seats have the same address.")
     for spec in specs:
-        if spec.address is not None and not ADDRESS.match(spec.address):
-            raise GameError(f"{spec.address!r} is not a mail address.")
         if spec.bot is not None and spec.bot not in BOT_KINDS:
             raise GameError(f"Unknown bot {spec.bot!r}; the bots are {', '.join(BOT_KINDS)}.")
         if spec.colour is not None and spec.colour not in COLOURS:
             raise GameError(
                 f"Unknown colour {spec.colour!r}; the colours are {', '.join(COLOURS)}."
             )
-        if not spec.name.strip():
-            raise GameError("Every seat needs a name.")
     taken = [s.colour for s in specs if s.colour]
     if len(set(taken)) != len(taken):
         raise GameError("Two seats have the same colour.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import imaplib
 import mailbox
+import os
 import socket
 import ssl
 from collections.abc import Iterator
@@ -44,22 +45,42 @@ def maildir(path: Path) -> mailbox.Maildir:
 
 
 class MaildirInbox:
-    """A local Maildir: a message is handled once it carries the Seen flag."""
+    """A local Maildir: a message is handled once it carries the Seen flag.
+
+    Flags are read from the file names (`KEY:2,FLAGS` in `cur/`), never from the mails, and
+    only unhandled mail is read: a poll costs a directory listing, however many mails were
+    handled before, and marking a mail renames its file without rewriting it.
+    """
 
     def __init__(self, path: Path) -> None:
-        self.maildir = maildir(path)
+        maildir(path)  # made with its folders if need be
+        self.root = path
 
     def new_messages(self) -> Iterator[tuple[str, bytes]]:
-        for key in sorted(self.maildir.keys()):
-            message = self.maildir.get_message(key)
-            if "S" not in message.get_flags():
-                yield key, self.maildir.get_bytes(key)
+        waiting: list[tuple[str, Path]] = []
+        for sub in ("new", "cur"):
+            with os.scandir(self.root / sub) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    key, _, info = name.partition(":")
+                    if sub == "cur" and "S" in info.partition(",")[2]:
+                        continue
+                    waiting.append((key, Path(entry.path)))
+        for _, path in sorted(waiting):
+            try:
+                raw = path.read_bytes()
+            except FileNotFoundError:  # taken away meanwhile
+                continue
+            yield f"{path.parent.name}/{path.name}", raw
 
     def mark_handled(self, key: str) -> None:
-        message = self.maildir.get_message(key)
-        message.set_subdir("cur")
-        message.add_flag("S")
-        self.maildir[key] = message
+        sub, _, name = key.partition("/")
+        base, _, info = name.partition(":")
+        flags = info.partition(",")[2] if info.startswith("2,") else ""
+        target = self.root / "cur" / f"{base}:2,{''.join(sorted(set(flags) | {'S'}))}"
+        os.rename(self.root / sub / name, target)
 
 
 class ImapInbox:

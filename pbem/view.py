@@ -170,6 +170,17 @@ class Mail:
     picture: str | None = None  # the Content-ID of the board picture
 
 
+@dataclass(frozen=True)
+class Notice:
+    """A short mail about a mail that was refused (too large, from another address, for no
+    game): a few paragraphs, and the games of the person it goes to."""
+
+    kind: str  # notice
+    subject: str
+    paragraphs: tuple[str, ...]
+    games: tuple[str, ...] = ()
+
+
 # the game master's commands, as their mails list them
 GM_SYNTAX = (
     "pause, resume",

@@ -183,9 +183,9 @@ def test_refusals_through_real_servers(
     target = parseaddr(str(prompt["Reply-To"]))[1]
     before = len(mail.smtp.accepted)
 
-    # wrong sender: p2 sends p1's reply; p2 is told, p1 is not, nothing moves
+    # wrong sender: p2 sends p1's reply; p1 is told (once a day), p2 is not, nothing moves
     mail.send(address("p2"), [target], reply_to(prompt, "1", sender=address("p2")))
-    # a wrong token, from the right sender
+    # a wrong token, from the right sender: logged, not answered
     forged_target = re.sub(r"-[a-z2-7]{10}@", "-aaaaaaaaaa@", target)
     mail.send(address("p1"), [forged_target], reply_to(prompt, "1"))
     # an auto-reply, and a mail claiming to come from the service itself (a loop)
@@ -199,9 +199,9 @@ def test_refusals_through_real_servers(
     sent = _sent_since(mail, before)  # recipients are served in parallel: compare per recipient
     to_p1 = [subject.split("] ")[1] for to, subject in sent if to == address("p1")]
     to_p2 = [subject.split("] ")[1] for to, subject in sent if to == address("p2")]
-    assert to_p2 == ["Not applied: wrong reply address"]
-    assert sorted(to_p1) == ["Not applied: see why", "Not applied: wrong reply address"]
-    assert len(sent) == 3
+    assert to_p2 == []
+    assert sorted(to_p1) == ["Not applied: a reply from another address", "Not applied: see why"]
+    assert len(sent) == 2
     garbage = [m for m in players["p1"].new_mail() if "Let us play" in text_of(m)]
     assert garbage and "'let' is not a command" in text_of(garbage[0])
     assert "  1) place Tonga a" in text_of(garbage[0])
@@ -279,8 +279,9 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     before = len(mail.smtp.accepted)
     mail.smtp.stop()  # nothing is accepted while the first process may be killed
     count = 40
-    for n in range(count):
-        mail.dovecot.append("tongiaki", reply_to(prompt, "status" if n % 2 else "board"))
+    for n in range(count):  # forty different replies: the same one again would be a replay
+        lines = ["status" if n % 2 else "board"] * (n // 2 + 1)
+        mail.dovecot.append("tongiaki", reply_to(prompt, "\n".join(lines)))
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(replace(settings, poll_seconds=0.2, outbox_seconds=0.2)))
     env = {**os.environ, "PBEM_IMAP_PASSWORD": mail.password, "PBEM_SMTP_PASSWORD": mail.password}
@@ -371,10 +372,7 @@ def test_the_game_master_by_mail_through_real_servers(
             assert row is not None and row.status == "running"
             assert [i.outcome for i in db.exec(select(Inbound))] == ["refused", "refused"]
         assert players["p1"].new_mail() == []
-        refusal = gm.new_mail()
-        assert [str(m["Subject"]) for m in refusal] == [
-            "[Tongiaki g1] Not applied: wrong reply address"
-        ]
+        assert gm.new_mail() == []  # a forged token is logged, not answered
 
         # the real thing: pause, and the players are told
         gm.answer(welcome[0], "pause")

@@ -38,7 +38,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     path = _version_1(tmp_path / "old" / "pbem.sqlite")
     assert schema_version(create_engine(f"sqlite:///{path}")) == 1
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 3
+    assert schema_version(engine) == SCHEMA_VERSION == 4
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, state = service.game(db, 1)

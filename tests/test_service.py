@@ -12,9 +12,9 @@ from sqlmodel import col, select
 
 from engine import State
 from pbem.db import session
-from pbem.models import Game, Inbound, Move
+from pbem.models import Game, Inbound, Move, Quarantined
 from pbem.replies import Replies
-from pbem.runner import run_cycle
+from pbem.runner import run_cycle, take
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
 from tests.localmail import (
@@ -102,17 +102,25 @@ def test_refused_and_ignored_mail_changes_nothing(service: Service) -> None:
     prompt = _prompts(take_mail(service), ANN)[0]
     forged = reply_to(prompt, "1", sender="mallory@example.test")
     assert service.handle(forged, later(1)) == "refused"
-    assert take_mail(service) == []  # a stranger never gets an answer
+    notice = take_mail(service)  # a stranger never gets an answer; the seat hears of it
+    assert [m["To"] for m in notice] == [ANN]
+    assert "came from another address" in " ".join(text_of(notice[0]).split())
+    assert "mallory" not in notice[0].as_string()
+    again = reply_to(prompt, "2", sender="mallory@example.test")
+    assert service.handle(again, later(2)) == "refused"
+    assert take_mail(service) == []  # once a day
 
     real = re.search(rb"-0-1-([a-z2-7]{10})@", reply_to(prompt, "1"))
     assert real is not None
-    for wrong in (b"aaaaaaaaaa", b"nonsense"):
-        bad_token = reply_to(prompt, "1").replace(real.group(1), wrong)
-        assert service.handle(bad_token, later(2)) == "refused"
-        answer = take_mail(service)
-        assert [m["To"] for m in answer] == [ANN]
-        assert "not valid" in text_of(answer[0]) and "YOUR DECISION" in text_of(answer[0])
-        assert answer[0]["Reply-To"]
+    bad_token = reply_to(prompt, "1").replace(real.group(1), b"aaaaaaaaaa")
+    assert service.handle(bad_token, later(2)) == "refused"
+    assert take_mail(service) == []  # a wrong token is logged, not answered
+    for _ in range(2):  # no tag at all: the sender's games, once a day
+        no_tag = reply_to(prompt, "1").replace(real.group(1), b"nonsense")
+        assert service.handle(no_tag, later(2)) == "refused"
+    answer = take_mail(service)
+    assert [m["To"] for m in answer] == [ANN]
+    assert "Game 1: you are Ann (red)" in " ".join(text_of(answer[0]).split())
 
     for header in ({"Auto_Submitted": "auto-replied"}, {"Precedence": "bulk"}):
         assert service.handle(reply_to(prompt, "1", **header), later(3)) == "ignored"
@@ -127,8 +135,9 @@ def test_a_mail_with_another_seats_address_is_refused_and_explained(service: Ser
     prompt = _prompts(take_mail(service), ANN)[0]
     assert service.handle(reply_to(prompt, "1", sender=BOB), later(1)) == "refused"
     answer = take_mail(service)
-    assert [m["To"] for m in answer] == [BOB]
-    assert "another player's seat" in " ".join(text_of(answer[0]).split())
+    assert [m["To"] for m in answer] == [ANN]  # the seat's own address, never the sender
+    assert answer[0]["X-Tongiaki-Kind"] == "notice"
+    assert "Only mail from this address acts for your seat" in " ".join(text_of(answer[0]).split())
     assert _moves(service) == []
 
 
@@ -281,12 +290,14 @@ def test_a_mail_the_service_fails_on_is_recorded_and_the_next_one_is_handled(
     def broken(self: Replies, message: object) -> list[str]:
         raise RuntimeError("a fault of the service")
 
+    reply = reply_to(prompt, "place Tonga a")
     with monkeypatch.context() as patch:
         patch.setattr(Replies, "command_lines", broken)
-        assert service.handle(reply_to(prompt, "place Tonga a"), later(1)) == "ignored"
+        assert take(service, reply, later(1)) == "quarantined"
     assert _moves(service) == [] and take_mail(service) == []
     with session(service.engine) as db:
-        row = db.exec(select(Inbound)).one()
-        assert (row.outcome, row.detail) == ("ignored", "could not be read: RuntimeError")
-    assert service.handle(reply_to(prompt, "place Tonga a"), later(2)) == "applied"
+        assert db.exec(select(Inbound)).all() == []  # not handled: it may be tried again
+        kept = db.exec(select(Quarantined)).one()
+    assert kept.raw == reply and kept.error == "RuntimeError: a fault of the service"
+    assert take(service, reply, later(2)) == "applied"  # the fault mended, the same mail
     assert _moves(service) == ["place Tonga a"]

@@ -1,0 +1,38 @@
+"""The answer budget (RFC 3834; Mailman's autoresponse limit): how many error and refusal
+answers one address may get, so that no autoresponder, forger or second service can make
+the service send mail without end. Moves and news are never held back."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, col, delete, func, select
+
+from pbem.models import Answered
+
+log = logging.getLogger(__name__)
+
+DAY = timedelta(days=1)
+
+# kinds of answer that an address gets at most once a day, whatever the budget
+ONCE_A_DAY = ("untagged", "other-sender", "too-large")
+
+
+def may_answer(db: Session, address: str, kind: str, now: datetime, per_day: int) -> bool:
+    """True (and counted) if `address` may get one more answer of `kind` now: at most
+    `per_day` in 24 hours in all, and those of ONCE_A_DAY kinds once a day each."""
+    address = address.lower()
+    since = now - DAY
+    db.exec(delete(Answered).where(col(Answered.address) == address, col(Answered.at) < since))
+    recent = select(func.count()).where(col(Answered.address) == address, Answered.at >= since)
+    if db.exec(recent.select_from(Answered)).one() >= per_day:
+        log.info("no answer to %s (%s): %d answers in 24 hours already", address, kind, per_day)
+        return False
+    if kind in ONCE_A_DAY:
+        same = recent.where(col(Answered.kind) == kind).select_from(Answered)
+        if db.exec(same).one():
+            log.info("no answer to %s (%s): answered once today already", address, kind)
+            return False
+    db.add(Answered(address=address, at=now, kind=kind))
+    return True

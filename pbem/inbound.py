@@ -1,0 +1,186 @@
+"""Inbound mail at the door: bounded work before anything reads it, and a quarantine (a
+shunt queue, as Mailman's) for the mail the service fails on.
+
+A mail is parsed only after its size was checked and its header block cut to bounded size:
+at most `MAX_FIELDS` header fields of at most `MAX_FIELD` bytes each (Python's address parser
+is quadratic in a header's length). Whatever raises while one mail is handled puts it in the
+quarantine with the error, and the next mail is handled: one mail never blocks the rest.
+"""
+
+from __future__ import annotations
+
+import email
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import Message
+from email.policy import default as default_policy
+from email.utils import parseaddr
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
+from sqlmodel import col, select
+
+from pbem.db import session
+from pbem.headers import header_text
+from pbem.models import Quarantined
+
+log = logging.getLogger(__name__)
+
+MAX_FIELDS = 200  # header fields kept; a mail client writes a few dozen
+MAX_FIELD = 4000  # bytes kept of one header field, folded lines included
+MAX_HEAD = 512_000  # bytes searched for the end of the header block
+MAX_DEPTH = 20  # multipart levels read; real mail has three or four
+SHOWN = 300  # characters of a header kept for people (logs, the database)
+
+_BLANK = re.compile(rb"\r?\n\r?\n")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+class MailError(ValueError):
+    """A mail the service will not read (too deep, ...): it goes to the quarantine."""
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """A mail as the door saw it."""
+
+    message: Message  # parsed from the capped header block and the body
+    message_hash: str  # SHA-256 of the whole Message-ID (or of the mail, without one)
+    message_id: str  # for people: at most SHOWN characters
+    sender: str  # the From address, lower case ("" if none could be read)
+    size: int
+
+
+def shown(text: str, limit: int = SHOWN) -> str:
+    """Text fit to log and store: no control characters or lone surrogates, cut at `limit`."""
+    text = _CONTROL.sub("?", text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def split_head(raw: bytes) -> tuple[bytes, bytes, bytes]:
+    """(header block, the blank line, body); a mail without a blank line is all header."""
+    found = _BLANK.search(raw, 0, MAX_HEAD)
+    if found is None:
+        return raw[:MAX_HEAD], b"", b""
+    return raw[: found.start()], found.group(), raw[found.end() :]
+
+
+def _fields(head: bytes) -> list[bytes]:
+    """The header fields, each with its folded lines; a line that does not begin a field
+    (no colon) is dropped."""
+    fields: list[bytes] = []
+    for line in head.splitlines(keepends=True):
+        if line[:1] in (b" ", b"\t") and fields:
+            fields[-1] += line
+        elif b":" in line[:200]:
+            fields.append(line)
+    return fields
+
+
+def capped(raw: bytes) -> tuple[bytes, bytes | None]:
+    """The mail with a bounded header block, and the raw value of its first Message-ID."""
+    head, blank, body = split_head(raw)
+    message_id = None
+    kept: list[bytes] = []
+    for field in _fields(head):
+        name = field.split(b":", 1)[0].strip().lower()
+        if name == b"message-id" and message_id is None:
+            message_id = re.sub(rb"\r?\n", b"", field.split(b":", 1)[1]).strip()
+        if len(kept) < MAX_FIELDS:
+            if len(field) > MAX_FIELD:
+                field = field[:MAX_FIELD].rstrip(b"\r\n") + b"\n"
+            if not field.endswith(b"\n"):
+                field += b"\n"
+            kept.append(field)
+    return b"".join(kept) + (blank or b"\n") + body, message_id
+
+
+def depth(message: Message) -> int:
+    """How deep multiparts nest in `message` (walked without recursion)."""
+    deepest = 0
+    stack: list[tuple[Message, int]] = [(message, 1)]
+    while stack:
+        part, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            break
+        payload = part.get_payload() if part.is_multipart() else None
+        if isinstance(payload, list):
+            stack.extend((child, level + 1) for child in payload if isinstance(child, Message))
+    return deepest
+
+
+def arrive(raw: bytes) -> Arrival:
+    """Read a mail at the door; MailError (or any parser error) sends it to the quarantine."""
+    bounded, message_id = capped(raw)
+    message = email.message_from_bytes(bounded, policy=default_policy)
+    if depth(message) > MAX_DEPTH:
+        raise MailError(f"multipart nested more than {MAX_DEPTH} levels deep")
+    if not message_id:
+        message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>".encode()
+    text = message_id.decode("utf-8", "replace")
+    sender = parseaddr(header_text(message, "From"))[1].lower()
+    return Arrival(
+        message=message,
+        message_hash=hashlib.sha256(message_id).hexdigest(),
+        message_id=shown(text),
+        sender=shown(sender, 254),
+        size=len(raw),
+    )
+
+
+def headers_only(raw: bytes) -> Message:
+    """The capped header block of a mail, parsed without its body (for a mail too large)."""
+    head, _, _ = split_head(raw)
+    bounded, _ = capped(head + b"\n\n")
+    return email.message_from_bytes(bounded, policy=default_policy)
+
+
+# -- the quarantine ------------------------------------------------------------------------
+
+
+def database_down(error: BaseException) -> bool:
+    """An error of the database or the disk, not of the mail: the mail is tried again."""
+    return isinstance(error, OperationalError)
+
+
+def keep(engine: Engine, raw: bytes, error: str, now: datetime, limit: int) -> int:
+    """Put a mail in the quarantine (its first `limit` bytes) with why; returns its number."""
+    try:
+        message = headers_only(raw)
+        sender, subject = header_text(message, "From"), header_text(message, "Subject")
+    except Exception:  # the headers cannot be read either: the error says enough
+        sender = subject = ""
+    row = Quarantined(
+        received_at=now,
+        sender=shown(sender),
+        subject=shown(subject),
+        size=len(raw),
+        raw=raw[:limit],
+        error=shown(error, 500),
+    )
+    with session(engine) as db:
+        db.add(row)
+        db.commit()
+    assert row.id is not None
+    return row.id
+
+
+def quarantined(engine: Engine) -> list[Quarantined]:
+    with session(engine) as db:
+        rows = list(db.exec(select(Quarantined).order_by(col(Quarantined.id))))
+        db.commit()
+    return rows
+
+
+def take_out(engine: Engine, number: int) -> Quarantined | None:
+    """Remove mail `number` from the quarantine; returns it (None if there is none)."""
+    with session(engine) as db:
+        row = db.get(Quarantined, number)
+        if row is not None:
+            db.delete(row)
+        db.commit()
+    return row
