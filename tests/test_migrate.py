@@ -3,6 +3,7 @@ game in it goes on."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +17,7 @@ from pbem.clock import as_utc
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
-from pbem.models import Game, Outbox, Seat
+from pbem.models import Game, Inbound, Outbox, Seat
 from pbem.service import Service
 from tests.localmail import START, later, local_service, take_mail
 
@@ -138,3 +139,42 @@ def test_an_upgrade_another_process_finished_meanwhile_is_not_run_again(
     monkeypatch.setattr("pbem.migrate.schema_version", lambda _engine: 1)  # the second's view
     assert upgrade(engine) == []
     assert schema_version(create_engine(f"sqlite:///{path}")) == SCHEMA_VERSION
+
+
+FIXTURE_V3 = Path(__file__).parent / "fixtures" / "schema-v3.sql"
+
+
+def test_a_version_3_database_knows_its_handled_mail_by_a_hash_of_the_message_id(
+    tmp_path: Path,
+) -> None:
+    """Version 3 (the previous one) handled Ann's reply `place Tonga a` to game 1 (Ann red,
+    Bob blue, game master gm@example.test) and refused a mail without a game tag."""
+    service = local_service(tmp_path)
+    path = tmp_path / "old" / "pbem.sqlite"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIXTURE_V3.read_text())
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 3
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        first = db.exec(select(Inbound).order_by(col(Inbound.id))).first()
+        assert first is not None and first.outcome == "applied"
+        assert first.message_hash == hashlib.sha256(first.message_id.encode()).hexdigest()
+        game, seats, _ = service.game(db, 1)
+        assert (game.epoch, game.decision) == (0, 2)
+        db.commit()
+    # the same reply delivered again (a mailbox that shows it as unread once more)
+    again = (
+        f"From: ann@example.test\r\nTo: tongiaki@example.test\r\nSubject: Re: your move\r\n"
+        f"Message-ID: {first.message_id}\r\n\r\nplace Tonga a\r\n"
+    ).encode()
+    assert service.handle(again, later(10)) == "duplicate"
+    # the open decision's reply address (made by version 3) still acts: Bob places a boat
+    address = reply_address("tongiaki@example.test", Tag(1, 1, 2, token(seats[1].secret, 1, 1, 2)))
+    reply = (
+        f"From: bob@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
+        "Message-ID: <after-upgrade@example.test>\r\n\r\nplace Tonga b\r\n"
+    ).encode()
+    assert service.handle(reply, later(11)) == "applied"
