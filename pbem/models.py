@@ -128,7 +128,9 @@ class Answered(SQLModel, table=True):
 
 
 class Outbox(SQLModel, table=True):
-    """A mail waiting to be sent; deleted once the mail server accepted it."""
+    """A mail waiting to be sent; deleted once the mail server accepted it. Delivery is at
+    least once: `message` holds the whole mail, Message-ID included, so a mail sent again
+    after a crash is the same mail, which servers and clients recognise as a copy."""
 
     __table_args__ = {"sqlite_autoincrement": True}  # a number is never given twice
 

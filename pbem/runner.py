@@ -150,7 +150,8 @@ async def flush_outbox(
     force: bool = False,
 ) -> tuple[int, int]:
     """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
-    the server accepted it. Mails go out over a few connections at once, each recipient's
+    the server accepted it (at least once: a crash in between sends it again, the very same
+    bytes with the same Message-ID). Mails go out over a few connections at once, each recipient's
     mails over one of them, in order. Returns (sent, failed)."""
     query = select(Outbox).order_by(col(Outbox.id))
     if not force:

@@ -2,7 +2,9 @@
 open decision; replies are handled by `pbem.replies`, the mails made by `pbem.mailing`.
 
 Every change happens in one transaction together with the inbound message that caused it
-and the mails it causes, so a crash loses nothing and repeats nothing.
+and the mails it causes, so a crash loses nothing and applies nothing twice. Mail goes out
+at least once: a crash after the mail server accepted a mail and before it left the outbox
+sends it again, with the same Message-ID, so that mail servers and clients drop the copy.
 """
 
 from __future__ import annotations

@@ -268,6 +268,41 @@ def test_mail_waits_while_smtp_is_down_and_goes_out_once_when_it_is_back(
         assert list(db.exec(select(Outbox))) == []
 
 
+class Killed(BaseException):
+    """The process dies: nothing after this point runs."""
+
+
+def test_a_mail_sent_again_after_a_crash_keeps_its_message_id(
+    mail: Mail, players: dict[str, Player], game: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed after the SMTP server accepted a mail but before it left the outbox, the
+    service sends it again at the next start: the same bytes, so the same Message-ID, and
+    the players' servers and clients drop the copy."""
+    prompt = _prompt(players["p1"])
+    mail.dovecot.append("tongiaki", reply_to(prompt, "1"))
+    before = len(mail.smtp.accepted)
+
+    def killed(*_: object) -> None:
+        raise Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr("pbem.runner._delete", killed)
+        with pytest.raises(Killed):
+            run_cycle(game, later(1))
+    first = mail.smtp.accepted[before:]
+    assert first, "the server accepted mail before the kill"
+    run_cycle(game, later(2))  # the next start: every waiting mail goes out
+    again = mail.smtp.accepted[before + len(first) :]
+    ids = [a.message["Message-ID"] for a in first]
+    copies = [a for a in again if a.message["Message-ID"] in ids]
+    assert copies, "the mail accepted before the kill was sent again"
+    for copy in copies:
+        original = next(a for a in first if a.message["Message-ID"] == copy.message["Message-ID"])
+        assert copy.content == original.content
+    with session(game.engine) as db:
+        assert list(db.exec(select(Outbox))) == []
+
+
 def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     mail: Mail, players: dict[str, Player], tmp_path: Path
 ) -> None:
