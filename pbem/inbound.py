@@ -36,7 +36,8 @@ MAX_DEPTH = 20  # multipart levels read; real mail has three or four
 SHOWN = 300  # characters of a header kept for people (logs, the database)
 
 _BLANK = re.compile(rb"\r?\n\r?\n")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_SPACE = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
 class MailError(ValueError):
@@ -55,8 +56,9 @@ class Arrival:
 
 
 def shown(text: str, limit: int = SHOWN) -> str:
-    """Text fit to log and store: no control characters or lone surrogates, cut at `limit`."""
-    text = _CONTROL.sub("?", text)
+    """Text fit to log and store in one line: line breaks and tabs as spaces, no control or
+    bidi-override characters or lone surrogates, cut at `limit`."""
+    text = _CONTROL.sub("?", _SPACE.sub(" ", text))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

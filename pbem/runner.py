@@ -20,6 +20,7 @@ from pathlib import Path
 import aiosmtplib
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import col, delete, select
 
 from pbem.config import Settings
@@ -49,7 +50,7 @@ class Outage:
 
     def failed(self, error: BaseException) -> None:
         self.failures += 1
-        why, self.why = self.why, f"{type(error).__name__}: {error}"
+        why, self.why = self.why, one_line(error)
         if self.failures == 1 or self.failures % self.EVERY == 0 or why != self.why:
             log.warning(
                 "%s failed%s: %s; will try again",
@@ -62,6 +63,12 @@ class Outage:
         if self.failures:
             log.info("%s works again after %d failed tries", self.what, self.failures)
         self.failures, self.why = 0, ""
+
+
+def one_line(error: BaseException) -> str:
+    """An error in one line: a database error without the SQL statement SQLAlchemy adds."""
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    return shown(f"{type(cause).__name__}: {cause}", 300)
 
 
 class ServiceRunning(RuntimeError):
@@ -298,11 +305,14 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
                     await flush_outbox(
                         service.engine, senders, service.settings.from_address, clock(), force=force
                     )
+                except OperationalError as error:
+                    log.warning("sending mail failed: %s; will try again", one_line(error))
                 except Exception:
                     log.exception("sending mail failed; will try again")
                 force = False
 
         reading = Outage("reading mail")
+        database = Outage("the database")  # a full disk: mail stays unread until it is mended
 
         def read_and_tick() -> int:
             try:
@@ -310,12 +320,20 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
             except MAILBOX_DOWN as error:
                 reading.failed(error)
                 handled = 0
+            except OperationalError as error:
+                database.failed(error)
+                return 0
             except Exception:  # a fault of ours: it must not stop the service either
                 log.exception("reading mail failed; will try again")
                 handled = 0
             else:
                 reading.worked()
-            report = tick(service, clock())  # deadlines run even while the mailbox is down
+            try:
+                report = tick(service, clock())  # deadlines run even while the mailbox is down
+            except OperationalError as error:
+                database.failed(error)
+                return handled
+            database.worked()
             return handled + report.reminders + report.automatic + report.graced
 
         polling = asyncio.Lock()  # held while a poll is under way
