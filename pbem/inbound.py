@@ -33,9 +33,11 @@ MAX_FIELDS = 200  # header fields kept; a mail client writes a few dozen
 MAX_FIELD = 4000  # bytes kept of one header field, folded lines included
 MAX_HEAD = 512_000  # bytes searched for the end of the header block
 MAX_DEPTH = 20  # multipart levels read; real mail has three or four
+MAX_MULTIPARTS = 50  # multipart containers in one mail; real mail has a few
 SHOWN = 300  # characters of a header kept for people (logs, the database)
 
 _BLANK = re.compile(rb"\r?\n\r?\n")
+_MULTIPART = re.compile(rb"content-type:\s*multipart/", re.IGNORECASE)
 _SPACE = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
@@ -117,6 +119,9 @@ def depth(message: Message) -> int:
 
 def arrive(raw: bytes) -> Arrival:
     """Read a mail at the door; MailError (or any parser error) sends it to the quarantine."""
+    containers = sum(1 for _ in zip(range(MAX_MULTIPARTS + 1), _MULTIPART.finditer(raw)))
+    if containers > MAX_MULTIPARTS:  # checked before parsing: the parser recurses
+        raise MailError(f"more than {MAX_MULTIPARTS} multipart parts")
     bounded, message_id = capped(raw)
     message = email.message_from_bytes(bounded, policy=default_policy)
     if depth(message) > MAX_DEPTH:
