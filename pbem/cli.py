@@ -7,23 +7,27 @@ import logging
 import os
 import re
 import sys
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import make_msgid, parseaddr
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import col, select
+from typer.core import TyperGroup
 
 from pbem import letters, view
 from pbem.clock import as_utc, utc_now
 from pbem.config import ConfigError, Settings, load_settings
-from pbem.db import backup, open_database, reading, session
+from pbem.db import backup, check_intact, explain, open_database, reading, session
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
 from pbem.migrate import SchemaError
@@ -33,8 +37,61 @@ from pbem.runner import ServiceRunning, one_service, run_cycle, serve
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
 
+log = logging.getLogger("pbem")
+_database: ContextVar[Path | None] = ContextVar("database", default=None)  # once known
+BUG = 1  # exit statuses (README, "Logs and troubleshooting"); pbem.db has 4 and 5
+BAD_INPUT = 2
+LOCKED = 3
+
+
+class _Guarded(TyperGroup):
+    """Every command's failure as one line `error: ...` on stderr and an exit status, never a
+    traceback: a failure of the database or its disk says what to do."""
+
+    def invoke(self, ctx: Any) -> Any:
+        token = _database.set(None)
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException, BrokenPipeError):
+            raise  # typer shows these itself (a closed pipe: quietly)
+        except OverflowError as error:  # a game number beyond SQLite's 64 bits, --now 9999-...
+            typer.echo(f"error: a number or time out of range: {error}", err=True)
+            raise typer.Exit(code=BAD_INPUT) from None
+        except Exception as error:
+            path = _database.get()
+            problem = explain(error, path) if path is not None else None
+            if problem is None:
+                log.debug("unexpected failure", exc_info=error)
+                typer.echo(f"error: {_bug(error)}", err=True)
+                raise typer.Exit(code=BUG) from None
+            typer.echo(f"error: {' '.join(str(problem).split())}", err=True)
+            raise typer.Exit(code=problem.status) from None
+        finally:
+            _database.reset(token)
+
+
+def _bug(error: Exception) -> str:
+    """One line naming `error` and where in our code it was raised."""
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    text = " ".join(str(cause).split())
+    said = (f": {text}" if len(text) <= 200 else f": {text[:199]}…") if text else ""
+    home = Path(__file__).resolve().parent.parent  # holds pbem/ and engine/
+    ours = [
+        (Path(frame.filename).resolve(), frame.lineno)
+        for frame in traceback.extract_tb(error.__traceback__)
+        if Path(frame.filename).resolve().parent in (home / "pbem", home / "engine")
+    ]
+    where = ""
+    if ours:
+        file, line = ours[-1]
+        where = f" (at {file.parent.name}/{file.name}:{line})"
+    return f"{type(cause).__name__}{where}{said}: this is a bug: please report it with the log"
+
+
 app = typer.Typer(
-    help="Tongiaki by email: a play-by-email server for Tongiaki.", no_args_is_help=True
+    cls=_Guarded,
+    help="Tongiaki by email: a play-by-email server for Tongiaki.",
+    no_args_is_help=True,
 )
 
 ConfigOption = Annotated[
@@ -44,13 +101,19 @@ ConfigOption = Annotated[
 
 def _settings(config: Path | None) -> Settings:
     try:
-        return load_settings(config)
+        settings = load_settings(config)
     except ConfigError as error:
         _fail(f"bad configuration: {error}")
+    except UnicodeDecodeError as error:  # the settings or a password_file
+        _fail(f"bad configuration: a file that is not UTF-8 text: {error}")
+    _database.set(settings.database_path)
+    return settings
 
 
-def _service(config: Path | None, *, logs: bool = False) -> Service:
-    """The service on the configured database; with `logs`, logging at the configured level."""
+def _service(config: Path | None, *, logs: bool = False, check: bool = False) -> Service:
+    """The service on the configured database; with `logs`, logging at the configured level;
+    with `check` (every command that writes), only if `PRAGMA quick_check` finds the database
+    intact: writing into a damaged file spreads the damage."""
     settings = _settings(config)
     if logs:
         stamp = "" if os.environ.get("JOURNAL_STREAM") else "%(asctime)s "  # journald stamps
@@ -60,6 +123,8 @@ def _service(config: Path | None, *, logs: bool = False) -> Service:
             stream=sys.stderr,
         )
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    if check:
+        check_intact(settings.database_path)
     try:
         return Service(open_database(settings.database_path), settings)
     except SchemaError as error:
@@ -68,7 +133,7 @@ def _service(config: Path | None, *, logs: bool = False) -> Service:
 
 def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
+    raise typer.Exit(code=BAD_INPUT)
 
 
 @contextmanager
@@ -79,7 +144,7 @@ def _alone(service: Service) -> Iterator[None]:
             yield
     except ServiceRunning as error:  # exit 3, not 2: under systemd, a later try may work
         typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(code=3) from None
+        raise typer.Exit(code=LOCKED) from None
 
 
 def _seat(text: str, bot: bool) -> SeatSpec:
@@ -109,7 +174,7 @@ def new_game(
     config: ConfigOption = None,
 ) -> None:
     """Create a game, print its id and mail every player."""
-    service = _service(config)
+    service = _service(config, check=True)
     try:
         specs = [_seat(p, False) for p in player] + [_seat(b, True) for b in bot]
         tiles = [t.strip() for t in stack.split(",")] if stack else None
@@ -133,8 +198,9 @@ def poll(
 ) -> None:
     """Run one cycle: read new mail, do what deadlines call for, send queued mail.
 
-    Exits with 1 when the mailbox could not be read (the rest is done all the same)."""
-    service = _service(config, logs=True)
+    Exits with 1 when the mailbox could not be read (the rest is done all the same), with 4
+    when `PRAGMA quick_check` finds the database damaged (then nothing is done)."""
+    service = _service(config, logs=True, check=True)
     moment = _parse_time(now) if now else utc_now()
     with _alone(service):
         report = run_cycle(service, moment)
@@ -177,7 +243,7 @@ def game_master(
     config: ConfigOption = None,
 ) -> None:
     """Act on a game as its game master; the players are told by mail."""
-    service = _service(config, logs=True)
+    service = _service(config, logs=True, check=True)
     try:
         results, answers = GameMaster(service).run_host(
             game, [" ".join(command)], _parse_time(now) if now else utc_now()
@@ -196,7 +262,7 @@ def game_master(
 @app.command("serve")
 def serve_command(config: ConfigOption = None) -> None:
     """Poll the mailbox and send mail at the configured intervals until stopped."""
-    service = _service(config, logs=True)
+    service = _service(config, logs=True, check=True)
     with _alone(service):
         serve(service, utc_now)
 
@@ -264,7 +330,7 @@ def backup_command(
     settings = _settings(config)
     try:
         backup(settings.database_path, target)
-    except OSError as error:
+    except (FileExistsError, FileNotFoundError) as error:
         _fail(str(error))
     typer.echo(f"{settings.database_path} copied to {target}")
 
@@ -278,7 +344,7 @@ def outbox(
     config: ConfigOption = None,
 ) -> None:
     """Mail waiting to be sent: to whom, how often it was tried, and the last error."""
-    service = _service(config)
+    service = _service(config, check=retry or bool(drop))
     now = utc_now()
     if retry or drop:
         with session(service.engine) as db:
@@ -378,7 +444,7 @@ DEMO_SEATS = [
 @app.command()
 def demo(config: ConfigOption = None) -> None:
     """Serve a demo game on the embedded defaults: you against two bots, mail in local folders."""
-    service = _service(config, logs=True)
+    service = _service(config, logs=True, check=True)
     with session(service.engine) as db:
         running = db.exec(select(Game).where(Game.status == "running")).first()
     if running is None:

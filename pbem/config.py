@@ -102,6 +102,8 @@ def load_settings(path: Path | None) -> Settings:
     if chosen is not None:
         try:
             data = tomllib.loads(chosen.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as error:
+            raise ConfigError(f"{chosen} is not UTF-8 text (byte {error.start})") from error
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise ConfigError(f"{chosen}: {error}") from error
         settings = _apply(settings, data, "")
@@ -127,7 +129,7 @@ def _password(server: str, password_file: str) -> str:
         return ""
     try:
         return source.read_text(encoding="utf-8").rstrip("\r\n")
-    except OSError as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"'{server}.password_file': cannot read {source}: {error}") from error
 
 

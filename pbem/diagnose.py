@@ -26,6 +26,7 @@ from pathlib import Path
 import aiosmtplib
 
 from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.db import damaged, explain, problems, storage_problem
 from pbem.migrate import SCHEMA_VERSION
 from pbem.transport import imap_connect, quote_mailbox, tls_context
 
@@ -65,20 +66,25 @@ def check_settings(
 
 def _nearest(path: Path) -> Path:
     """`path` if it exists, else its nearest parent that does."""
-    return next((p for p in [path, *path.parents] if p.exists()), Path("."))
+    return next((p for p in [path, *path.parents] if os.path.exists(p)), Path("."))
 
 
 def _database(settings: Settings) -> Iterator[Check]:
+    """The database's file, folder and disk, `PRAGMA quick_check`, its schema and games."""
     path = settings.database_path
+    problem = storage_problem(path)
+    if problem is not None:
+        yield Check("database", "fail", str(problem))
+        return
     if not path.exists():
-        folder = _nearest(path.parent)
-        if os.access(folder, os.W_OK):
-            yield Check("database", "ok", f"{path} does not exist yet; it will be created")
-        else:
-            yield Check("database", "fail", f"{path} cannot be created: {folder} is read-only")
+        yield Check("database", "ok", f"{path} does not exist yet; it will be created")
         return
     try:
         with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            found = problems(db)
+            if found:
+                yield Check("database", "fail", str(damaged(path, found)))
+                return
             version = db.execute("SELECT value FROM setting WHERE key = 'schema_version'")
             row = version.fetchone()
             games = dict(db.execute("SELECT status, count(*) FROM game GROUP BY status"))
@@ -87,7 +93,8 @@ def _database(settings: Settings) -> Iterator[Check]:
                 "(SELECT last_error FROM outbox ORDER BY attempts DESC LIMIT 1) FROM outbox"
             ).fetchone()
     except sqlite3.Error as failure:
-        yield Check("database", "fail", f"{path}: {failure}")
+        explained = explain(failure, path)
+        yield Check("database", "fail", str(explained) if explained else f"{path}: {failure}")
         return
     counts = ", ".join(f"{n} {status}" for status, n in sorted(games.items())) or "none"
     schema = int(row[0]) if row else 1
@@ -224,9 +231,7 @@ def _text(value: object) -> str:
     return str(value)
 
 
-async def _smtp(
-    settings: Settings, send_to: str | None, own: str | None, mark: str
-) -> list[Check]:
+async def _smtp(settings: Settings, send_to: str | None, own: str | None, mark: str) -> list[Check]:
     smtp: SmtpSettings = settings.smtp
     steps = ["SMTP TLS", "SMTP login"]
     if send_to:

@@ -18,6 +18,7 @@ from datetime import datetime
 from email.message import Message
 from email.policy import default as default_policy
 from email.utils import parseaddr
+from itertools import islice
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
@@ -119,7 +120,7 @@ def depth(message: Message) -> int:
 
 def arrive(raw: bytes) -> Arrival:
     """Read a mail at the door; MailError (or any parser error) sends it to the quarantine."""
-    containers = sum(1 for _ in zip(range(MAX_MULTIPARTS + 1), _MULTIPART.finditer(raw)))
+    containers = sum(1 for _ in islice(_MULTIPART.finditer(raw), MAX_MULTIPARTS + 1))
     if containers > MAX_MULTIPARTS:  # checked before parsing: the parser recurses
         raise MailError(f"more than {MAX_MULTIPARTS} multipart parts")
     bounded, message_id = capped(raw)

@@ -266,7 +266,7 @@ class Replies:
             own_names=[self.service.settings.from_name],
         )
         lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
-        return [shown(line, MAX_LINE) for line in lines if line][:MAX_LINES]
+        return [line[:MAX_LINE] for line in lines if line][:MAX_LINES]
 
     def _handle_gm(
         self,

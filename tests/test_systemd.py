@@ -72,7 +72,8 @@ def test_the_unit_runs_serve_as_a_dynamic_user_with_the_hardening_asked_for() ->
         "NoNewPrivileges": "yes",
         "PrivateTmp": "yes",
         "KillSignal": "SIGTERM",
-        "RestartPreventExitStatus": "2",  # pbem's exit status for bad settings
+        "RestartSec": "30s",  # a full disk (exit status 5) is tried again, but not in a hurry
+        "RestartPreventExitStatus": "2 4",  # bad settings; a damaged or read-only database
     }.items():
         assert unit[key] == [value], key
     assert "Environment" not in unit  # no secret in the unit
