@@ -30,10 +30,11 @@ from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import backup, check_intact, explain, open_database, reading, session
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
+from pbem.inbound import quarantined, quarantined_mail, take_out
 from pbem.migrate import SchemaError
 from pbem.models import Game, Outbox, Seat
 from pbem.render import render_board_text
-from pbem.runner import ServiceRunning, one_service, run_cycle, serve
+from pbem.runner import ServiceRunning, one_service, run_cycle, serve, take
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
 
@@ -368,6 +369,67 @@ def outbox(
             + (f"; last error: {mail.last_error}" if mail.last_error else "")
         )
     typer.echo(f"{len(waiting)} mails waiting")
+
+
+QUARANTINE_ACTIONS = ("list", "show", "retry", "drop")
+
+
+@app.command()
+def quarantine(
+    action: Annotated[str, typer.Argument(help="list, show N, retry N or drop N.")] = "list",
+    number: Annotated[int | None, typer.Argument(help="The mail's number in the list.")] = None,
+    now: Annotated[str | None, typer.Option(help="Retry as if at this ISO 8601 time.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Mail the service failed on, kept aside: list them, show one, hand one to the service
+    again (retry, once what failed is mended) or delete it (drop)."""
+    if action not in QUARANTINE_ACTIONS:
+        _fail(f"{action!r}: say one of {', '.join(QUARANTINE_ACTIONS)}")
+    if action != "list" and number is None:
+        _fail(f"say which mail: pbem quarantine {action} N")
+    service = _service(config, logs=action == "retry", check=action in ("retry", "drop"))
+    if action == "list":
+        kept = quarantined(service.engine)
+        for row in kept:
+            typer.echo(
+                f"{row.id:>5}  {as_utc(row.received_at):%Y-%m-%d %H:%M} UTC  {row.size:>8} bytes"
+                f"  from {row.sender or '-'}: {row.error}"
+            )
+        typer.echo(f"{len(kept)} mails in the quarantine")
+        return
+    assert number is not None
+    found = quarantined_mail(service.engine, number)
+    if found is None:
+        _fail(f"there is no mail {number} in the quarantine; nothing changed")
+    row = found
+    if action == "show":
+        typer.echo(f"mail {row.id}, received {as_utc(row.received_at):%Y-%m-%d %H:%M} UTC")
+        typer.echo(f"from: {row.sender or '-'}\nsubject: {row.subject or '-'}")
+        cut = f" (kept: the first {len(row.raw)})" if len(row.raw) < row.size else ""
+        typer.echo(f"size: {row.size} bytes{cut}")
+        typer.echo(f"error: {row.error}\n")
+        text = row.raw[:SHOW_BYTES].decode("utf-8", "replace")
+        typer.echo(printable(text))
+        if len(row.raw) > SHOW_BYTES:
+            typer.echo(f"... and {len(row.raw) - SHOW_BYTES} bytes more")
+        return
+    if action == "retry":
+        if len(row.raw) < row.size:
+            _fail(f"mail {number} was cut at the size limit: it cannot be handled again")
+        outcome = take(service, row.raw, _parse_time(now) if now else utc_now())
+        take_out(service.engine, number)
+        typer.echo(f"mail {number}: {outcome}")
+        return
+    take_out(service.engine, number)
+    typer.echo(f"dropped mail {number} from {row.sender or '-'}")
+
+
+SHOW_BYTES = 20_000  # of a quarantined mail shown by `pbem quarantine show`
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: control characters (escape sequences) as '?'."""
+    return "".join(c if c in "\n\t" or c.isprintable() else "?" for c in text)
 
 
 @app.command()

@@ -22,6 +22,7 @@ from itertools import islice
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import defer
 from sqlmodel import col, select
 
 from pbem.db import session
@@ -178,10 +179,20 @@ def keep(engine: Engine, raw: bytes, error: str, now: datetime, limit: int) -> i
 
 
 def quarantined(engine: Engine) -> list[Quarantined]:
+    """The mails in the quarantine, oldest first, without their raw text (`raw` unread)."""
+    query = select(Quarantined).options(defer(Quarantined.raw)).order_by(col(Quarantined.id))  # type: ignore[arg-type]
     with session(engine) as db:
-        rows = list(db.exec(select(Quarantined).order_by(col(Quarantined.id))))
+        rows = list(db.exec(query))
         db.commit()
     return rows
+
+
+def quarantined_mail(engine: Engine, number: int) -> Quarantined | None:
+    """Mail `number` of the quarantine, raw text and all."""
+    with session(engine) as db:
+        row = db.get(Quarantined, number)
+        db.commit()
+    return row
 
 
 def take_out(engine: Engine, number: int) -> Quarantined | None:

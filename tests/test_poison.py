@@ -16,17 +16,21 @@ from pathlib import Path
 
 import pytest
 from sqlmodel import col, select
+from typer.testing import CliRunner, Result
 
+from pbem.cli import app
 from pbem.config import settings_toml
 from pbem.db import open_database, session
 from pbem.models import Inbound, Move, Outbox, Quarantined
-from pbem.runner import run_cycle
+from pbem.replies import Replies
+from pbem.runner import run_cycle, take
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
 from tests.localmail import START, later, local_service, parse, reply_to, take_mail
 from tests.mailservers import Mail, _select
 from tests.test_mail_loop import mail_settings
 
+runner = CliRunner()
 ANN, BOB = "ann@example.test", "bob@example.test"
 
 
@@ -170,3 +174,46 @@ def test_a_poisoned_batch_through_serve_over_dovecot_blocks_nothing(
         assert status == "OK" and data[0] == b"", "every message was marked handled"
     with session(service.engine) as db:
         assert db.exec(select(Quarantined)).all()
+
+
+def test_the_host_lists_shows_retries_and_drops_quarantined_mail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = local_service(tmp_path)
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], seed=4, now=START)
+    prompt = _prompt_to(take_mail(service), ANN)
+    config = tmp_path / "pbem.toml"
+    config.write_text(settings_toml(service.settings))
+    reply = reply_to(prompt, "place Tonga a")
+
+    def broken(self: Replies, message: object) -> list[str]:
+        raise RuntimeError("a fault of the service")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Replies, "command_lines", broken)
+        assert take(service, reply, later(1)) == "quarantined"
+    escape = b"From: eve@example.test\nSubject: \x1b[2J\n\n\x1b]0;owned\x07" + b"x" * 2_000_000
+    assert take(service, escape, later(2)) == "quarantined"
+
+    def pbem(*args: str) -> Result:
+        return runner.invoke(app, ["quarantine", *args, "--config", str(config)])
+
+    listed = pbem()
+    assert listed.exit_code == 0, listed.output
+    lines = listed.stdout.splitlines()
+    assert lines[-1] == "2 mails in the quarantine"
+    assert lines[0].split()[0] == "1" and "RuntimeError: a fault of the service" in lines[0]
+    assert "too large: 2000048 bytes" in lines[1]
+    shown = pbem("show", "2")
+    assert shown.exit_code == 0 and "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    assert "size: 2000048 bytes (kept: the first 1000000)" in shown.stdout
+    assert "?]0;owned?" in shown.stdout and "bytes more" in shown.stdout
+    refused = pbem("retry", "2")
+    assert refused.exit_code == 2 and "cut at the size limit" in refused.stderr
+    retried = pbem("retry", "1", "--now", later(3).isoformat())
+    assert retried.exit_code == 0 and retried.stdout.strip() == "mail 1: applied"
+    assert _moves(service) == ["place Tonga a"]
+    assert pbem("drop", "2").stdout.strip() == "dropped mail 2 from eve@example.test"
+    assert pbem().stdout.strip() == "0 mails in the quarantine"
+    missing = pbem("drop", "2")
+    assert missing.exit_code == 2 and "there is no mail 2" in missing.stderr
