@@ -113,7 +113,6 @@ def letter(
     *,
     results: Sequence[LineResult] = (),
     answers: Sequence[Answer] = (),
-    notice: str = "",
     remark: str = "",
     subject: str = "",
     news: bool = True,
@@ -122,24 +121,22 @@ def letter(
 ) -> Mail:
     """The mail `seat` gets now: their prompt, news of the game, an error or the final result.
 
-    `results` and `answers` are for the player whose reply caused this moment; `notice`
-    makes it an error mail that explains why their mail was not applied.
+    `results` and `answers` are for the player whose reply caused this moment.
     """
     decision = at.decision
-    mine = (
-        decision is not None and not at.paused and at.everyone[seat].colour == decision.colour
-    )
+    mine = decision is not None and not at.paused and at.everyone[seat].colour == decision.colour
     rejected = any(r.outcome == "rejected" for r in results)
     happened = at.happened if news else ()
     headline = subject
-    if notice or rejected:
-        kind, subject = "error", "Not applied: " + ((notice and "wrong reply address") or "see why")
+    if rejected:
+        kind, subject = "error", "Not applied: see why"
     elif at.final is not None:
         kind, subject = "game_over", _game_over_subject(at)
     elif mine:
         kind, subject = "prompt", ""
     elif not happened:
-        asked = [r.line.split()[0].lower() for r in results if r.outcome == "answered"]
+        said = [r.line for r in results if r.outcome in ("answered", "applied")]
+        asked = [line.split()[0].lower()[:20] for line in said]
         asked = asked or [a.kind for a in answers]
         kind, subject = "answer", "Your answer: " + ", ".join(dict.fromkeys(asked))
     elif at.paused and decision is not None:
@@ -156,7 +153,6 @@ def letter(
         game=at.game,
         subject=subject,
         you=at.everyone[seat],
-        notice=notice,
         remark=remark,
         results=tuple(results),
         answers=tuple(answers),

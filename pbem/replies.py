@@ -11,7 +11,7 @@ from email.message import Message
 from email.utils import parseaddr
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from engine import Choice, ChoiceError, State
 from engine.events import Event
@@ -109,6 +109,9 @@ class Replies:
         tag = find_tag(message)
         if tag is None or automatic_reason(message, self.settings.from_address):
             return "quarantined"
+        refusal = self._sender_refusal(message)
+        if refusal:
+            return "quarantined"
         with session(self.service.engine) as db:
             found = self._seat_of(db, tag, sender)
             if found is not None:
@@ -128,6 +131,14 @@ class Replies:
                     self.service.mail.queue_notice(db, sender, notice, now, game.id)
             db.commit()
         return "quarantined"
+
+    def _sender_refusal(self, message: Message) -> str | None:
+        """Why the From of `message` is not taken (see `pbem.authres`), or None."""
+        return sender_refusal(
+            message,
+            authenticated_from=self.settings.authenticated_from,
+            authserv_id=self.settings.authserv_id,
+        )
 
     def _seat_of(self, db: Session, tag: Tag, sender: str) -> tuple[Game, Seat] | None:
         """The game and seat of a tag signed for that seat and sent from its address."""
@@ -153,11 +164,7 @@ class Replies:
         reason = automatic_reason(message, self.settings.from_address)
         if reason:
             return "ignored", reason
-        refusal = sender_refusal(
-            message,
-            authenticated_from=self.settings.authenticated_from,
-            authserv_id=self.settings.authserv_id,
-        )
+        refusal = self._sender_refusal(message)
         if refusal:
             return "refused", f"sender not accepted: {refusal}"
         game = db.get(Game, tag.game) if tag else None
@@ -178,27 +185,27 @@ class Replies:
             self._tell_other_sender(db, game, seat, now)
             return "refused", f"sender is not the address of {seat.label}"
         lines = self.command_lines(message)
-        replayed = self._replayed(db, tag, lines, inbound, now)
+        keys = _replay_keys(tag, lines, game, seat)
+        replayed = self._replayed(db, keys)
         if replayed:
             return "ignored", replayed
         old = self._too_old(db, game, tag.decision, epoch, now)
         if old:
-            return self._refuse(db, game, seats, state, seat, lines, old, now)
-        return self._apply_lines(db, game, seats, state, seat, tag, lines, inbound, now)
+            done = self._refuse(db, game, seats, state, seat, lines, old, now)
+        else:
+            done = self._apply_lines(db, game, seats, state, seat, tag, lines, inbound, now)
+        db.add(ReplyUse(key=keys[done[0] != "applied"], inbound_id=inbound.id, at=now))
+        return done
 
-    def _replayed(
-        self, db: Session, tag: Tag, lines: list[str], inbound: Inbound, now: datetime
-    ) -> str:
-        """Why a mail is a replay ("" if it is not): the same signed tag with the same
-        commands acted once already, whatever its Message-ID."""
-        said = "\n".join(" ".join(line.lower().split()) for line in lines)
-        signed = f"g{tag.game}-{tag.seat_text}-{tag.decision}-{tag.token.lower()}"
-        key = hashlib.sha256(f"{signed}\n{said}".encode()).hexdigest()
-        first = db.exec(select(ReplyUse).where(ReplyUse.key == key)).first()
-        if first is not None:
-            return f"a replay of message {first.inbound_id}: the same reply address and commands"
-        db.add(ReplyUse(key=key, inbound_id=inbound.id, at=now))
-        return ""
+    def _replayed(self, db: Session, keys: tuple[str, str]) -> str:
+        """Why a mail is a replay ("" if it is not), whatever its Message-ID: the same signed
+        tag with the same commands acted once already, or changed nothing in a game and seat
+        that are as they were then (sent again once the game changed, it is read anew: a
+        move refused while the game was paused acts after it resumes)."""
+        first = db.exec(select(ReplyUse).where(col(ReplyUse.key).in_(keys))).first()
+        if first is None:
+            return ""
+        return f"a replay of message {first.inbound_id}: the same reply address and commands"
 
     def _too_old(self, db: Session, game: Game, decision: int, epoch: int, now: datetime) -> str:
         """Why a seat's reply address no longer acts ("" if it does): it was made before the
@@ -290,7 +297,8 @@ class Replies:
         if sent is None or not gm_token_ok(game.gm_secret, tag):
             return "refused", "bad game master token"
         lines = self.command_lines(message)
-        replayed = self._replayed(db, tag, lines, inbound, now)
+        keys = _replay_keys(tag, lines, game, None)
+        replayed = self._replayed(db, keys)
         if replayed:
             return "ignored", replayed
         lifetime = timedelta(seconds=_parse_duration(self.settings.token_lifetime))
@@ -320,13 +328,15 @@ class Replies:
             answering=answering,
             may_change=sent.used_at is None,
         )
-        if any(r.outcome == "applied" for r in results):
+        acted = any(r.outcome == "applied" for r in results)
+        if acted:
             sent.used_at = now
+        db.add(ReplyUse(key=keys[not acted], inbound_id=inbound.id, at=now))
         outcome = (
             "rejected"
             if any(r.outcome == "rejected" for r in results)
             else "applied"
-            if any(r.outcome == "applied" for r in results)
+            if acted
             else "answered"
         )
         return outcome, _told(results)
@@ -408,7 +418,8 @@ class Replies:
             show_board=show_board,
             announced=announced,
         )
-        outcome = "rejected" if failed else "applied" if moved else "answered"
+        acted = moved or any(r.outcome == "applied" for r in results)  # vacation, tz too
+        outcome = "rejected" if failed else "applied" if acted else "answered"
         return outcome, _told(results)
 
     def _read_line(
@@ -495,7 +506,7 @@ class Replies:
         query = (
             select(Seat, Game)
             .join(Game)
-            .where(col(Game.status).in_(("running", "paused")), Seat.address == sender)
+            .where(col(Game.status).in_(("running", "paused")), func.lower(Seat.address) == sender)
         )
         found = list(db.exec(query))
         if not found or not may_answer(db, sender, "untagged", now, self.settings.answers_per_day):
@@ -519,7 +530,8 @@ class Replies:
             ),
             games=tuple(games),
         )
-        self.service.mail.queue_notice(db, sender, notice, now, None)
+        address = found[0][0].address or sender  # as the seat has it, capitals and all
+        self.service.mail.queue_notice(db, address, notice, now, None)
 
     def _tell_other_sender(self, db: Session, game: Game, seat: Seat, now: datetime) -> None:
         """A valid reply address of a seat used from another address: the seat's own address
@@ -542,6 +554,20 @@ class Replies:
             ),
         )
         self.service.mail.queue_notice(db, address, notice, now, game.id)
+
+
+def _replay_keys(tag: Tag, lines: Sequence[str], game: Game, seat: Seat | None) -> tuple[str, str]:
+    """The keys a reply leaves behind: the first when it acted (the same tag and commands
+    never act again), the second when it did not (nor while the game and the seat stay as
+    they are)."""
+    said = "\n".join(" ".join(line.lower().split()) for line in lines)
+    signed = f"g{tag.game}-{tag.seat_text}-{tag.decision}-{tag.token.lower()}"
+    state = f"{game.status} {game.epoch} {game.decision} {game.deadline_at} {game.ended_by}" + (
+        f" {seat.tz} {seat.away_until} {seat.vacation_used} {seat.absent}" if seat else ""
+    )
+    acted = hashlib.sha256(f"{signed}\n{said}".encode()).hexdigest()
+    unchanged = hashlib.sha256(f"{signed}\n{said}\n{state}".encode()).hexdigest()
+    return acted, unchanged
 
 
 def _told(results: Sequence[LineResult]) -> str:
