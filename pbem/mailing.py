@@ -195,15 +195,7 @@ class Mailer:
             now=now,
             headers={"X-Tongiaki-Kind": notice.kind},
         )
-        db.add(
-            Outbox(
-                game_id=game_id,
-                recipient=address,
-                message=bytes(message),
-                created_at=now,
-                next_attempt_at=now,
-            )
-        )
+        _outbox(db, game_id, address, message, now)
 
     def gm_seat(self, seat: Seat) -> view.GmSeat:
         if seat.bot:
@@ -242,15 +234,20 @@ class Mailer:
             now=now,
             headers=_headers(mail),
         )
-        db.add(
-            Outbox(
-                game_id=game.id,
-                recipient=address,
-                message=bytes(message),
-                created_at=now,
-                next_attempt_at=now,
-            )
+        _outbox(db, game.id, address, message, now)
+
+
+def _outbox(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:
+    """Put a composed mail in the outbox, to go out at once."""
+    db.add(
+        Outbox(
+            game_id=game_id,
+            recipient=address,
+            message=bytes(message),
+            created_at=now,
+            next_attempt_at=now,
         )
+    )
 
 
 def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:

@@ -246,24 +246,11 @@ class Replies:
             LineResult(first, "rejected", why),
             *(LineResult(line, "ignored", "after a rejected line") for line in rest),
         ]
-        self._answer(db, game, seats, state, seat, results, now)
-        return "rejected", _told(results)
-
-    def _answer(
-        self,
-        db: Session,
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        seat: Seat,
-        results: list[LineResult],
-        now: datetime,
-    ) -> None:
-        """Mail the sender their refused lines, if their answer budget allows."""
         assert seat.address is not None
         if may_answer(db, seat.address, "error", now, self.settings.answers_per_day):
             mail = self.service.mail
             mail.queue_round(db, game, seats, state, [], now, sender=seat, results=results)
+        return "rejected", _told(results)
 
     def command_lines(self, message: Message) -> list[str]:
         """The lines of the new text of a reply, without what the mail client quoted."""
