@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -60,9 +61,7 @@ def test_random_games_keep_the_invariants_and_replay(game: tuple[int, int, rando
     check_round_trips(final)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(games)
-def test_listed_choices_apply_and_nothing_else_does(game: tuple[int, int, random.Random]) -> None:
+def _listed_choices_apply_and_nothing_else_does(game: tuple[int, int, random.Random]) -> None:
     players, seed, rng = game
 
     def check(state: State) -> None:
@@ -71,6 +70,21 @@ def test_listed_choices_apply_and_nothing_else_does(game: tuple[int, int, random
         check_nothing_unlisted_applies(state)
 
     _play(players, seed, rng, check)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_listed_choices_apply_and_nothing_else_does(game: tuple[int, int, random.Random]) -> None:
+    _listed_choices_apply_and_nothing_else_does(game)
+
+
+@pytest.mark.slow  # about a minute: `python3 dev.py test -m slow`
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_listed_choices_apply_and_nothing_else_does_in_many_games(
+    game: tuple[int, int, random.Random],
+) -> None:
+    _listed_choices_apply_and_nothing_else_does(game)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
