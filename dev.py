@@ -99,6 +99,7 @@ COMMANDS = {
     "watch": ["-m", "engine.demo"],  # a whole bot game in the terminal
     "bench": ["-m", "engine.bench"],  # the engine's speed
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
+    "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails
     "golden": ["-m", "tests.samples"],  # rewrite the golden files of the mails
     "screenshots": ["-m", "tests.screenshots"],  # docs/screenshots of every kind of mail
 }

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from email.message import Message
 
-from pbem.headers import header_text, header_texts
+from pbem.headers import header_text, raw_header_texts
 
 # numbers of at most 9 digits: a longer one is no tag of ours (and int() would refuse it)
 _PLUS = re.compile(r"\+g(\d{1,9})-(\d{1,9}|gm)-(\d{1,9})-([a-z2-7]{10})@", re.IGNORECASE)
@@ -82,7 +82,7 @@ def subject_tag(tag: Tag) -> str:
 def find_tag(message: Message) -> Tag | None:
     """The tag of a reply: from a plus address among its recipients, else from the subject."""
     headers = ("Delivered-To", "X-Original-To", "To", "Cc", "Envelope-To")
-    for value in (v for h in headers for v in header_texts(message, h)):
+    for value in (v for h in headers for v in raw_header_texts(message, h)):
         found = _PLUS.search(value)
         if found:
             game, seat, decision, signed = found.groups()

@@ -11,10 +11,16 @@ def header_texts(message: Message, name: str) -> list[str]:
     try:
         return [str(value) for value in message.get_all(name, [])]
     except Exception:  # a header the parser cannot read: its raw text will do
-        return [str(value) for key, value in message.raw_items() if key.lower() == name.lower()]
+        return raw_header_texts(message, name)
 
 
 def header_text(message: Message, name: str) -> str:
     """The first value of the header `name`, or ""."""
     values = header_texts(message, name)
     return values[0] if values else ""
+
+
+def raw_header_texts(message: Message, name: str) -> list[str]:
+    """Every value of the header `name` as it was sent, unparsed: for a search with a regular
+    expression, which needs no address parser (that one is slow on long headers)."""
+    return [str(value) for key, value in message.raw_items() if key.lower() == name.lower()]

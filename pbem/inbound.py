@@ -33,12 +33,12 @@ log = logging.getLogger(__name__)
 
 MAX_FIELDS = 200  # header fields kept; a mail client writes a few dozen
 MAX_FIELD = 4000  # bytes kept of one header field, folded lines included
+MAX_CONTENT_FIELD = 300  # of a Content-* field: its parameters are parsed at every look
 MAX_HEAD = 512_000  # bytes searched for the end of the header block
 MAX_DEPTH = 20  # multipart levels read; real mail has three or four
 MAX_MULTIPARTS = 50  # multipart containers in one mail; real mail has a few
 SHOWN = 300  # characters of a header kept for people (logs, the database)
 
-_BLANK = re.compile(rb"\r?\n\r?\n")
 _MULTIPART = re.compile(rb"content-type:\s*multipart/", re.IGNORECASE)
 _SPACE = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
@@ -68,22 +68,30 @@ def shown(text: str, limit: int = SHOWN) -> str:
 
 def split_head(raw: bytes) -> tuple[bytes, bytes, bytes]:
     """(header block, the blank line, body); a mail without a blank line is all header."""
-    found = _BLANK.search(raw, 0, MAX_HEAD)
-    if found is None:
-        return raw[:MAX_HEAD], b"", b""
-    return raw[: found.start()], found.group(), raw[found.end() :]
+    window = raw[:MAX_HEAD]
+    ends = [found for found in (window.find(b"\n\n"), window.find(b"\n\r\n")) if found >= 0]
+    if not ends:
+        return window, b"", b""
+    end = min(ends)
+    start = end - 1 if raw[end - 1 : end] == b"\r" else end
+    after = end + (2 if raw[end + 1 : end + 2] == b"\n" else 3)
+    return raw[:start], raw[start:after], raw[after:]
 
 
 def _fields(head: bytes) -> list[bytes]:
-    """The header fields, each with its folded lines; a line that does not begin a field
-    (no colon) is dropped."""
-    fields: list[bytes] = []
+    """The header fields, each with its folded lines, each cut at MAX_FIELD bytes; a line
+    that does not begin a field (no colon) is dropped. Linear in the size of `head`."""
+    fields: list[list[bytes]] = []
+    sizes: list[int] = []
     for line in head.splitlines(keepends=True):
         if line[:1] in (b" ", b"\t") and fields:
-            fields[-1] += line
+            if sizes[-1] < MAX_FIELD:
+                fields[-1].append(line)
+                sizes[-1] += len(line)
         elif b":" in line[:200]:
-            fields.append(line)
-    return fields
+            fields.append([line])
+            sizes.append(len(line))
+    return [b"".join(lines) for lines in fields]
 
 
 def capped(raw: bytes) -> tuple[bytes, bytes | None]:
@@ -96,8 +104,9 @@ def capped(raw: bytes) -> tuple[bytes, bytes | None]:
         if name == b"message-id" and message_id is None:
             message_id = re.sub(rb"\r?\n", b"", field.split(b":", 1)[1]).strip()
         if len(kept) < MAX_FIELDS:
-            if len(field) > MAX_FIELD:
-                field = field[:MAX_FIELD].rstrip(b"\r\n") + b"\n"
+            limit = MAX_CONTENT_FIELD if name.startswith(b"content-") else MAX_FIELD
+            if len(field) > limit:
+                field = field[:limit].rstrip(b"\r\n") + b"\n"
             if not field.endswith(b"\n"):
                 field += b"\n"
             kept.append(field)
@@ -141,11 +150,12 @@ def arrive(raw: bytes) -> Arrival:
     )
 
 
-def headers_only(raw: bytes) -> Message:
-    """The capped header block of a mail, parsed without its body (for a mail too large)."""
+def headers_only(raw: bytes) -> tuple[Message, bytes | None]:
+    """The capped header block of a mail parsed without its body (for a mail too large),
+    and the raw value of its Message-ID."""
     head, _, _ = split_head(raw)
-    bounded, _ = capped(head + b"\n\n")
-    return email.message_from_bytes(bounded, policy=default_policy)
+    bounded, message_id = capped(head + b"\n\n")
+    return email.message_from_bytes(bounded, policy=default_policy), message_id
 
 
 # -- the quarantine ------------------------------------------------------------------------
@@ -156,10 +166,13 @@ def database_down(error: BaseException) -> bool:
     return isinstance(error, OperationalError)
 
 
-def keep(engine: Engine, raw: bytes, error: str, now: datetime, limit: int) -> int:
-    """Put a mail in the quarantine (its first `limit` bytes) with why; returns its number."""
+def keep(
+    engine: Engine, raw: bytes, error: str, now: datetime, limit: int, head: Message | None = None
+) -> int:
+    """Put a mail in the quarantine (its first `limit` bytes) with why; returns its number.
+    `head`: its headers, when the caller parsed them already."""
     try:
-        message = headers_only(raw)
+        message = head if head is not None else headers_only(raw)[0]
         sender, subject = header_text(message, "From"), header_text(message, "Subject")
     except Exception:  # the headers cannot be read either: the error says enough
         sender = subject = ""

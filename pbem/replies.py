@@ -25,7 +25,7 @@ from pbem.clock import parse_duration as _parse_duration
 from pbem.db import session
 from pbem.gm import GameMaster
 from pbem.headers import header_text
-from pbem.inbound import MAX_HEAD, Arrival, arrive, capped, headers_only, keep, shown
+from pbem.inbound import Arrival, arrive, headers_only, keep, shown
 from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
 from pbem.replytext import reply_text
 from pbem.service import Service, read_choice
@@ -90,8 +90,7 @@ class Replies:
         """A mail over the size limit: kept in the quarantine unread; a tagged one from its
         seat's own address is answered once, briefly."""
         limit = self.settings.max_message_bytes
-        message = headers_only(raw)
-        _, message_id = capped(raw[:MAX_HEAD])
+        message, message_id = headers_only(raw)
         if not message_id:
             message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>".encode()
         sender = shown(parseaddr(header_text(message, "From"))[1].lower(), 254)
@@ -104,7 +103,7 @@ class Replies:
             inbound.sender = sender
             inbound.outcome, inbound.detail = "quarantined", why
             db.commit()
-        number = keep(self.service.engine, raw, why, now, limit)
+        number = keep(self.service.engine, raw, why, now, limit, message)
         log.warning("message %s: quarantined as %d: %s", inbound.id, number, why)
         tag = find_tag(message)
         if tag is None or automatic_reason(message, self.settings.from_address):
