@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pbem.runner import take
 from pbem.service import SeatSpec, Service
+from pbem.transport import MaildirInbox
 from tests.localmail import START, later, local_service, take_mail
 from tests.support.hostile import Target, hostile_mails
 
@@ -76,7 +77,21 @@ def main(argv: list[str]) -> int:
         print(f"  {1000 * max(times):7.1f} ms  ({len(times):>4} mails)  {shape}")
     limit = 0.100
     print(f"slowest under {1000 * limit:.0f} ms: {'yes' if spent[-1] < limit else 'NO'}")
+    idle_poll(10_000)
     return 0
+
+
+def idle_poll(handled: int) -> None:
+    """How long a poll of a local Maildir takes that holds `handled` mails, all handled."""
+    with tempfile.TemporaryDirectory() as folder:
+        inbox = MaildirInbox(Path(folder) / "inbox")
+        for n in range(handled):
+            (Path(folder) / "inbox" / "cur" / f"{n:06}.bench:2,S").write_bytes(b"Subject: x\n\nx\n")
+        begin = time.perf_counter()
+        for _ in range(10):
+            assert list(inbox.new_messages()) == []
+        each = (time.perf_counter() - begin) / 10
+    print(f"a poll of a Maildir with {handled} handled mails and none new: {1000 * each:.1f} ms")
 
 
 if __name__ == "__main__":
