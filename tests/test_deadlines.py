@@ -258,7 +258,7 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
     _game(service)
     prompt = _prompt(take_mail(service), ANN)
     at = START + 10 * HOUR
-    assert service.handle(reply_to(prompt, "vacation 3d"), at) == "answered"
+    assert service.handle(reply_to(prompt, "vacation 3d"), at) == "applied"
     game, seats, _ = _row(service)
     assert as_utc(game.deadline_at) == START + timedelta(days=5)
     assert as_utc(seats[0].away_until) == at + timedelta(days=3)
@@ -290,7 +290,7 @@ def test_a_decision_that_opens_during_a_vacation_counts_from_its_end(service: Se
     _game(service, deadline="24h")
     mails = take_mail(service)
     bob = next(m for m in mails if m["To"] == BOB)
-    assert service.handle(reply_to(bob, "vacation 2d"), START + HOUR) == "answered"
+    assert service.handle(reply_to(bob, "vacation 2d"), START + HOUR) == "applied"
     ann = _prompt(take_mail(service), ANN)
     assert service.handle(reply_to(ann, "1"), START + 2 * HOUR) == "applied"
     game, _, _ = _row(service)
@@ -301,7 +301,7 @@ def test_a_decision_that_opens_during_a_vacation_counts_from_its_end(service: Se
 def test_tz_shows_deadlines_in_the_players_zone_too(service: Service) -> None:
     _game(service)
     prompt = _prompt(take_mail(service), ANN)
-    assert service.handle(reply_to(prompt, "tz europe/berlin"), START + HOUR) == "answered"
+    assert service.handle(reply_to(prompt, "tz europe/berlin"), START + HOUR) == "applied"
     _, seats, _ = _row(service)
     assert seats[0].tz == "Europe/Berlin"
     text = text_of(next(m for m in take_mail(service) if m["To"] == ANN))
@@ -309,7 +309,7 @@ def test_tz_shows_deadlines_in_the_players_zone_too(service: Service) -> None:
     assert "Deadline: Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 10:00 Europe/Berlin)" in text
     assert service.handle(reply_to(prompt, "tz Mars/Olympus"), START + HOUR) == "rejected"
     assert "'Mars/Olympus' is not a time zone" in text_of(take_mail(service)[0])
-    assert service.handle(reply_to(prompt, "tz utc"), START + HOUR) == "answered"
+    assert service.handle(reply_to(prompt, "tz utc"), START + HOUR) == "applied"
     _, seats, _ = _row(service)
     assert seats[0].tz is None
 
