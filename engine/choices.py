@@ -81,6 +81,17 @@ class Emigrate:
 
 
 @dataclass(frozen=True)
+class EmigrateClosed:
+    """Emigrate from an island whose every full beach has only closed routes (RULES §8.1):
+    the island is removed. An option while other full beaches wait to emigrate."""
+
+    island: str
+
+    def __str__(self) -> str:
+        return f"emigrate {self.island}"
+
+
+@dataclass(frozen=True)
 class Land:
     """Where the boats of an arriving group go: colours per beach, and the boats that stay out.
 
@@ -114,4 +125,6 @@ class PutTile:
         return f"put {place} red {DIRECTIONS[self.red]}"
 
 
-Choice = Place | Expand | FoundRoyal | Colonise | Pass | Emigrate | Land | PutTile
+Choice = (
+    Place | Expand | FoundRoyal | Colonise | Pass | Emigrate | EmigrateClosed | Land | PutTile
+)

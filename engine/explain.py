@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
+from engine.choices import (
+    Choice,
+    Colonise,
+    Emigrate,
+    EmigrateClosed,
+    Expand,
+    FoundRoyal,
+    Land,
+    Place,
+    PutTile,
+)
 from engine.hexgrid import DIRECTION_WORDS, neighbour
 from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND
 
@@ -15,7 +25,7 @@ if TYPE_CHECKING:
 _ALLOWED: dict[str, tuple[type, ...]] = {
     "setup": (Place,),
     "turn": (Expand, FoundRoyal, Colonise, Place),
-    "emigrate": (Emigrate,),
+    "emigrate": (Emigrate, EmigrateClosed),
     "land": (Land,),
     "put tile": (PutTile,),
     "colony boat": (Place,),
@@ -34,7 +44,14 @@ def what_is_asked(state: State) -> str:
     if kind == "turn":
         return f"{who} must start the turn: expand, found a royal island, or colonise."
     if kind == "emigrate":
-        return f"{who} must choose which full beach emigrates next, and by which jetty."
+        asked = f"{who} must choose which full beach emigrates next, and by which jetty."
+        closed = [c.island for c in state.legal_choices() if isinstance(c, EmigrateClosed)]
+        for island in closed:  # RULES §8.1: removed when its emigration comes
+            asked += (
+                f" Every route from {island} leads back: 'emigrate {island}' removes it from "
+                "the game (its boats go back to the reserves)."
+            )
+        return asked
     if kind == "land":
         return f"{who} must land the group arriving at {decision.island}."
     if kind == "put tile":
@@ -82,6 +99,13 @@ def _reason(state: State, choice: Choice) -> str | None:
         if not board.seat_boats(pos, seat) or any(sum(b) != b[seat] for b in board.boats[pos]):
             return f"a royal island needs your boats on {island} and nobody else's"
         return None
+    if isinstance(choice, EmigrateClosed):
+        if not any(b == pos for b, _ in board.full_beaches()):
+            return f"{island} has no full beach"
+        return (
+            f"a full beach of {island} has a route that does not lead back: say the beach "
+            f"and the jetty (emigrate {island} BEACH JETTY)"
+        )
     if isinstance(choice, Emigrate):
         if board.free(pos, choice.beach) > 0:
             return f"beach {island} {BEACH_LETTERS[choice.beach]} is not full"

@@ -11,6 +11,7 @@ from engine.choices import (
     Choice,
     Colonise,
     Emigrate,
+    EmigrateClosed,
     Expand,
     FoundRoyal,
     Land,
@@ -157,7 +158,9 @@ def _pass(args: list[str]) -> Choice:
 
 def _emigrate(args: list[str]) -> Choice:
     island, rest = _island(args)
-    if not rest or len(rest[0]) != 1:
+    if not rest:
+        return EmigrateClosed(island)  # RULES §8.1: an island whose routes all lead back
+    if len(rest[0]) != 1:
         raise NotationError("The beach letter is missing.")
     beach = _beaches(rest[:1])[0]
     return Emigrate(island, beach, _direction(rest[1:]))

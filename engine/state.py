@@ -14,6 +14,7 @@ from engine.choices import (
     Choice,
     Colonise,
     Emigrate,
+    EmigrateClosed,
     Expand,
     FoundRoyal,
     Land,
@@ -297,7 +298,8 @@ class State:
         return choices
 
     def _emigration_options(self) -> tuple[list[Choice], list[Position]]:
-        """The legal emigrations, and the islands whose every full beach's route is closed."""
+        """The emigrations over open routes, and the islands whose every full beach's route
+        is closed (RULES §8.1)."""
         board = self.board
         by_island: dict[Position, list[tuple[int, int, bool]]] = {}
         for pos, beach in board.full_beaches():
@@ -316,7 +318,10 @@ class State:
         return choices, doomed
 
     def _emigrations(self) -> list[Choice]:
-        return self._emigration_options()[0]
+        """The legal emigrations: over open routes, and from each island whose routes are
+        all closed (which removes it) while others wait (RULES §8.1)."""
+        options, closed = self._emigration_options()
+        return options + [EmigrateClosed(self.board.name(pos)) for pos in closed]
 
     def _landings(self) -> list[Choice]:
         assert self.group is not None and self.target is not None
@@ -414,6 +419,9 @@ class State:
             self._end_turn(events)
         elif isinstance(choice, Emigrate):
             self._emigrate(choice, events)
+        elif isinstance(choice, EmigrateClosed):
+            self._remove_closed(self.board.where[choice.island], events)
+            self._emigrations_or_end(events)
         elif isinstance(choice, Land):
             self._land(choice, events)
         else:
@@ -603,19 +611,19 @@ class State:
             self.reserve[seat] += n
 
     def _emigrations_or_end(self, events: list[ev.Event]) -> None:
-        """After boats were placed: remove islands with only closed routes, then either ask
-        which full beach emigrates next, or finish the turn (with the §8.1 redraw if due)."""
+        """After boats were placed: either ask which full beach emigrates next, or finish the
+        turn (with the §8.1 redraw if due). An island whose full beaches have only closed
+        routes is removed when its emigration comes (RULES §8.1): by the player's choice
+        while other full beaches wait, by itself when only such islands are left."""
         while True:
-            options, doomed = self._emigration_options()
-            if not doomed:
+            options, closed = self._emigration_options()
+            if options or not closed:
                 break
-            for pos in doomed:
-                self._remove_island(pos, events)
-            if not self.board.boats or self.boats_on_board(self.active) == 0:
-                self.redraw_due = True
+            for pos in closed:
+                self._remove_closed(pos, events)
         if options:
             self.phase = Phase.EMIGRATE
-            self._legal = options
+            self._legal = options + [EmigrateClosed(self.board.name(pos)) for pos in closed]
             return
         if self.redraw_due:
             self.redraw_due = False
@@ -623,6 +631,13 @@ class State:
             self._draw_to_put(events)
             return
         self._end_turn(events)
+
+    def _remove_closed(self, pos: Position, events: list[ev.Event]) -> None:
+        """Remove an island whose routes all lead back; the redraw is due if that leaves no
+        island, or no boat of the active player (royal boats count), on the board."""
+        self._remove_island(pos, events)
+        if not self.board.boats or self.boats_on_board(self.active) == 0:
+            self.redraw_due = True
 
     def _remove_island(self, pos: Position, events: list[ev.Event]) -> None:
         name = self.board.name(pos)

@@ -14,11 +14,12 @@ group leaving Tonga south goes (0,1) -> NE -> (1,0) -> NW -> Tonga again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 
 import pytest
 
-from engine import GameOverError, IllegalChoiceError, Land, Phase, State, parse_choice
+from engine import GameOverError, IllegalChoiceError, Land, Phase, Setup, State, parse_choice
 from engine.events import (
     BoatMoved,
     BoatsPlaced,
@@ -698,6 +699,211 @@ def test_s8_1_island_removed_when_all_routes_closed() -> None:
     assert state.reserve == [14, 15]
     # red has no boats on the board and Tonga is gone: one boat on Samoa, or colonise
     assert legal(state) == {"place Samoa a", "place Samoa b", "place Samoa c", "colonise"}
+
+
+# Ruling (when): a closed island is removed when its emigration comes, in the order the
+# player chooses. The positions come from random games: their set-up and the log so far.
+
+
+@dataclass(frozen=True)
+class _Game:
+    colours: tuple[str, ...]
+    stack: str  # top first, comma-separated
+    log: tuple[str, ...]
+
+    def state(self) -> State:
+        setup = Setup(self.colours, tuple(self.stack.split(",")))
+        return State.replay(setup, [parse_choice(text) for text in self.log])
+
+
+TONGA_CLOSED_HAWAII_WAITING = _Game(
+    ("red", "blue", "yellow"),
+    (
+        "P,L,Hawaii,K,B,I,Tuvalu,N,Tahiti,Tuamotu,E,G,Rarotonga,Hiva Oa,Oahu,Nauru,M,D,"
+        "Rapa Nui,Muroroa,Tokelau,H,Tubuai,A,Samoa,J,O,F,Mangareva,Fidschi,C"
+    ),
+    (
+        "place Tonga e",
+        "place Tonga d",
+        "place Tonga c",
+        "place Tonga f",
+        "place Tonga d",
+        "place Tonga e",
+        "colonise",
+        "put Tonga S red SE",
+        "put Tonga SW red SE",
+        "put Tonga N red SE",
+        "place Hawaii a",
+        "expand Tonga a,e",
+        "expand Tonga a,e",
+        "land Hawaii a:B b:Y c:Y",
+        "expand Hawaii a",
+        "emigrate Hawaii a SW",
+        "expand Tonga a,d,f",
+    ),
+)
+
+TUVALU_CLOSED_TONGA_WAITING = _Game(
+    ("blue", "purple"),
+    (
+        "N,Nauru,A,P,Hawaii,Rarotonga,L,Hiva Oa,Tuamotu,G,I,H,O,C,K,J,Samoa,Tuvalu,"
+        "Mangareva,Rapa Nui,E,F,Muroroa,D,M,Tubuai,Oahu,Fidschi,Tokelau,Tahiti,B"
+    ),
+    (
+        "place Tonga e",
+        "place Tonga c",
+        "place Tonga b",
+        "place Tonga d",
+        "expand Tonga c,d",
+        "expand Tonga a,d",
+        "land Nauru a:P b:B c:P",
+        "expand Tonga c,e,f",
+        "expand Tonga a",
+        "expand Tonga a,b,d,e",
+        "emigrate Tonga e NE",
+        "emigrate Nauru a NE",
+        "land Hawaii a:B c:P",
+        "emigrate Nauru c S",
+        "land Rarotonga a:B b:P",
+        "land Hiva Oa a:P b:P c:B",
+        "expand Hawaii a",
+        "expand Nauru a,c",
+        "expand Rarotonga a",
+        "expand Tonga b,d,e,f",
+        "emigrate Hiva Oa b NW",
+        "land Tuamotu a:P b:B",
+        "emigrate Hiva Oa a SW",
+        "expand Tuamotu a",
+        "expand Tonga c",
+        "expand Hawaii b,c",
+        "emigrate Hawaii c NW",
+        "land Nauru a:P c:P",
+        "emigrate Nauru a NE",
+        "land Hawaii b:B c:P",
+        "emigrate Nauru c SW",
+        "land Tonga b:P c:B",
+        "expand Tonga e from Tuamotu b",
+        "expand Tonga c",
+        "expand Tonga b,f",
+        "emigrate Rarotonga a SE",
+        "royal Tuamotu",
+        "expand Hawaii a,b",
+        "emigrate Hawaii a SE",
+        "expand Tonga c",
+        "expand Tonga d,e",
+        "emigrate Tonga e NE",
+        "emigrate Tonga d N",
+        "emigrate Nauru a N",
+        "emigrate Nauru c SW",
+        "land Tonga d:B f:B",
+        "emigrate Hawaii c SW",
+        "land Rarotonga a:P b:B",
+        "emigrate Rarotonga b NW",
+        "land Tonga a:B b:B d:B e:P",
+        "land Hiva Oa a:P b:B c:B",
+        "expand Tonga a,f",
+        "expand Tonga a,c,e",
+        "land Hiva Oa a:B b:B c:P",
+        "emigrate Hiva Oa a S",
+        "land Hiva Oa a:B c:P",
+        "emigrate Hiva Oa c N",
+        "colonise",
+        "put G S red N",
+        "place Samoa c",
+        "expand Tonga a,b,c,d,e",
+        "royal Samoa",
+        "expand Tonga a",
+        "place Tonga a,b",
+        "land Tuvalu a:B b:B c:P",
+        "expand Hawaii b from Nauru a",
+        "expand Tonga c",
+        "colonise",
+        "put Rarotonga S red SE",
+        "place Mangareva a",
+        "expand Tuvalu c",
+        "colonise",
+        "put O NE red NE",
+        "place Rapa Nui b",
+        "expand Tuvalu b,c",
+        "emigrate Tuvalu c N",
+        "expand Rapa Nui a",
+        "expand Tuvalu a",
+        "royal Rapa Nui",
+        "expand Tuvalu a,b",
+        "emigrate Tuvalu a S",
+        "place Hawaii b",
+        "expand Tonga d",
+        "expand Hawaii b",
+        "expand Tonga a,f",
+        "royal Hawaii",
+        "expand Tonga a,c,d,e",
+        "place Rarotonga a",
+        "expand Tuvalu a,c",
+        "expand Rarotonga b",
+        "expand Tonga d",
+        "expand Rarotonga a,b",
+        "expand Tuvalu b from Tonga c",
+        "expand Rarotonga a,b",
+        "expand Tonga d from Tuvalu a",
+        "colonise",
+        "put N NW red N",
+        "put G SW red S",
+        "put P N red N",
+        "place Muroroa a",
+        "expand Tonga d from Nauru a",
+        "expand Muroroa a",
+        "expand Tuvalu a from Nauru c",
+        "place Tonga b,c",
+        "expand Tonga e from Tuvalu a",
+        "expand Tonga a,b",
+        "emigrate Tonga a S",
+        "land Tuvalu a:B b:P c:P",
+    ),
+)
+
+
+def test_s8_1_when_a_closed_island_is_an_option_while_other_full_beaches_wait() -> None:
+    state = TONGA_CLOSED_HAWAII_WAITING.state()
+    assert legal(state) == {"emigrate Hawaii c N", "emigrate Hawaii c NE", "emigrate Tonga"}
+    assert play(state, "emigrate Tonga") == [
+        chose("blue", "emigrate Tonga"),
+        IslandRemoved("Tonga", group("BBBYY")),
+    ]
+    assert state.set_aside == ["Tonga"] and "Tonga" not in placed_tiles(state)
+    assert legal(state) == {"emigrate Hawaii c N", "emigrate Hawaii c NE"}
+    illegal(state, "emigrate Tonga")
+
+
+def test_s8_1_when_a_closed_island_left_alone_is_removed_by_itself() -> None:
+    state = TONGA_CLOSED_HAWAII_WAITING.state()
+    play(state, "emigrate Hawaii c N")  # Hawaii first: its group reaches Tuvalu
+    assert play(state, "land Tuvalu a:B b:Y") == [
+        chose("blue", "land Tuvalu a:B b:Y"),
+        GroupLanded("Tuvalu", ((0, ("blue",)), (1, ("yellow",))), ()),
+        IslandRemoved("Tonga", group("BBBYY")),  # judged again, still closed, and alone
+        TurnStarted("yellow", 6),
+    ]
+
+
+def test_s8_1_when_an_earlier_emigration_that_changes_the_island_makes_it_judged_again() -> None:
+    state = TUVALU_CLOSED_TONGA_WAITING.state()
+    assert legal(state) == {"emigrate Tonga b SW", "emigrate Tuvalu"}
+    play(state, "emigrate Tonga b SW")  # the group from Tonga arrives at Tuvalu
+    play(state, "land Tuvalu a:B c:B out:P")
+    assert "Tuvalu" in state.board.where and "Tuvalu" not in state.set_aside
+    assert legal(state) == {
+        "emigrate Tuvalu a S",
+        "emigrate Tuvalu a SW",
+        "emigrate Tuvalu c N",
+        "emigrate Tuvalu c NE",
+    }
+
+
+def test_s8_1_when_a_closed_island_with_open_routes_is_not_an_option() -> None:
+    state = TUVALU_CLOSED_TONGA_WAITING.state()
+    illegal(state, "emigrate Tonga")
+    with pytest.raises(IllegalChoiceError, match="has a route that does not lead back"):
+        state.apply(parse_choice("emigrate Tonga"))
 
 
 def test_s8_1_route_to_a_royal_island_is_closed() -> None:
