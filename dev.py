@@ -95,7 +95,7 @@ def run(python: Path, *args: str) -> int:
 
 
 COMMANDS = {
-    "run": ["-m", "pbem.cli", "demo"],  # the service on its embedded defaults, with a demo game
+    "run": ["-m", "pbem", "demo"],  # the service on its embedded defaults, with a demo game
     "watch": ["-m", "engine.demo"],  # a whole bot game in the terminal
     "bench": ["-m", "engine.bench"],  # the engine's speed
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
@@ -122,6 +122,7 @@ def main(argv: list[str]) -> int:
         return code
     for step in (
         ["-m", "ruff", "check", "."],
+        ["-m", "ruff", "format", "--check", "."],
         ["-m", "mypy"],
         ["-m", "pytest", *rest],
     ):

@@ -4,6 +4,9 @@ A game is a `Setup` plus the list of choices made; `State` holds the game in pro
 says who must decide what (`state.decision`), lists the legal choices and applies one.
 """
 
+__version__ = "0.2.0"  # of the whole project (pyproject.toml reads it from here)
+
+
 from engine.choices import (
     Choice,
     Colonise,
@@ -51,5 +54,6 @@ __all__ = [
     "SetupError",
     "Standing",
     "State",
+    "__version__",
     "parse_choice",
 ]

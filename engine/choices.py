@@ -125,6 +125,4 @@ class PutTile:
         return f"put {place} red {DIRECTIONS[self.red]}"
 
 
-Choice = (
-    Place | Expand | FoundRoyal | Colonise | Pass | Emigrate | EmigrateClosed | Land | PutTile
-)
+Choice = Place | Expand | FoundRoyal | Colonise | Pass | Emigrate | EmigrateClosed | Land | PutTile

@@ -18,7 +18,7 @@ from email.utils import getaddresses
 
 from pbem.headers import header_texts
 
-log = logging.getLogger("pbem")
+log = logging.getLogger(__name__)
 
 FROM_LIMIT = 2_000  # Python's address parser takes quadratic time: longer From is refused
 _PLAIN = re.compile(r"[^\s@<>()\[\]\",;:\\]+@[^\s@<>()\[\]\",;:\\]+\Z")

@@ -38,7 +38,7 @@ from pbem.runner import ServiceRunning, one_service, run_cycle, serve, take
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
 
-log = logging.getLogger("pbem")
+log = logging.getLogger("pbem.cli")  # also when run as `python -m pbem.cli`
 _database: ContextVar[Path | None] = ContextVar("database", default=None)  # once known
 BUG = 1  # exit statuses (README, "Logs and troubleshooting"); pbem.db has 4 and 5
 BAD_INPUT = 2

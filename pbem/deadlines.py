@@ -22,7 +22,7 @@ from pbem.models import Game, Seat, Setting
 from pbem.service import Service, bot_choice
 from pbem.view import when
 
-log = logging.getLogger("pbem")
+log = logging.getLogger(__name__)
 
 LAST_TICK = "last_tick_at"
 

@@ -29,7 +29,7 @@ from pbem.render import render_board_text
 from pbem.service import GameError, Service, read_choice
 from pbem.view import GM_SYNTAX, Answer, LineResult, when
 
-log = logging.getLogger("pbem")
+log = logging.getLogger(__name__)
 
 GM_META = ("status", "log", "board", "help")
 GM_LOOK = "status, log, board, help: look at the game; change nothing"

@@ -31,7 +31,7 @@ from pbem.replytext import reply_text
 from pbem.service import Service, read_choice
 from pbem.view import Answer, LineResult, when
 
-log = logging.getLogger("pbem")
+log = logging.getLogger(__name__)
 
 META_COMMANDS = ("help", "board", "status", "log")
 SEAT_COMMANDS = ("vacation", "tz")  # a player's settings, at any time

@@ -31,7 +31,7 @@ from pbem.models import Outbox
 from pbem.service import Service
 from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
 
-log = logging.getLogger("pbem")
+log = logging.getLogger(__name__)
 
 MAX_BACKOFF = timedelta(hours=1)
 MAILBOX_DOWN = (OSError, imaplib.IMAP4.error)  # the mail server, not the service, failed

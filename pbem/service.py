@@ -39,7 +39,7 @@ from pbem.mailing import Mailer
 from pbem.models import Game, Move, Seat
 from pbem.view import when
 
-log = logging.getLogger("pbem")
+log = logging.getLogger(__name__)
 
 
 class GameError(ValueError):

@@ -1,0 +1,5 @@
+"""`python -m pbem`: the `pbem` command."""
+
+from pbem.cli import main
+
+main()
