@@ -8,7 +8,7 @@ import email.policy
 import re
 
 from pbem.replytext import reply_text
-from tests.support.hostile import MAX_BYTES, PENDING_SHAPES, SHAPES, Target, hostile_mails
+from tests.support.hostile import MAX_BYTES, SHAPES, Target, hostile_mails
 
 TARGETS = [
     Target("tongiaki+g1-0-3-abcdefghij@example.test", "ann@example.test", "tongiaki@example.test"),
@@ -40,12 +40,6 @@ def test_each_run_of_as_many_mails_as_shapes_holds_every_shape() -> None:
 def test_shapes_vary_within_a_shape() -> None:
     mails = [raw for name, raw in hostile_mails(4 * len(SHAPES), 8, TARGETS) if name != "empty"]
     assert len(set(mails)) > 0.9 * len(mails)
-
-
-def test_pending_shapes_only_when_named() -> None:
-    named = list(hostile_mails(2, 1, TARGETS, shapes=list(PENDING_SHAPES)))
-    assert {name for name, _ in named} == set(PENDING_SHAPES)
-    assert all(len(raw) <= MAX_BYTES for _, raw in named)
 
 
 def test_no_mail_from_a_seat_to_its_reply_address_holds_a_move() -> None:

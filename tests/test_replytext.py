@@ -1,18 +1,26 @@
-"""Reply text: 40 real replies from real mail clients, and game replies built here."""
+"""Reply text: 40 real replies from real mail clients, game replies built here, and hostile
+replies read right in work linear in their size."""
 
 from __future__ import annotations
 
 import email
 import email.policy
+import html
 import json
-from dataclasses import dataclass
+import re
+import time
+from dataclasses import dataclass, field
 from email.message import EmailMessage, Message
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pbem.replytext import message_text, new_text, reply_text
+from pbem import replytext
+from pbem.replytext import MAX_HEADER_LINE, message_text, new_text, reply_text
+from tests.support.hostile import OWN_ADDRESS, REPLY_BODIES, REPLY_COMMAND
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replies"
 MANIFEST: list[dict[str, Any]] = json.loads((FIXTURES / "MANIFEST.json").read_text("utf-8"))
@@ -393,3 +401,190 @@ def test_attachments_are_not_bodies() -> None:
     message.add_attachment("ignore me", filename="notes.txt")
     assert reply_text(message) == "status"
     assert message_text(EmailMessage()) == ""
+
+
+def test_unknown_slow_and_broken_charsets_fall_back() -> None:
+    for charset in ("x-foo", "punycode", "idna", "utf-8''"):
+        raw = f"Content-Type: text/plain; charset={charset}\n\nGr\u00fc\u00dfe\n".encode("latin-1")
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        assert message_text(message) == "Grüße\n"
+    raw = b"Content-Type: text/plain; charset*0*=utf-8''%FF; charset*2=x; charset*=bad''\n\npass\n"
+    assert reply_text(email.message_from_bytes(raw, policy=email.policy.default)) == "pass"
+
+
+def test_a_character_reference_of_5000_digits() -> None:
+    message = _html_mail(f"<p>pass</p><p>&#{'9' * 5000};&#x{'0' * 5000}41;</p>")
+    assert reply_text(message) == "pass\n\ufffdA"
+
+
+# --- hostile replies: the right text, in work linear in their size ------------------------
+
+SMALL = 48 * 1024
+# patterns that search a line, or a window of three, at every position
+LINE_SEARCHES = ("_END_VERB", "_END_ADDRESS", "_DIGIT_OR_AT", "_VERB", "own")
+
+
+@dataclass
+class _Work:
+    characters: int = 0  # looked at by all patterns
+    widest: dict[str, int] = field(default_factory=dict)  # the longest search, by pattern
+
+
+class _Counted:
+    """A compiled pattern that counts the characters each call looks at: from its start
+    position to the end of the match, or of the text when there is none."""
+
+    def __init__(self, name: str, pattern: re.Pattern[str], work: _Work) -> None:
+        self.name, self.pattern, self.work = name, pattern, work
+
+    def _count(self, text: str, pos: int, found: re.Match[str] | None) -> re.Match[str] | None:
+        self.work.characters += (found.end() if found else len(text)) - pos
+        return found
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self._count(text, pos, self.pattern.match(text, pos))
+
+    def fullmatch(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self._count(text, pos, self.pattern.fullmatch(text, pos))
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        widest = self.work.widest.get(self.name, 0)
+        self.work.widest[self.name] = max(widest, len(text) - pos)
+        return self._count(text, pos, self.pattern.search(text, pos))
+
+    def finditer(self, text: str) -> Any:
+        self.work.characters += len(text)
+        return self.pattern.finditer(text)
+
+    def sub(self, replacement: Any, text: str) -> str:
+        self.work.characters += len(text)
+        return self.pattern.sub(replacement, text)
+
+
+@pytest.fixture
+def work(monkeypatch: pytest.MonkeyPatch) -> _Work:
+    """Every pattern of pbem.replytext counting into one `_Work`."""
+    counted = _Work()
+    for name, value in vars(replytext).items():
+        if isinstance(value, re.Pattern):
+            monkeypatch.setattr(replytext, name, _Counted(name, value, counted))
+        elif (
+            isinstance(value, dict)
+            and value
+            and all(isinstance(v, re.Pattern) for v in value.values())
+        ):
+            wrapped = {key: _Counted(f"{name}", v, counted) for key, v in value.items()}
+            monkeypatch.setattr(replytext, name, wrapped)
+    own_pattern = replytext._own_pattern
+
+    def counted_own(addresses: Any, names: Any) -> Any:
+        pattern = own_pattern(addresses, names)
+        return None if pattern is None else _Counted("own", pattern, counted)
+
+    monkeypatch.setattr(replytext, "_own_pattern", counted_own)
+    return counted
+
+
+def _read(shape: str, size: int, work: _Work) -> tuple[str, int]:
+    message = REPLY_BODIES[shape](size)
+    work.characters = 0
+    text = reply_text(message, own_addresses=[OWN_ADDRESS], own_names=NAME)
+    return text, work.characters
+
+
+@pytest.mark.parametrize("shape", list(REPLY_BODIES))
+def test_hostile_reply_read_right_in_linear_work(shape: str, work: _Work) -> None:
+    """The command above the junk is found; the characters the patterns look at grow with
+    the size of the reply (4 times at 4n; a walk that starts over per header gives 16), a few
+    per character; and no pattern that searches a line is handed more than three lines of
+    MAX_HEADER_LINE, so none can backtrack over a long one. (Copies, splits and the decoding
+    of the mail are not counted: they are linear in the code as it is.)"""
+    small_text, small = _read(shape, SMALL, work)
+    big_text, big = _read(shape, 4 * SMALL, work)
+    assert small_text == big_text == REPLY_COMMAND
+    assert big <= 4.5 * small + 10_000
+    assert big <= 6 * 4 * SMALL
+    for name in LINE_SEARCHES:
+        assert work.widest.get(name, 0) <= 3 * MAX_HEADER_LINE + 2, name
+
+
+# shapes whose quadratic cost was in copies of lists and strings or in the standard
+# library, which the count above does not see
+COPYING_SHAPES = (
+    "header_blocks",
+    "dash_lines",
+    "flowed_soft_breaks",
+    "html_unclosed_tags",
+    "html_unclosed_comments",
+    "content_type_params",
+)
+
+
+def _cpu_seconds(shape: str, size: int) -> float:
+    message = REPLY_BODIES[shape](size)
+    best = float("inf")
+    for _ in range(2):
+        start = time.process_time()
+        reply_text(message, own_addresses=[OWN_ADDRESS], own_names=NAME)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("shape", COPYING_SHAPES)
+def test_hostile_reply_cpu_time_grows_linearly(shape: str) -> None:
+    """The CPU time over a reply of 1 MiB is at most 48 times that over 64 KiB, plus 20 ms:
+    linear work gives 16 times, the quadratic code before gave 90 to 160 times (or hours).
+    CPU time of this process, the fastest of two runs, and three times the linear ratio keep
+    other load on the machine from failing it."""
+    small, big = _cpu_seconds(shape, 64 * 1024), _cpu_seconds(shape, 1024 * 1024)
+    assert big <= 48 * small + 0.02, (small, big)
+
+
+@pytest.mark.parametrize("shape", ["attribution_lines", "attributions_and_quotes"])
+def test_the_command_above_765_kib_of_attributions(shape: str) -> None:
+    message = REPLY_BODIES[shape](765 * 1024)
+    assert reply_text(message, own_addresses=[OWN_ADDRESS]) == REPLY_COMMAND
+    assert reply_text(message) == REPLY_COMMAND
+
+
+def test_multipart_nested_1000_deep() -> None:
+    message = REPLY_BODIES["nested_multipart"](1000 * 1024)
+    assert reply_text(message) == REPLY_COMMAND
+
+
+# The linear forms of the patterns that backtracked accept what those patterns accepted.
+_OLD_END_VERB = re.compile(
+    rf"(?:^|[\s>\]\"',])(?:{replytext._VERBS})(?:\s*\(\w+\))?(?:\s.{{0,120}}?)?\s*[:\uff1a]$"
+    r"|(?:写道|寫道|書きました|のメール|のメッセージ|작성)\s*[:\uff1a]$",
+    re.I,
+)
+_OLD_DASHED = re.compile(r"-{2,}\s*[^-\s].{0,100}?\s*-{2,}")
+_OLD_BORDER_TOP = re.compile(r"border-top(?:-style)?\s*:[^;]*\bsolid", re.I)
+
+
+def _texts(*pieces: str) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces), max_size=12).map("".join)
+
+
+@given(
+    _texts(
+        " ", "  ", "\t", "y", "y" * 10, "y" * 55, "(abc)", "wrote", "写道", ":", "：", "-", "On "
+    )
+)
+def test_ends_with_verb_as_the_pattern_did(text: str) -> None:
+    assert replytext._ends_with_verb(text) == bool(_OLD_END_VERB.search(text))
+
+
+@given(_texts("-", "--", "---", " ", "\t", "x", "x" * 50, "_", ":", "é"))
+def test_dashed_as_the_pattern_did(text: str) -> None:
+    assert replytext._dashed(text) == bool(_OLD_DASHED.fullmatch(text))
+
+
+@given(_texts("border-top", "-style", "-color", ":", ";", " ", "solid", "Solid", "asolid", "x"))
+def test_border_top_solid_as_the_pattern_did(text: str) -> None:
+    assert replytext._border_top_solid(text) == bool(_OLD_BORDER_TOP.search(text))
+
+
+@given(_texts("&#", "&#x", "&#X", "0" * 30, "9" * 31, "41", "f" * 32, ";", "a", " ", "&amp"))
+def test_long_character_references_as_html_unescape(text: str) -> None:
+    assert replytext._unescape(text) == html.unescape(text)

@@ -125,7 +125,7 @@ REPLY_BODIES: dict[str, Callable[[int], Message]] = {
     "long_lines": _long_lines,
     "dash_lines": lambda n: _plain(
         f"{REPLY_COMMAND}\n\n____\n"
-        + _times("-- a --\n-----Original Message-----\n--\n-- Ann wrote --\n\n", n)
+        + _times("-- a --\n-----Original Message-----\n--\n-- Ann --\n\n", n)
     ),
     "html_nested_divs": lambda n: _html(
         f"<div>{REPLY_COMMAND}</div>"
@@ -487,6 +487,7 @@ def _rfc2231_broken(m: _Mail) -> bytes:
             "; charset*=''; name*1*=%zz; name*0=\"a",
             "; charset*0=utf; charset*0=8; charset*99999999999=x",
             "; charset*=utf-8'en'%E2%82",
+            "; charset=utf-8; name*",  # the default policy's parser raises IndexError
         ]
     )
     return _player_reply(m, m.junk(), content_type=f"text/plain{params}")
@@ -604,11 +605,7 @@ def _part_header_huge(m: _Mail) -> bytes:
     return _player_reply(m, body, content_type='multipart/mixed; boundary="p"')
 
 
-# Shapes that the service cannot take yet (each takes minutes to hours): not in the default
-# rotation, so that the fuzz test finishes; name them in `shapes` to try them.
-PENDING_SHAPES: dict[str, Callable[[_Mail], bytes]] = {
-    "part_header_huge": _part_header_huge,
-}
+SHAPES["part_header_huge"] = _part_header_huge
 
 
 def hostile_mails(
@@ -618,7 +615,7 @@ def hostile_mails(
 
     The shapes (all of SHAPES unless named) come in one seeded order, repeated: every run of
     that many mails holds each shape once. Each mail is at most MAX_BYTES long."""
-    makers = {**SHAPES, **PENDING_SHAPES}
+    makers = SHAPES
     rng = random.Random(seed)
     order = list(shapes or SHAPES)
     rng.shuffle(order)
