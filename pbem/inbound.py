@@ -41,6 +41,7 @@ MAX_MULTIPARTS = 50  # multipart containers in one mail; real mail has a few
 SHOWN = 300  # characters of a header kept for people (logs, the database)
 
 _MULTIPART = re.compile(rb"content-type:\s*multipart/", re.IGNORECASE)
+_MESSAGE = re.compile(rb"content-type:\s*message/", re.IGNORECASE)  # a mail inside a mail
 _SPACE = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
@@ -135,7 +136,8 @@ def arrive(raw: bytes) -> Arrival:
     if containers > MAX_MULTIPARTS:  # checked before parsing: the parser recurses
         raise MailError(f"more than {MAX_MULTIPARTS} multipart parts")
     bounded, message_id = capped(raw)
-    _check_parts(bounded)
+    if containers or _MESSAGE.search(raw):  # parts with headers of their own
+        _check_parts(bounded)
     message = email.message_from_bytes(bounded, policy=default_policy)
     if depth(message) > MAX_DEPTH:
         raise MailError(f"multipart nested more than {MAX_DEPTH} levels deep")
