@@ -124,11 +124,13 @@ def _decoded_words(text: str) -> str:
 
 
 def _authentication_refusal(message: Message, domain: str, authserv_id: str) -> str | None:
-    ours = authserv_id.strip().lower().rstrip(".")
+    # the receiving servers' names, exactly: a server removes headers that carry its own
+    # name (RFC 8601 §5), not those of a made-up name below it
+    ours = {name.lower().rstrip(".") for name in authserv_id.replace(",", " ").split()}
     results: list[_Result] = []
     for value in _raw_values(message, "Authentication-Results"):  # encoded words stay words
         host, found = _parse(value)
-        if not ours or host is None or not (host == ours or host.endswith("." + ours)):
+        if host is None or host not in ours:
             continue  # another host's word: anyone can write it
         if found is None:
             return f"unreadable Authentication-Results from {host}"
@@ -138,6 +140,11 @@ def _authentication_refusal(message: Message, domain: str, authserv_id: str) -> 
         return f"dmarc=fail from {authserv_id}"
     if "pass" in verdicts and len(verdicts) > 1:
         return f"dmarc={' and dmarc='.join(verdicts)} from {authserv_id}"
+    signatures = {r.result for r in results if r.method == "dkim"}
+    if "pass" in signatures and len(signatures) > 1 and "pass" not in verdicts:
+        # the server's own verdict on the signatures beside a pass: one was written by
+        # someone else (a server that judged a signature writes its result)
+        return f"dkim={' and dkim='.join(sorted(signatures))} from {authserv_id}"
     for result in results:
         if result.result != "pass":
             continue

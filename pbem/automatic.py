@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from email.message import Message
-from email.utils import parseaddr
 
 from pbem.headers import header_text, header_texts
 
 _DAEMONS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "do-not-reply", "donotreply")
 
 
-def automatic_reason(message: Message, service_address: str) -> str | None:
-    """Why `message` is automatic mail (and must not be answered), or None."""
+def automatic_reason(message: Message, service_address: str, sender: str) -> str | None:
+    """Why `message` (from `sender`, lower case) is automatic mail that must not be
+    answered, or None."""
     auto = header_text(message, "Auto-Submitted").strip().lower()
     if auto and auto != "no":
         return f"Auto-Submitted: {auto}"
@@ -30,7 +30,6 @@ def automatic_reason(message: Message, service_address: str) -> str | None:
     content_type = message.get_content_type()
     if content_type == "multipart/report":
         return "a delivery or read report"
-    sender = parseaddr(header_text(message, "From"))[1].lower()
     local = sender.partition("@")[0]
     if not sender:
         return "no sender"

@@ -63,7 +63,7 @@ class Settings:
     answers_per_day: int = 10  # error and refusal answers to one address in 24 hours
     token_lifetime: str = "14d"  # a reply address acts this long after its decision closed
     authenticated_from: str = "off"  # off | dmarc: the receiving server must vouch for From
-    authserv_id: str = ""  # the receiving server's name in Authentication-Results
+    authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
     log_level: str = "INFO"
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)

@@ -132,8 +132,9 @@ class GameMaster:
                 failed = True
                 continue
             results.append(LineResult(line, "applied", detail))
-            db.add(GmAction(game_id=game_id, at=now, actor=actor, command=line, detail=detail))
-            log.info("game %s: game master %s: %s -> %s", game.id, actor, line, detail)
+            said = shown(line)  # what is stored and logged: one line, no control characters
+            db.add(GmAction(game_id=game_id, at=now, actor=actor, command=said, detail=detail))
+            log.info("game %s: game master %s: %s -> %s", game.id, actor, said, shown(detail))
         self._tell(db, table, results, answers, show_board)
         return results, answers
 
@@ -182,9 +183,9 @@ class GameMaster:
             )
         failed = any(r.outcome == "rejected" for r in results)
         applied = any(r.outcome == "applied" for r in results)
-        if table.answering is not None and failed and not applied:  # an error answer only
+        if table.answering is not None and not applied:  # an answer alone: within the budget
             per_day = service.settings.answers_per_day
-            if not may_answer(db, table.actor, "error", now, per_day):
+            if not may_answer(db, table.actor, "error" if failed else "answer", now, per_day):
                 return
         if table.answering is not None:
             verbs = ", ".join(dict.fromkeys(r.line.split()[0].lower()[:20] for r in results))

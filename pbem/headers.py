@@ -15,9 +15,13 @@ def header_texts(message: Message, name: str) -> list[str]:
 
 
 def header_text(message: Message, name: str) -> str:
-    """The first value of the header `name`, or ""."""
-    values = header_texts(message, name)
-    return values[0] if values else ""
+    """The first value of the header `name`, or "" (only that one is parsed)."""
+    try:
+        value = message.get(name)
+    except Exception:  # a header the parser cannot read: its raw text will do
+        raws = raw_header_texts(message, name)
+        return raws[0] if raws else ""
+    return "" if value is None else str(value)
 
 
 def raw_header_texts(message: Message, name: str) -> list[str]:

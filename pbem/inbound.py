@@ -27,7 +27,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import col, select
 
 from pbem.db import session
-from pbem.headers import header_text
+from pbem.headers import header_text, raw_header_texts
 from pbem.models import Quarantined
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,12 @@ log = logging.getLogger(__name__)
 MAX_FIELDS = 200  # header fields kept; a mail client writes a few dozen
 MAX_FIELD = 4000  # bytes kept of one header field, folded lines included
 MAX_CONTENT_FIELD = 300  # of a Content-* field: its parameters are parsed at every look
+MAX_ADDRESS_FIELD = 500  # of a field the service reads an address from (Python's address
+# parser takes quadratic time); a real From is far shorter
+ADDRESS_FIELDS = (b"from", b"sender", b"reply-to", b"return-path")
+MAX_COPIES = 2  # copies kept of one field (two From: authres refuses them)
+MANY_COPIES = (b"received", b"authentication-results", b"arc-authentication-results")
+MAX_MANY_COPIES = 30  # copies kept of a field that real mail repeats
 MAX_HEAD = 512_000  # bytes searched for the end of the header block
 MAX_DEPTH = 20  # multipart levels read; real mail has three or four
 MAX_MULTIPARTS = 50  # multipart containers in one mail; real mail has a few
@@ -96,17 +102,30 @@ def _fields(head: bytes) -> list[bytes]:
     return [b"".join(lines) for lines in fields]
 
 
+def _limit(name: bytes) -> int:
+    """How many bytes of a field named `name` are kept."""
+    if name.startswith(b"content-"):
+        return MAX_CONTENT_FIELD
+    return MAX_ADDRESS_FIELD if name in ADDRESS_FIELDS else MAX_FIELD
+
+
 def capped(raw: bytes) -> tuple[bytes, bytes | None]:
-    """The mail with a bounded header block, and the raw value of its first Message-ID."""
+    """The mail with a bounded header block, and the raw value of its first Message-ID:
+    at most MAX_FIELDS fields, each cut to its limit, and at most MAX_COPIES of each name
+    (MAX_MANY_COPIES of those that real mail repeats), so that no header is parsed long."""
     head, blank, body = split_head(raw)
     message_id = None
     kept: list[bytes] = []
+    copies: dict[bytes, int] = {}
     for field in _fields(head):
         name = field.split(b":", 1)[0].strip().lower()
         if name == b"message-id" and message_id is None:
             message_id = re.sub(rb"\r?\n", b"", field.split(b":", 1)[1]).strip()
+        copies[name] = copies.get(name, 0) + 1
+        if copies[name] > (MAX_MANY_COPIES if name in MANY_COPIES else MAX_COPIES):
+            continue
         if len(kept) < MAX_FIELDS:
-            limit = MAX_CONTENT_FIELD if name.startswith(b"content-") else MAX_FIELD
+            limit = _limit(name)
             if len(field) > limit:
                 field = field[:limit].rstrip(b"\r\n") + b"\n"
             if not field.endswith(b"\n"):
@@ -143,13 +162,12 @@ def arrive(raw: bytes) -> Arrival:
         raise MailError(f"multipart nested more than {MAX_DEPTH} levels deep")
     if not message_id:
         message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>".encode()
-    text = message_id.decode("utf-8", "replace")
-    sender = parseaddr(header_text(message, "From"))[1].lower()
+    digest = hashlib.sha256(message_id).hexdigest()
     return Arrival(
         message=message,
-        message_hash=hashlib.sha256(message_id).hexdigest(),
-        message_id=shown(text),
-        sender=shown(sender, 254),
+        message_hash=digest,
+        message_id=shown_id(message_id, digest),
+        sender=shown(sender_of(message), 254),
         size=len(raw),
     )
 
@@ -163,6 +181,20 @@ def _check_parts(bounded: bytes) -> None:
         for name, value in part.raw_items():
             if name.lower().startswith("content-") and len(value) > MAX_CONTENT_FIELD:
                 raise MailError(f"a part's {shown(name, 40)} header is {len(value)} long")
+
+
+def shown_id(message_id: bytes, digest: str) -> str:
+    """A Message-ID for people: at most SHOWN characters, and never alike for two different
+    ones (databases upgraded from version 3 keep a UNIQUE constraint on that column)."""
+    text = shown(message_id.decode("utf-8", "replace"), SHOWN * 2)
+    return text if len(text) <= SHOWN else f"{text[: SHOWN - 20]}...#{digest[:16]}"
+
+
+def sender_of(message: Message) -> str:
+    """The address in the first From, lower case ("" if none): parsed once, from the raw
+    field (cut at MAX_ADDRESS_FIELD by `capped`), not through the header registry."""
+    values = raw_header_texts(message, "From")
+    return parseaddr(values[0])[1].lower() if values else ""
 
 
 def headers_only(raw: bytes) -> tuple[Message, bytes | None]:
@@ -181,17 +213,17 @@ def database_down(error: BaseException) -> bool:
     return isinstance(error, OperationalError)
 
 
-def keep(
-    engine: Engine, raw: bytes, error: str, now: datetime, limit: int, head: Message | None = None
-) -> int:
-    """Put a mail in the quarantine (its first `limit` bytes) with why; returns its number.
+def quarantine_row(
+    raw: bytes, error: str, now: datetime, limit: int, head: Message | None = None
+) -> Quarantined:
+    """The quarantine's row for a mail (its first `limit` bytes) and why it is there;
     `head`: its headers, when the caller parsed them already."""
     try:
         message = head if head is not None else headers_only(raw)[0]
         sender, subject = header_text(message, "From"), header_text(message, "Subject")
     except Exception:  # the headers cannot be read either: the error says enough
         sender = subject = ""
-    row = Quarantined(
+    return Quarantined(
         received_at=now,
         sender=shown(sender),
         subject=shown(subject),
@@ -199,6 +231,11 @@ def keep(
         raw=raw[:limit],
         error=shown(error, 500),
     )
+
+
+def keep(engine: Engine, raw: bytes, error: str, now: datetime, limit: int) -> int:
+    """Put a mail in the quarantine with why; returns its number."""
+    row = quarantine_row(raw, error, now, limit)
     with session(engine) as db:
         db.add(row)
         db.commit()

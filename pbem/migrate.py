@@ -93,6 +93,10 @@ def upgrade(engine: Engine) -> list[int]:
             f"{SCHEMA_VERSION}: run a newer version of the service"
         )
     if version == SCHEMA_VERSION:
+        looking = engine.execution_options(reading=True)  # no write lock when nothing is missing
+        present = set(inspect(looking).get_table_names())
+        if not set(SQLModel.metadata.tables) <= present:
+            SQLModel.metadata.create_all(engine)  # tables an interrupted upgrade did not make
         return []
     done: list[int] = []
     if version is not None:

@@ -8,7 +8,6 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import Message
-from email.utils import parseaddr
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session, col, func, select
@@ -24,8 +23,7 @@ from pbem.clock import DurationError, as_utc, format_duration
 from pbem.clock import parse_duration as _parse_duration
 from pbem.db import session
 from pbem.gm import GameMaster
-from pbem.headers import header_text
-from pbem.inbound import Arrival, arrive, headers_only, keep, shown
+from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
 from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
 from pbem.replytext import reply_text
 from pbem.service import Service, read_choice
@@ -36,6 +34,7 @@ log = logging.getLogger(__name__)
 META_COMMANDS = ("help", "board", "status", "log")
 SEAT_COMMANDS = ("vacation", "tz")  # a player's settings, at any time
 MAX_LINES = 30
+SHORTEST_VACATION = 6 * 3600  # seconds
 MAX_LINE = 300  # characters of a line read; a command is far shorter
 
 
@@ -55,12 +54,16 @@ class Replies:
         if len(raw) > self.settings.max_message_bytes:
             return self._too_large(raw, now)
         arrival = arrive(raw)
-        tag = find_tag(arrival.message)
+        message, sender = arrival.message, arrival.sender
+        tag = find_tag(message)
+        # what needs no database is done before its write lock is taken
+        turned_away = self._turned_away(message, sender)
+        lines = self.command_lines(message) if tag is not None and not turned_away else []
         with session(self.service.engine) as db:
             inbound = self._first_time(db, arrival.message_hash, arrival, now)
             if inbound is None:
                 return "duplicate"
-            outcome, detail = self._handle(db, arrival.message, arrival.sender, tag, inbound, now)
+            outcome, detail = turned_away or self._handle(db, sender, tag, lines, inbound, now)
             inbound.outcome, inbound.detail = outcome, shown(detail, 500)
             db.commit()
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
@@ -87,48 +90,46 @@ class Replies:
         return inbound
 
     def _too_large(self, raw: bytes, now: datetime) -> str:
-        """A mail over the size limit: kept in the quarantine unread; a tagged one from its
-        seat's own address is answered once, briefly."""
+        """A mail over the size limit: kept in the quarantine unread (in the transaction that
+        records it as handled); a tagged one from its seat's own address is answered once,
+        briefly."""
         limit = self.settings.max_message_bytes
         message, message_id = headers_only(raw)
         if not message_id:
             message_id = f"<sha256-{hashlib.sha256(raw).hexdigest()}@tongiaki>".encode()
-        sender = shown(parseaddr(header_text(message, "From"))[1].lower(), 254)
+        sender = shown(sender_of(message), 254)
         why = f"too large: {len(raw)} bytes, the limit is {limit}"
+        tag = find_tag(message)
+        answer = tag is not None and not self._turned_away(message, sender)
+        digest = hashlib.sha256(message_id).hexdigest()
         with session(self.service.engine) as db:
-            inbound = self._first_time(db, hashlib.sha256(message_id).hexdigest(), None, now)
+            inbound = self._first_time(db, digest, None, now)
             if inbound is None:
                 return "duplicate"
-            inbound.message_id = shown(message_id.decode("utf-8", "replace"))
+            inbound.message_id = shown_id(message_id, digest)
             inbound.sender = sender
             inbound.outcome, inbound.detail = "quarantined", why
-            db.commit()
-        number = keep(self.service.engine, raw, why, now, limit, message)
-        log.warning("message %s: quarantined as %d: %s", inbound.id, number, why)
-        tag = find_tag(message)
-        if tag is None or automatic_reason(message, self.settings.from_address):
-            return "quarantined"
-        refusal = self._sender_refusal(message)
-        if refusal:
-            return "quarantined"
-        with session(self.service.engine) as db:
-            found = self._seat_of(db, tag, sender)
-            if found is not None:
+            kept = quarantine_row(raw, why, now, limit, message)
+            db.add(kept)
+            found = self._seat_of(db, tag, sender) if tag is not None and answer else None
+            if found is not None and may_answer(
+                db, sender, "too-large", now, self.settings.answers_per_day
+            ):
                 game = found[0]
-                if may_answer(db, sender, "too-large", now, self.settings.answers_per_day):
-                    notice = view.Notice(
-                        kind="notice",
-                        subject="Not applied: your mail was too large",
-                        paragraphs=(
-                            f"Your mail to game {game.id} was {len(raw) // 1000} KB; the game "
-                            f"reads mail of at most {limit // 1000} KB, so nothing in it was "
-                            "read or applied.",
-                            "Reply to the newest mail of the game again, without attachments "
-                            "and with only your command at the top.",
-                        ),
-                    )
-                    self.service.mail.queue_notice(db, sender, notice, now, game.id)
+                notice = view.Notice(
+                    kind="notice",
+                    subject="Not applied: your mail was too large",
+                    paragraphs=(
+                        f"Your mail to game {game.id} was {len(raw) // 1000} KB; the game "
+                        f"reads mail of at most {limit // 1000} KB, so nothing in it was "
+                        "read or applied.",
+                        "Reply to the newest mail of the game again, without attachments "
+                        "and with only your command at the top.",
+                    ),
+                )
+                self.service.mail.queue_notice(db, found[1].address or sender, notice, now, game.id)
             db.commit()
+        log.warning("message %s: quarantined as %s: %s", inbound.id, kept.id, why)
         return "quarantined"
 
     def _sender_refusal(self, message: Message) -> str | None:
@@ -151,21 +152,26 @@ class Replies:
             return None
         return game, seat
 
-    def _handle(
-        self,
-        db: Session,
-        message: Message,
-        sender: str,
-        tag: Tag | None,
-        inbound: Inbound,
-        now: datetime,
-    ) -> tuple[str, str]:
-        reason = automatic_reason(message, self.settings.from_address)
+    def _turned_away(self, message: Message, sender: str) -> tuple[str, str] | None:
+        """The outcome of a mail never to answer (automatic mail), or from a sender that is
+        not taken; None for the others."""
+        reason = automatic_reason(message, self.settings.from_address, sender)
         if reason:
             return "ignored", reason
         refusal = self._sender_refusal(message)
         if refusal:
             return "refused", f"sender not accepted: {refusal}"
+        return None
+
+    def _handle(
+        self,
+        db: Session,
+        sender: str,
+        tag: Tag | None,
+        lines: list[str],
+        inbound: Inbound,
+        now: datetime,
+    ) -> tuple[str, str]:
         game = db.get(Game, tag.game) if tag else None
         if tag is None or game is None:
             self._answer_lost(db, sender, now)
@@ -173,7 +179,7 @@ class Replies:
         inbound.game_id = game.id
         game, seats, state = self.service.game(db, tag.game)
         if tag.seat == GM_SEAT:
-            return self._handle_gm(db, message, game, seats, state, sender, tag, inbound, now)
+            return self._handle_gm(db, lines, game, seats, state, sender, tag, inbound, now)
         epoch = None
         if 0 <= tag.seat < len(seats):
             epoch = token_epoch(seats[tag.seat].secret, tag, game.epoch)
@@ -183,18 +189,20 @@ class Replies:
         if sender != (seat.address or "").lower():
             self._tell_other_sender(db, game, seat, now)
             return "refused", f"sender is not the address of {seat.label}"
-        lines = self.command_lines(message)
         keys = _replay_keys(tag, lines, game, seat)
         replayed = self._replayed(db, keys)
         if replayed:
             return "ignored", replayed
         old = self._too_old(db, game, tag.decision, epoch, now)
         if old:
-            done = self._refuse(db, game, seats, state, seat, lines, old, now)
+            outcome, detail = self._refuse(db, game, seats, state, seat, lines, old, now)
+            acted = False
         else:
-            done = self._apply_lines(db, game, seats, state, seat, tag, lines, inbound, now)
-        db.add(ReplyUse(key=keys[done[0] != "applied"], inbound_id=inbound.id, at=now))
-        return done
+            outcome, detail, acted = self._apply_lines(
+                db, game, seats, state, seat, tag, lines, inbound, now
+            )
+        db.add(ReplyUse(key=keys[0 if acted else 1], inbound_id=inbound.id, at=now))
+        return outcome, detail
 
     def _replayed(self, db: Session, keys: tuple[str, str]) -> str:
         """Why a mail is a replay ("" if it is not), whatever its Message-ID: the same signed
@@ -264,7 +272,7 @@ class Replies:
     def _handle_gm(
         self,
         db: Session,
-        message: Message,
+        lines: list[str],
         game: Game,
         seats: list[Seat],
         state: State,
@@ -282,7 +290,6 @@ class Replies:
         ).first()
         if sent is None or not gm_token_ok(game.gm_secret, tag):
             return "refused", "bad game master token"
-        lines = self.command_lines(message)
         keys = _replay_keys(tag, lines, game, None)
         replayed = self._replayed(db, keys)
         if replayed:
@@ -338,7 +345,7 @@ class Replies:
         lines: list[str],
         inbound: Inbound,
         now: datetime,
-    ) -> tuple[str, str]:
+    ) -> tuple[str, str, bool]:
         results: list[LineResult] = []
         answers: list[Answer] = []
         announced: list[str] = []
@@ -387,10 +394,13 @@ class Replies:
             announced.insert(0, f"{seat.name} ({seat.colour}) is back and plays again.")
         if moved:
             self.service.save(game, seats, state, now)
-        if failed and not moved and not announced:  # only an error answer: within the budget
+        acted = moved or any(r.outcome == "applied" for r in results)  # vacation, tz too
+        outcome = "rejected" if failed else "applied" if acted else "answered"
+        if not moved and not announced:  # an answer to the sender alone: within the budget
             assert seat.address is not None
-            if not may_answer(db, seat.address, "error", now, self.settings.answers_per_day):
-                return "rejected", _told(results) + "; not answered (answer budget spent)"
+            kind = "error" if failed else "answer"
+            if not may_answer(db, seat.address, kind, now, self.settings.answers_per_day):
+                return outcome, _told(results) + "; not answered (answer budget spent)", acted
         self.service.mail.queue_round(
             db,
             game,
@@ -404,9 +414,7 @@ class Replies:
             show_board=show_board,
             announced=announced,
         )
-        acted = moved or any(r.outcome == "applied" for r in results)  # vacation, tz too
-        outcome = "rejected" if failed else "applied" if acted else "answered"
-        return outcome, _told(results)
+        return outcome, _told(results), acted
 
     def _read_line(
         self, game: Game, state: State, seat: Seat, tag: Tag, line: str, first: bool
@@ -455,6 +463,11 @@ class Replies:
             raise ChoiceError(f"{error} Write it as: vacation 3d.") from error
         allowance = _parse_duration(self.service.settings.vacation_allowance)
         left = allowance - seat.vacation_used
+        if seconds < SHORTEST_VACATION:  # each vacation is news to everyone: not too many
+            raise ChoiceError(
+                f"A vacation lasts at least {format_duration(SHORTEST_VACATION)}; "
+                "write it as: vacation 3d."
+            )
         if not 0 < seconds <= left:
             raise ChoiceError(
                 f"You have {format_duration(max(left, 0))} of vacation left in this game "

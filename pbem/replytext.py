@@ -446,8 +446,20 @@ def _html_text(html: str, *, drop_quotes: bool) -> str:
 # --- quotes and quote headers -----------------------------------------------------------------
 
 
-def _own_pattern(addresses: Sequence[str], names: Sequence[str]) -> re.Pattern[str] | None:
-    parts = []
+class _Own:
+    """The service's own address and name as a quote header shows them: a pattern, and the
+    plain words one of which a line must hold first (a cheap test before the pattern)."""
+
+    def __init__(self, pattern: re.Pattern[str], words: Sequence[str]) -> None:
+        self.pattern, self.words = pattern, tuple(words)
+
+    def search(self, line: str) -> bool:
+        lowered = line.lower()
+        return any(word in lowered for word in self.words) and bool(self.pattern.search(line))
+
+
+def _own_pattern(addresses: Sequence[str], names: Sequence[str]) -> _Own | None:
+    parts, words = [], []
     for address in addresses:
         local, _, domain = parseaddr(address)[1].partition("@")
         if local and domain:
@@ -455,15 +467,19 @@ def _own_pattern(addresses: Sequence[str], names: Sequence[str]) -> re.Pattern[s
             parts.append(
                 rf"(?<![\w.+-]){re.escape(local)}(?:\+[^@\s]{{0,100}})?@{re.escape(domain)}"
             )
-    parts += [rf"(?<!\w){re.escape(name.strip())}(?!\w)" for name in names if name.strip()]
-    return re.compile("|".join(parts), re.I) if parts else None
+            words.append(local.lower())
+    for name in names:
+        if name.strip():
+            parts.append(rf"(?<!\w){re.escape(name.strip())}(?!\w)")
+            words.append(name.strip().lower())
+    return _Own(re.compile("|".join(parts), re.I), words) if parts else None
 
 
 def _quoted(line: str) -> bool:
     return line.lstrip().startswith(">")
 
 
-def _cut_quotes(lines: Lines, own: re.Pattern[str] | None) -> Lines:
+def _cut_quotes(lines: Lines, own: _Own | None) -> Lines:
     """Drop each quote header and the quote under it; keep text below a '>' quote."""
     kept: Lines = []
     headers = _Headers(lines, own)
@@ -485,7 +501,7 @@ class _Headers:
     """The quote headers of a body, asked for left to right: each line is tested at most
     once for the service's own quote header and once for any quote header."""
 
-    def __init__(self, lines: Lines, own: re.Pattern[str] | None) -> None:
+    def __init__(self, lines: Lines, own: _Own | None) -> None:
         self.lines, self.own = lines, own
         self.own_from = 0  # no own header starts in lines[:own_from], except own_found
         self.own_found: tuple[int, int] | None = None
@@ -532,7 +548,7 @@ def _windows(lines: Lines, i: int) -> Iterator[tuple[int, str]]:
         yield j + 1, text
 
 
-def _own_end(lines: Lines, i: int, own: re.Pattern[str]) -> int | None:
+def _own_end(lines: Lines, i: int, own: _Own) -> int | None:
     line = lines[i]
     if not _short(line) or not own.search(line) or _quoted(line):
         return None

@@ -139,7 +139,7 @@ def take(service: Service, raw: bytes, now: datetime) -> str:
     except Exception as error:
         if database_down(error):
             raise
-        why = f"{type(error).__name__}: {error}"
+        why = one_line(error)  # a database error without its SQL and parameters
         number = keep(service.engine, raw, why, now, service.settings.max_message_bytes)
         log.warning("message quarantined as %d (%d bytes): %s", number, len(raw), shown(why, 200))
         return "quarantined"

@@ -7,6 +7,7 @@ from email.message import EmailMessage
 import pytest
 
 from pbem.automatic import automatic_reason
+from pbem.inbound import sender_of
 
 SERVICE = "tongiaki@example.test"
 
@@ -43,7 +44,7 @@ def _mail(sender: str = "ann@example.test", **headers: str) -> EmailMessage:
     ],
 )
 def test_automatic_mail_is_recognised(message: EmailMessage, reason: str) -> None:
-    assert automatic_reason(message, SERVICE) == reason
+    assert automatic_reason(message, SERVICE, sender_of(message)) == reason
 
 
 def test_a_delivery_report_is_automatic() -> None:
@@ -52,7 +53,7 @@ def test_a_delivery_report_is_automatic() -> None:
     report.set_content("delivered")
     report.make_mixed()
     report.replace_header("Content-Type", 'multipart/report; report-type="delivery-status"')
-    assert automatic_reason(report, SERVICE) == "a delivery or read report"
+    assert automatic_reason(report, SERVICE, sender_of(report)) == "a delivery or read report"
 
 
 @pytest.mark.parametrize(
@@ -65,4 +66,4 @@ def test_a_delivery_report_is_automatic() -> None:
     ],
 )
 def test_a_person_writing_is_not_automatic(message: EmailMessage) -> None:
-    assert automatic_reason(message, SERVICE) is None
+    assert automatic_reason(message, SERVICE, sender_of(message)) is None

@@ -306,7 +306,8 @@ def test_a_mail_sent_again_after_a_crash_keeps_its_message_id(
 def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     mail: Mail, players: dict[str, Player], tmp_path: Path
 ) -> None:
-    settings = mail_settings(mail, tmp_path / "data")
+    # forty answers to one player: more than the answer budget, which is not what this tests
+    settings = replace(mail_settings(mail, tmp_path / "data"), answers_per_day=100)
     service = Service(open_database(settings.database_path), settings)
     _new_game(service, 2, seed=3)
     run_cycle(service, later(0))

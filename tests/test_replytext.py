@@ -478,8 +478,10 @@ def work(monkeypatch: pytest.MonkeyPatch) -> _Work:
     own_pattern = replytext._own_pattern
 
     def counted_own(addresses: Any, names: Any) -> Any:
-        pattern = own_pattern(addresses, names)
-        return None if pattern is None else _Counted("own", pattern, counted)
+        own = own_pattern(addresses, names)
+        if own is not None:  # the plain words are looked for first, then the pattern
+            own.pattern = _Counted("own", own.pattern, counted)  # type: ignore[assignment]
+        return own
 
     monkeypatch.setattr(replytext, "_own_pattern", counted_own)
     return counted

@@ -386,6 +386,19 @@ def _from_two_addresses(m: _Mail) -> bytes:
     return m.mail(m.junk(), sender=", ".join(pair), to=m.target.reply_address)
 
 
+def _from_long(m: _Mail) -> bytes:
+    """A From of 4,000 bytes of commas or comments: Python's address parser is quadratic."""
+    unit = m.rng.choice(["a,", "(a)", '"a" '])
+    return m.mail(m.junk(), sender=unit * (4000 // len(unit)), to=m.target.reply_address)
+
+
+def _from_many_copies(m: _Mail) -> bytes:
+    """Many From fields (and of a header the service reads), each long."""
+    name = m.rng.choice(["From", "Precedence", "Auto-Submitted", "Return-Path", "Subject"])
+    headers = [(name, "a, " * 1300) for _ in range(m.rng.randint(20, 150))]
+    return m.mail(m.junk(), headers=headers, to=m.target.reply_address)
+
+
 def _from_display_name_address(m: _Mail) -> bytes:
     player, other = m.target.player, m.stranger()
     sender = m.rng.choice([f'"{player}" <{other}>', f"{player} <{other}>", f'"{other}" <{player}>'])
@@ -567,6 +580,8 @@ SHAPES: dict[str, Callable[[_Mail], bytes]] = {
     "header_line_500k": _header_line_500k,
     "unclosed_quotes_brackets": _unclosed_quotes_brackets,
     "from_two_addresses": _from_two_addresses,
+    "from_long": _from_long,
+    "from_many_copies": _from_many_copies,
     "from_display_name_address": _from_display_name_address,
     "forged_wrong_token": _forged_wrong_token,
     "forged_replay": _forged_replay,
