@@ -27,9 +27,10 @@ from engine.errors import (
     NotationError,
 )
 from engine.notation import parse_choice
-from engine.outcome import Outcome, Standing
+from engine.outcome import Outcome, Standing, Termination
+from engine.phase import Phase
 from engine.setup import Setup, SetupError
-from engine.state import Decision, Phase, State
+from engine.state import Decision, State
 
 __all__ = [
     "AmbiguousChoiceError",
@@ -54,6 +55,7 @@ __all__ = [
     "SetupError",
     "Standing",
     "State",
+    "Termination",
     "__version__",
     "parse_choice",
 ]

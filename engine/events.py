@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from engine.hexgrid import DIRECTION_WORDS, Position
+from engine.outcome import Termination
 from engine.tiles import BEACH_LETTERS
 
 
@@ -212,12 +213,12 @@ class TurnPassed:
 @dataclass(frozen=True)
 class GameEnded:
     winners: tuple[str, ...]
-    reason: str
+    termination: Termination
 
     def __str__(self) -> str:
         who = " and ".join(w.capitalize() for w in self.winners)
         verb = "wins" if len(self.winners) == 1 else "share the win"
-        return f"Game over ({self.reason}): {who} {verb}."
+        return f"Game over ({self.termination}): {who} {verb}."
 
 
 Event = (

@@ -17,18 +17,19 @@ from engine.choices import (
     PutTile,
 )
 from engine.hexgrid import DIRECTION_WORDS, neighbour
+from engine.phase import Phase
 from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND
 
 if TYPE_CHECKING:
     from engine.state import State
 
-_ALLOWED: dict[str, tuple[type, ...]] = {
-    "setup": (Place,),
-    "turn": (Expand, FoundRoyal, Colonise, Place),
-    "emigrate": (Emigrate, EmigrateClosed),
-    "land": (Land,),
-    "put tile": (PutTile,),
-    "colony boat": (Place,),
+_ALLOWED: dict[Phase, tuple[type, ...]] = {
+    Phase.SETUP: (Place,),
+    Phase.TURN: (Expand, FoundRoyal, Colonise, Place),
+    Phase.EMIGRATE: (Emigrate, EmigrateClosed),
+    Phase.LAND: (Land,),
+    Phase.PUT_TILE: (PutTile,),
+    Phase.COLONY_BOAT: (Place,),
 }
 
 
@@ -38,12 +39,12 @@ def what_is_asked(state: State) -> str:
     if decision is None:
         return "The game is over."
     who = decision.colour.capitalize()
-    kind = decision.kind.value
-    if kind == "setup":
+    kind = decision.kind
+    if kind is Phase.SETUP:
         return f"{who} must put a set-up boat on a beach of {START_ISLAND}."
-    if kind == "turn":
+    if kind is Phase.TURN:
         return f"{who} must start the turn: expand, found a royal island, or colonise."
-    if kind == "emigrate":
+    if kind is Phase.EMIGRATE:
         asked = f"{who} must choose which full beach emigrates next, and by which jetty."
         closed = [c.island for c in state.legal_choices() if isinstance(c, EmigrateClosed)]
         for island in closed:  # RULES §8.1: removed when its emigration comes
@@ -52,9 +53,9 @@ def what_is_asked(state: State) -> str:
                 "the game (its boats go back to the reserves)."
             )
         return asked
-    if kind == "land":
+    if kind is Phase.LAND:
         return f"{who} must land the group arriving at {decision.island}."
-    if kind == "put tile":
+    if kind is Phase.PUT_TILE:
         return f"{who} must place the drawn tile {decision.tile}."
     return f"{who} must put a boat on a beach of the new island {decision.island}."
 
@@ -63,7 +64,7 @@ def explain_illegal(state: State, choice: Choice) -> str:
     decision = state.decision
     if decision is None:
         return "The game is over."
-    if not isinstance(choice, _ALLOWED[decision.kind.value]):
+    if not isinstance(choice, _ALLOWED[decision.kind]):
         return f"'{choice}' does not fit now. {what_is_asked(state)}"
     reason = _reason(state, choice) or "it is not one of the legal choices now"
     return f"'{choice}' is not allowed: {reason}. {what_is_asked(state)}"
@@ -115,12 +116,12 @@ def _reason(state: State, choice: Choice) -> str | None:
         return "that route only leads back (RULES §8.1) while another jetty is open"
     if isinstance(choice, Land):
         return _land_reason(state, choice)
-    if isinstance(choice, Place) and state.phase.value == "setup":
+    if isinstance(choice, Place) and state.phase is Phase.SETUP:
         full = [b for b in named if sum(board.boats[pos][b]) >= 2]
         if full:
             letter = BEACH_LETTERS[full[0]]
             return f"each beach of {START_ISLAND} keeps a free berth in the set-up ({letter} has 2)"
-    if isinstance(choice, Place) and state.phase.value == "turn" and state.home_islands(seat):
+    if isinstance(choice, Place) and state.phase is Phase.TURN and state.home_islands(seat):
         return "you still have boats on the board: expand instead"
     if isinstance(choice, Place) and any(board.free(pos, b) < named.count(b) for b in named):
         return "that beach has no free berth for it"

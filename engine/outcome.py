@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from engine.board import Board
 from engine.tiles import ISLANDS
+
+
+class Termination(StrEnum):
+    """Why a game ended. The text is how the mails say it, and how a saved state keeps it."""
+
+    LAST_SEA_TILE = "the last sea tile was drawn"  # RULES.md §12
+    LAST_ISLAND = "the last island was drawn"  # RULES.md §12
+    GAME_MASTER = "the game master ended the game"  # the service's `end` command, not a rule
 
 
 @dataclass(frozen=True)
@@ -25,8 +34,13 @@ class Standing:
 class Outcome:
     """The score by the rules; when the game is over, the final result."""
 
-    reason: str
+    termination: Termination | None  # None while the game goes on
     standings: tuple[Standing, ...]  # best first, seat order among equals
+
+    @property
+    def reason(self) -> str:
+        """Why the game ended, as the mails say it ("" while it goes on)."""
+        return self.termination or ""
 
     @property
     def winners(self) -> tuple[str, ...]:
@@ -44,7 +58,7 @@ class Outcome:
         return "shared"
 
 
-def score(board: Board, colours: tuple[str, ...], reason: str) -> Outcome:
+def score(board: Board, colours: tuple[str, ...], termination: Termination | None) -> Outcome:
     rows = []
     for seat, colour in enumerate(colours):
         islands: list[str] = []
@@ -62,4 +76,4 @@ def score(board: Board, colours: tuple[str, ...], reason: str) -> Outcome:
         for seat, (colour, points, islands, boats) in enumerate(rows)
     ]
     standings.sort(key=lambda s: s.rank)
-    return Outcome(reason, tuple(standings))
+    return Outcome(termination, tuple(standings))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from functools import lru_cache
 from itertools import combinations
 from typing import Any
@@ -27,22 +26,13 @@ from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
 from engine.hexgrid import CENTRE, Position, neighbour
 from engine.landing import landings
-from engine.outcome import Outcome, score
+from engine.outcome import Outcome, Termination, score
+from engine.phase import Phase
 from engine.setup import Setup
 from engine.tiles import ISLANDS, SEAS, START_ISLAND
 
 MAX_ROYAL_ISLANDS = 2
 COLONISE = Colonise()
-
-
-class Phase(StrEnum):
-    SETUP = "setup"
-    TURN = "turn"
-    EMIGRATE = "emigrate"
-    LAND = "land"
-    PUT_TILE = "put tile"
-    COLONY_BOAT = "colony boat"
-    OVER = "over"
 
 
 @dataclass(frozen=True)
@@ -116,7 +106,7 @@ class State:
         self.tile: str | None = None
         self.colonising = False
         self.redraw_due = False
-        self.ending: str | None = None
+        self.ending: Termination | None = None
         self.log: list[Choice] = []
         self._legal: list[Choice] | None = None
         self._settle([])
@@ -158,11 +148,11 @@ class State:
     def outcome(self) -> Outcome | None:
         if self.phase is not Phase.OVER:
             return None
-        return score(self.board, self.colours, self.ending or "")
+        return score(self.board, self.colours, self.ending)
 
     def standings(self) -> Outcome:
         """The score as it stands now (the final one once the game is over)."""
-        return score(self.board, self.colours, self.ending or "")
+        return score(self.board, self.colours, self.ending)
 
     def boats_on_board(self, seat: int) -> int:
         """Boats on beaches, royal boats, and boats of a group waiting to land."""
@@ -496,11 +486,11 @@ class State:
         if name in SEAS:
             self.seas_left -= 1
             if self.seas_left == 0 and self.ending is None:
-                self.ending = "the last sea tile was drawn"
+                self.ending = Termination.LAST_SEA_TILE
         else:
             self.islands_left -= 1
             if self.islands_left == 0 and self.ending is None:
-                self.ending = "the last island was drawn"
+                self.ending = Termination.LAST_ISLAND
         events.append(ev.TileDrawn(name, self.islands_left, self.seas_left))
         return name
 
@@ -683,7 +673,7 @@ class State:
             "tile": self.tile,
             "colonising": self.colonising,
             "redraw_due": self.redraw_due,
-            "ending": self.ending,
+            "ending": None if self.ending is None else self.ending.value,
             "log": [str(choice) for choice in self.log],
         }
 
@@ -720,7 +710,7 @@ class State:
         state.tile = data["tile"]
         state.colonising = data["colonising"]
         state.redraw_due = data["redraw_due"]
-        state.ending = data["ending"]
+        state.ending = None if data["ending"] is None else Termination(data["ending"])
         state.log = [parse_choice(text) for text in data["log"]]
         state._legal = None
         return state

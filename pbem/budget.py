@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, delete, func, select
 
+from pbem.kinds import AnswerKind
 from pbem.models import Answered
 
 log = logging.getLogger(__name__)
@@ -16,10 +17,10 @@ log = logging.getLogger(__name__)
 DAY = timedelta(days=1)
 
 # kinds of answer that an address gets at most once a day, whatever the budget
-ONCE_A_DAY = ("untagged", "other-sender", "too-large")
+ONCE_A_DAY = (AnswerKind.UNTAGGED, AnswerKind.OTHER_SENDER, AnswerKind.TOO_LARGE)
 
 
-def may_answer(db: Session, address: str, kind: str, now: datetime, per_day: int) -> bool:
+def may_answer(db: Session, address: str, kind: AnswerKind, now: datetime, per_day: int) -> bool:
     """True (and counted) if `address` may get one more answer of `kind` now: at most
     `per_day` in 24 hours in all, and those of ONCE_A_DAY kinds once a day each."""
     address = address.lower()

@@ -31,6 +31,7 @@ from pbem.db import backup, check_intact, explain, open_database, reading, sessi
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
 from pbem.inbound import quarantined, quarantined_mail, take_out
+from pbem.kinds import GameStatus, LineOutcome
 from pbem.migrate import SchemaError
 from pbem.models import Game, Outbox, Seat
 from pbem.render import render_board_text
@@ -252,11 +253,11 @@ def game_master(
     except GameError as error:
         _fail(str(error))
     for result in results:
-        if result.outcome != "answered":
+        if result.outcome != LineOutcome.ANSWERED:
             typer.echo(f"{result.outcome}: {result.detail}")
     for answer in answers:
         typer.echo(answer.text)
-    if any(r.outcome == "rejected" for r in results):
+    if any(r.outcome == LineOutcome.REJECTED for r in results):
         raise typer.Exit(code=2)
 
 
@@ -318,7 +319,12 @@ def show(game: int, config: ConfigOption = None) -> None:
         names = [s.name for s in seats]
         typer.echo(render_board_text(view.board(state, names, [bool(s.bot) for s in seats])))
         typer.echo(
-            letters.waiting(state, names, over=row.status == "over", paused=row.status == "paused")
+            letters.waiting(
+                state,
+                names,
+                over=row.status == GameStatus.OVER,
+                paused=row.status == GameStatus.PAUSED,
+            )
         )
 
 
@@ -508,7 +514,7 @@ def demo(config: ConfigOption = None) -> None:
     """Serve a demo game on the embedded defaults: you against two bots, mail in local folders."""
     service = _service(config, logs=True, check=True)
     with session(service.engine) as db:
-        running = db.exec(select(Game).where(Game.status == "running")).first()
+        running = db.exec(select(Game).where(Game.status == GameStatus.RUNNING)).first()
     if running is None:
         game_id = service.new_game(DEMO_SEATS, now=utc_now())
         typer.echo(f"Created demo game g{game_id}: you (blue) against two greedy bots.")

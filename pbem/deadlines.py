@@ -18,6 +18,7 @@ from engine import Choice, Pass, Phase, State
 from pbem import letters
 from pbem.clock import as_utc, due_reminder, format_duration, parse_duration
 from pbem.db import session
+from pbem.kinds import GameStatus, MoveSource
 from pbem.models import Game, Seat, Setting
 from pbem.service import Service, bot_choice
 from pbem.view import when
@@ -46,7 +47,7 @@ def tick(service: Service, now: datetime) -> TickReport:
         due = list(
             db.exec(
                 select(Game.id).where(
-                    Game.status == "running",
+                    Game.status == GameStatus.RUNNING,
                     or_(col(Game.wake_at).is_(None), col(Game.wake_at) <= now),
                 )
             )
@@ -81,7 +82,7 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
     """Send a reminder or make the automatic move of one game, if either is due."""
     game, seats, state = service.game(db, game_id)
     decision = state.decision
-    if game.status != "running" or decision is None:
+    if game.status != GameStatus.RUNNING or decision is None:
         return ""
     if game.deadline_at is None or game.clock_from is None:  # a game from before deadlines
         service.start_clock(game, seats, state, now)
@@ -136,7 +137,7 @@ def _automatic_move(
     seat = seats[decision.seat]
     choice, told = automatic_choice(game, state)
     events = state.apply(choice)
-    service.record(db, game, state, seat.seat, "auto", None, now)
+    service.record(db, game, state, seat.seat, MoveSource.AUTO, None, now)
     seat.auto_moves += 1
     who = f"{seat.name} ({seat.colour})"
     announced = [f"No answer from {who} to decision {decision.number} by its deadline: {told}."]
@@ -181,7 +182,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
         passed = list(
             db.exec(
                 select(Game.id).where(
-                    Game.status == "running",
+                    Game.status == GameStatus.RUNNING,
                     col(Game.deadline_at) > last,
                     col(Game.deadline_at) <= now,
                 )

@@ -24,6 +24,7 @@ from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.db import session
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.inbound import shown
+from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MoveSource
 from pbem.models import Game, GmAction, Move, Seat
 from pbem.render import render_board_text
 from pbem.service import GameError, Service, read_choice
@@ -100,11 +101,13 @@ class GameMaster:
         show_board = False
         failed = False
         if not lines:
-            results.append(LineResult("(nothing)", "rejected", "no command found in your mail"))
+            results.append(
+                LineResult("(nothing)", LineOutcome.REJECTED, "no command found in your mail")
+            )
             failed = True
         for line in lines:
             if failed:
-                results.append(LineResult(line, "ignored", "after a rejected line"))
+                results.append(LineResult(line, LineOutcome.IGNORED, "after a rejected line"))
                 continue
             verb = line.strip().lower().split(" ", 1)[0]
             if verb in GM_META and line.strip().lower() == verb:
@@ -118,7 +121,7 @@ class GameMaster:
                     answers.append(Answer("status", self._status(table)))
                 elif answering is None:  # help: every mail to a game master lists the commands
                     answers.append(Answer("help", "\n".join([*GM_SYNTAX, GM_LOOK])))
-                results.append(LineResult(line, "answered"))
+                results.append(LineResult(line, LineOutcome.ANSWERED))
                 continue
             try:
                 if not may_change:
@@ -128,10 +131,10 @@ class GameMaster:
                     )
                 detail = self._command(db, table, line)
             except (GmError, ChoiceError) as error:
-                results.append(LineResult(line, "rejected", str(error)))
+                results.append(LineResult(line, LineOutcome.REJECTED, str(error)))
                 failed = True
                 continue
-            results.append(LineResult(line, "applied", detail))
+            results.append(LineResult(line, LineOutcome.APPLIED, detail))
             said = shown(line)  # what is stored and logged: one line, no control characters
             db.add(GmAction(game_id=game_id, at=now, actor=actor, command=said, detail=detail))
             log.info("game %s: game master %s: %s -> %s", game.id, actor, said, shown(detail))
@@ -145,7 +148,7 @@ class GameMaster:
 
     def _status(self, table: _Round) -> str:
         status = self.service.mail.moment(table.game, table.seats, table.state)[0].waiting
-        if table.game.deadline_at is not None and table.game.status == "running":
+        if table.game.deadline_at is not None and table.game.status == GameStatus.RUNNING:
             status += f" The deadline is {when(as_utc(table.game.deadline_at))}."
         return status
 
@@ -181,11 +184,13 @@ class GameMaster:
                 announced=[f"{line}" for line in table.announced],
                 subject="News from the game master",
             )
-        failed = any(r.outcome == "rejected" for r in results)
-        applied = any(r.outcome == "applied" for r in results)
+        failed = any(r.outcome == LineOutcome.REJECTED for r in results)
+        applied = any(r.outcome == LineOutcome.APPLIED for r in results)
         if table.answering is not None and not applied:  # an answer alone: within the budget
             per_day = service.settings.answers_per_day
-            if not may_answer(db, table.actor, "error" if failed else "answer", now, per_day):
+            if not may_answer(
+                db, table.actor, AnswerKind.ERROR if failed else AnswerKind.ANSWER, now, per_day
+            ):
                 return
         if table.answering is not None:
             verbs = ", ".join(dict.fromkeys(r.line.split()[0].lower()[:20] for r in results))
@@ -220,7 +225,7 @@ class GameMaster:
         verb, _, rest = line.strip().partition(" ")
         verb, rest = verb.lower(), rest.strip()
         game = table.game
-        if game.status == "over" and verb not in ("undo",):
+        if game.status == GameStatus.OVER and verb not in ("undo",):
             raise GmError("The game is over.")
         handler = {
             "pause": self._pause,
@@ -246,9 +251,9 @@ class GameMaster:
     def _pause(self, db: Session, table: _Round, rest: str) -> str:
         game, now = table.game, table.now
         _no_argument("pause", rest)
-        if game.status == "paused":
+        if game.status == GameStatus.PAUSED:
             raise GmError("The game is paused already.")
-        game.status = "paused"
+        game.status = GameStatus.PAUSED
         left = (as_utc(game.deadline_at) - now).total_seconds() if game.deadline_at else 0
         game.paused_left = max(int(left), 0)
         game.wake_at = None
@@ -261,9 +266,9 @@ class GameMaster:
     def _resume(self, db: Session, table: _Round, rest: str) -> str:
         game, now = table.game, table.now
         _no_argument("resume", rest)
-        if game.status != "paused":
+        if game.status != GameStatus.PAUSED:
             raise GmError("The game is not paused.")
-        game.status = "running"
+        game.status = GameStatus.RUNNING
         if game.deadline_at is not None:
             target = now.timestamp() + (game.paused_left or 0)
             shift = int(target - as_utc(game.deadline_at).timestamp())
@@ -315,7 +320,7 @@ class GameMaster:
             raise GmError("Say the choice: move SEAT CHOICE, like move red expand Samoa a,c.")
         choice = read_choice(state, text, numbers=True, may_pass=decision.kind is Phase.TURN)
         table.events += state.apply(choice)
-        self.service.record(db, game, state, seat.seat, "gm", None, table.now)
+        self.service.record(db, game, state, seat.seat, MoveSource.GM, None, table.now)
         table.events += self.service.advance(db, game, table.seats, state, table.now)
         made = str(state.log[decision.number - 1])
         table.announced.append(f"The game master decided for {seat.name} ({seat.colour}): {made}.")
@@ -348,8 +353,8 @@ class GameMaster:
         table.state = state
         table.events = []
         game.epoch += 1  # the decisions taken back come again with new reply tokens
-        if game.status == "over":
-            game.status = "running"
+        if game.status == GameStatus.OVER:
+            game.status = GameStatus.RUNNING
         table.events += self.service.advance(db, game, table.seats, state, table.now)
         again = len(state.log) - len(kept)  # bots make their decisions again at once
         decision = state.decision
@@ -431,7 +436,7 @@ class GameMaster:
     def _end(self, db: Session, table: _Round, rest: str) -> str:
         game = table.game
         _no_argument("end", rest)
-        game.status = "over"
+        game.status = GameStatus.OVER
         game.ended_by = table.actor
         self.service.start_clock(game, table.seats, table.state, table.now)
         table.announced.append("The game master ended the game: the scores stand as they are.")
@@ -453,7 +458,7 @@ class GameMaster:
         everyone = view.players(table.state, names, [bool(s.bot) for s in table.seats])
         last = " This is the last mail you get from this game. Thank you for playing!"
         mail = view.Mail(
-            kind="update",
+            kind=MailKind.UPDATE,
             game=table.game.id,
             subject=f"You left game {table.game.id}",
             you=everyone[seat.seat],

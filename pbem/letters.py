@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from engine import Phase, State
+from engine import Phase, State, Termination
 from engine.events import Event
 from engine.explain import what_is_asked
 from pbem import view
+from pbem.kinds import LineOutcome, MailKind
 from pbem.view import Answer, LineResult, Mail, Player
 
 
@@ -43,7 +44,7 @@ def moment(
     picture: str | None = None,
     *,
     announced: Sequence[str] = (),
-    ended: str | None = None,
+    ended: Termination | None = None,
     paused: bool = False,
 ) -> Moment:
     """`announced`: what the service or the game master did, told before the events;
@@ -99,7 +100,7 @@ def summary(state: State) -> str:
 
 def welcome(at: Moment, seat: int) -> Mail:
     return Mail(
-        kind="welcome",
+        kind=MailKind.WELCOME,
         game=at.game,
         subject=f"Welcome to game {at.game}",
         you=at.everyone[seat],
@@ -125,25 +126,25 @@ def letter(
     """
     decision = at.decision
     mine = decision is not None and not at.paused and at.everyone[seat].colour == decision.colour
-    rejected = any(r.outcome == "rejected" for r in results)
+    rejected = any(r.outcome == LineOutcome.REJECTED for r in results)
     happened = at.happened if news else ()
     headline = subject
     if rejected:
-        kind, subject = "error", "Not applied: see why"
+        kind, subject = MailKind.ERROR, "Not applied: see why"
     elif at.final is not None:
-        kind, subject = "game_over", _game_over_subject(at)
+        kind, subject = MailKind.GAME_OVER, _game_over_subject(at)
     elif mine:
-        kind, subject = "prompt", ""
+        kind, subject = MailKind.PROMPT, ""
     elif not happened:
-        said = [r.line for r in results if r.outcome in ("answered", "applied")]
+        said = [r.line for r in results if r.outcome in (LineOutcome.ANSWERED, LineOutcome.APPLIED)]
         asked = [line.split()[0].lower()[:20] for line in said]
         asked = asked or [a.kind for a in answers]
-        kind, subject = "answer", "Your answer: " + ", ".join(dict.fromkeys(asked))
+        kind, subject = MailKind.ANSWER, "Your answer: " + ", ".join(dict.fromkeys(asked))
     elif at.paused and decision is not None:
-        kind, subject = "update", f"Paused at decision {decision.number}"
+        kind, subject = MailKind.UPDATE, f"Paused at decision {decision.number}"
     else:
-        kind, subject = "update", f"Waiting for {_decider(at)}"
-    if headline and kind in ("update", "answer"):
+        kind, subject = MailKind.UPDATE, f"Waiting for {_decider(at)}"
+    if headline and kind in (MailKind.UPDATE, MailKind.ANSWER):
         subject = headline
     if mine and decision is not None:
         decision = replace(decision, deadline=deadline)
@@ -169,7 +170,7 @@ def letter(
 def reminder(at: Moment, seat: int, deadline: view.Deadline | None) -> Mail:
     assert at.decision is not None
     return Mail(
-        kind="reminder",
+        kind=MailKind.REMINDER,
         game=at.game,
         subject=f"Reminder: {at.summary} (decision {at.decision.number})",
         you=at.everyone[seat],

@@ -8,13 +8,14 @@ from datetime import datetime
 
 from sqlmodel import Session, func, select
 
-from engine import State
+from engine import State, Termination
 from engine.events import Event
 from pbem import letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
 from pbem.config import Settings
+from pbem.kinds import GameStatus, MailKind
 from pbem.models import Game, GmTag, Outbox, Seat
 from pbem.picture import board_png
 from pbem.render import render
@@ -34,7 +35,7 @@ class Mailer:
 
     def deadline_view(self, game: Game, seat: Seat) -> view.Deadline | None:
         """The open decision's deadline as `seat` reads it: in UTC and in their zone."""
-        if game.deadline_at is None or game.status != "running":
+        if game.deadline_at is None or game.status != GameStatus.RUNNING:
             return None
         return view.deadline(as_utc(game.deadline_at), seat.tz)
 
@@ -60,8 +61,8 @@ class Mailer:
             events,
             picture.cid,
             announced=announced,
-            ended=game.ended_by and "the game master ended the game",
-            paused=game.status == "paused",
+            ended=Termination.GAME_MASTER if game.ended_by else None,
+            paused=game.status == GameStatus.PAUSED,
         )
         return at, picture
 
@@ -155,7 +156,7 @@ class Mailer:
         at, picture = self.moment(game, seats, state)
         status = at.waiting
         mail = view.GmMail(
-            kind="gm",
+            kind=MailKind.GM,
             game=game.id,
             subject=subject,
             notice=notice,
@@ -164,7 +165,7 @@ class Mailer:
             happened=tuple(happened),
             status=status,
             deadline=view.deadline(as_utc(game.deadline_at))
-            if game.deadline_at is not None and game.status == "running"
+            if game.deadline_at is not None and game.status == GameStatus.RUNNING
             else None,
             seats=tuple(self.gm_seat(seat) for seat in seats),
             board=at.board if show_board else None,
@@ -193,7 +194,7 @@ class Mailer:
             game_id=game_id,
             tag=None,
             now=now,
-            headers={"X-Tongiaki-Kind": notice.kind},
+            headers={"X-Tongiaki-Kind": str(notice.kind)},
         )
         _outbox(db, game_id, address, message, now)
 
@@ -252,7 +253,7 @@ def _outbox(db: Session, game_id: int | None, address: str, message: bytes, now:
 
 def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
     """What kind of mail this is, for the players' mail filters and for tests."""
-    headers = {"X-Tongiaki-Kind": mail.kind}
+    headers = {"X-Tongiaki-Kind": str(mail.kind)}
     if isinstance(mail, view.Mail) and mail.decision is not None:
         headers["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
     return headers

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import LargeBinary, UniqueConstraint
 from sqlmodel import Column, Field, SQLModel
+
+from pbem.kinds import AnswerKind, EnumText, GameStatus, MailOutcome, MoveSource
 
 
 class Game(SQLModel, table=True):
@@ -17,7 +20,7 @@ class Game(SQLModel, table=True):
     deadline_seconds: int | None = None  # the time per decision
     gm_address: str | None = None
     gm_secret: str = ""  # signs the reply addresses of the game master's mails
-    status: str = "running"  # running | paused | over
+    status: GameStatus = Field(default=GameStatus.RUNNING, sa_type=EnumText(GameStatus))
     ended_by: str | None = None  # who ended the game early (the game master)
     decision: int = 1  # the number of the decision pending now
     snapshot: str | None = None  # engine state JSON at `decision` (a cache of the log)
@@ -63,7 +66,7 @@ class Move(SQLModel, table=True):
     number: int
     seat: int
     choice: str  # canonical text
-    source: str  # mail | bot | absent | auto | gm
+    source: MoveSource = Field(sa_type=EnumText(MoveSource))
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
     created_at: datetime
 
@@ -77,7 +80,8 @@ class Inbound(SQLModel, table=True):
     sender: str
     received_at: datetime
     game_id: int | None = None
-    outcome: str  # applied | rejected | meta | ignored | refused
+    # "" only inside the transaction that records the mail, until it is handled
+    outcome: MailOutcome | Literal[""] = Field(sa_type=EnumText(MailOutcome))
     detail: str = ""
 
 
@@ -124,7 +128,7 @@ class Answered(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     address: str = Field(index=True)  # lower case
     at: datetime
-    kind: str  # error | refusal | untagged | other-sender | too-large
+    kind: AnswerKind = Field(sa_type=EnumText(AnswerKind))
 
 
 class Outbox(SQLModel, table=True):

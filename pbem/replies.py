@@ -24,6 +24,7 @@ from pbem.clock import parse_duration as _parse_duration
 from pbem.db import session
 from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
+from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome, MoveSource
 from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
 from pbem.replytext import reply_text
 from pbem.service import Service, read_choice
@@ -45,7 +46,7 @@ class Replies:
         self.service = service
         self.settings = service.settings
 
-    def handle(self, raw: bytes, now: datetime) -> str:
+    def handle(self, raw: bytes, now: datetime) -> MailOutcome:
         """Handle one inbound message exactly once; returns its outcome, and logs it.
 
         Raises whatever the mail makes fail; the runner puts such a mail in the quarantine.
@@ -62,7 +63,7 @@ class Replies:
         with session(self.service.engine) as db:
             inbound = self._first_time(db, arrival.message_hash, arrival, now)
             if inbound is None:
-                return "duplicate"
+                return MailOutcome.DUPLICATE
             outcome, detail = turned_away or self._handle(db, sender, tag, lines, inbound, now)
             inbound.outcome, inbound.detail = outcome, shown(detail, 500)
             db.commit()
@@ -89,7 +90,7 @@ class Replies:
         db.flush()
         return inbound
 
-    def _too_large(self, raw: bytes, now: datetime) -> str:
+    def _too_large(self, raw: bytes, now: datetime) -> MailOutcome:
         """A mail over the size limit: kept in the quarantine unread (in the transaction that
         records it as handled); a tagged one from its seat's own address is answered once,
         briefly."""
@@ -105,19 +106,19 @@ class Replies:
         with session(self.service.engine) as db:
             inbound = self._first_time(db, digest, None, now)
             if inbound is None:
-                return "duplicate"
+                return MailOutcome.DUPLICATE
             inbound.message_id = shown_id(message_id, digest)
             inbound.sender = sender
-            inbound.outcome, inbound.detail = "quarantined", why
+            inbound.outcome, inbound.detail = MailOutcome.QUARANTINED, why
             kept = quarantine_row(raw, why, now, limit, message)
             db.add(kept)
             found = self._seat_of(db, tag, sender) if tag is not None and answer else None
             if found is not None and may_answer(
-                db, sender, "too-large", now, self.settings.answers_per_day
+                db, sender, AnswerKind.TOO_LARGE, now, self.settings.answers_per_day
             ):
                 game = found[0]
                 notice = view.Notice(
-                    kind="notice",
+                    kind=MailKind.NOTICE,
                     subject="Not applied: your mail was too large",
                     paragraphs=(
                         f"Your mail to game {game.id} was {len(raw) // 1000} KB; the game "
@@ -130,7 +131,7 @@ class Replies:
                 self.service.mail.queue_notice(db, found[1].address or sender, notice, now, game.id)
             db.commit()
         log.warning("message %s: quarantined as %s: %s", inbound.id, kept.id, why)
-        return "quarantined"
+        return MailOutcome.QUARANTINED
 
     def _sender_refusal(self, message: Message) -> str | None:
         """Why the From of `message` is not taken (see `pbem.authres`), or None."""
@@ -152,15 +153,15 @@ class Replies:
             return None
         return game, seat
 
-    def _turned_away(self, message: Message, sender: str) -> tuple[str, str] | None:
+    def _turned_away(self, message: Message, sender: str) -> tuple[MailOutcome, str] | None:
         """The outcome of a mail never to answer (automatic mail), or from a sender that is
         not taken; None for the others."""
         reason = automatic_reason(message, self.settings.from_address, sender)
         if reason:
-            return "ignored", reason
+            return MailOutcome.IGNORED, reason
         refusal = self._sender_refusal(message)
         if refusal:
-            return "refused", f"sender not accepted: {refusal}"
+            return MailOutcome.REFUSED, f"sender not accepted: {refusal}"
         return None
 
     def _handle(
@@ -171,11 +172,11 @@ class Replies:
         lines: list[str],
         inbound: Inbound,
         now: datetime,
-    ) -> tuple[str, str]:
+    ) -> tuple[MailOutcome, str]:
         game = db.get(Game, tag.game) if tag else None
         if tag is None or game is None:
             self._answer_lost(db, sender, now)
-            return "refused", "no game tag" if tag is None else f"no game {tag.game}"
+            return MailOutcome.REFUSED, "no game tag" if tag is None else f"no game {tag.game}"
         inbound.game_id = game.id
         game, seats, state = self.service.game(db, tag.game)
         if tag.seat == GM_SEAT:
@@ -184,15 +185,15 @@ class Replies:
         if 0 <= tag.seat < len(seats):
             epoch = token_epoch(seats[tag.seat].secret, tag, game.epoch)
         if epoch is None:
-            return "refused", "bad token"
+            return MailOutcome.REFUSED, "bad token"
         seat = seats[tag.seat]
         if sender != (seat.address or "").lower():
             self._tell_other_sender(db, game, seat, now)
-            return "refused", f"sender is not the address of {seat.label}"
+            return MailOutcome.REFUSED, f"sender is not the address of {seat.label}"
         keys = _replay_keys(tag, lines, game, seat)
         replayed = self._replayed(db, keys)
         if replayed:
-            return "ignored", replayed
+            return MailOutcome.IGNORED, replayed
         old = self._too_old(db, game, tag.decision, epoch, now)
         if old:
             outcome, detail = self._refuse(db, game, seats, state, seat, lines, old, now)
@@ -246,18 +247,18 @@ class Replies:
         lines: list[str],
         why: str,
         now: datetime,
-    ) -> tuple[str, str]:
+    ) -> tuple[MailOutcome, str]:
         """Refuse a whole mail with one reason: answered within the sender's budget."""
         first, *rest = lines or ["(nothing)"]
         results = [
-            LineResult(first, "rejected", why),
-            *(LineResult(line, "ignored", "after a rejected line") for line in rest),
+            LineResult(first, LineOutcome.REJECTED, why),
+            *(LineResult(line, LineOutcome.IGNORED, "after a rejected line") for line in rest),
         ]
         assert seat.address is not None
-        if may_answer(db, seat.address, "error", now, self.settings.answers_per_day):
+        if may_answer(db, seat.address, AnswerKind.ERROR, now, self.settings.answers_per_day):
             mail = self.service.mail
             mail.queue_round(db, game, seats, state, [], now, sender=seat, results=results)
-        return "rejected", _told(results)
+        return MailOutcome.REJECTED, _told(results)
 
     def command_lines(self, message: Message) -> list[str]:
         """The lines of the new text of a reply, without what the mail client quoted."""
@@ -280,23 +281,23 @@ class Replies:
         tag: Tag,
         inbound: Inbound,
         now: datetime,
-    ) -> tuple[str, str]:
+    ) -> tuple[MailOutcome, str]:
         """A reply to a game master's mail: checked like a player's, then run as game master
         commands. Each such mail acts for `token_lifetime` and changes the game once."""
         if sender not in self.service.mail.gm_addresses(game):
-            return "refused", "not a game master of this game"
+            return MailOutcome.REFUSED, "not a game master of this game"
         sent = db.exec(
             select(GmTag).where(GmTag.game_id == game.id, GmTag.serial == tag.decision)
         ).first()
         if sent is None or not gm_token_ok(game.gm_secret, tag):
-            return "refused", "bad game master token"
+            return MailOutcome.REFUSED, "bad game master token"
         keys = _replay_keys(tag, lines, game, None)
         replayed = self._replayed(db, keys)
         if replayed:
-            return "ignored", replayed
+            return MailOutcome.IGNORED, replayed
         lifetime = timedelta(seconds=_parse_duration(self.settings.token_lifetime))
         if as_utc(sent.sent_at) + lifetime < now:
-            if may_answer(db, sender, "error", now, self.settings.answers_per_day):
+            if may_answer(db, sender, AnswerKind.ERROR, now, self.settings.answers_per_day):
                 self.service.mail.queue_gm(
                     db,
                     game,
@@ -309,7 +310,7 @@ class Replies:
                     "was done. Reply to this mail instead.",
                     to=[sender],
                 )
-            return "refused", "game master token expired"
+            return MailOutcome.REFUSED, "game master token expired"
         answering = Tag(tag.game, GM_SEAT, sent.decision, tag.token)
         master = GameMaster(self.service)
         results, _ = master.run(
@@ -321,16 +322,16 @@ class Replies:
             answering=answering,
             may_change=sent.used_at is None,
         )
-        acted = any(r.outcome == "applied" for r in results)
+        acted = any(r.outcome == LineOutcome.APPLIED for r in results)
         if acted:
             sent.used_at = now
         db.add(ReplyUse(key=keys[not acted], inbound_id=inbound.id, at=now))
         outcome = (
-            "rejected"
-            if any(r.outcome == "rejected" for r in results)
-            else "applied"
+            MailOutcome.REJECTED
+            if any(r.outcome == LineOutcome.REJECTED for r in results)
+            else MailOutcome.APPLIED
             if acted
-            else "answered"
+            else MailOutcome.ANSWERED
         )
         return outcome, _told(results)
 
@@ -345,7 +346,7 @@ class Replies:
         lines: list[str],
         inbound: Inbound,
         now: datetime,
-    ) -> tuple[str, str, bool]:
+    ) -> tuple[MailOutcome, str, bool]:
         results: list[LineResult] = []
         answers: list[Answer] = []
         announced: list[str] = []
@@ -354,11 +355,13 @@ class Replies:
         first = True
         failed = False
         if not lines:
-            results.append(LineResult("(nothing)", "rejected", "no command found in your reply"))
+            results.append(
+                LineResult("(nothing)", LineOutcome.REJECTED, "no command found in your reply")
+            )
             failed = True
         for line in lines:
             if failed:
-                results.append(LineResult(line, "ignored", "after a rejected line"))
+                results.append(LineResult(line, LineOutcome.IGNORED, "after a rejected line"))
                 continue
             meta = line.lower().strip(" .!")
             verb = meta.split(" ", 1)[0]
@@ -367,38 +370,46 @@ class Replies:
                     show_board = True
                 else:
                     answers.append(self._meta(db, game, seats, state, meta))
-                results.append(LineResult(line, "answered"))
+                results.append(LineResult(line, LineOutcome.ANSWERED))
                 continue
             try:
                 if verb in SEAT_COMMANDS:
                     detail, told = self._seat_command(game, seats, state, seat, line, now)
-                    results.append(LineResult(line, "applied", detail))
+                    results.append(LineResult(line, LineOutcome.APPLIED, detail))
                     announced += told
                     continue
                 choice = self._read_line(game, state, seat, tag, line, first)
                 applied = state.apply(choice)
             except ChoiceError as error:
-                results.append(LineResult(line, "rejected", str(error)))
+                results.append(LineResult(line, LineOutcome.REJECTED, str(error)))
                 failed = True
                 continue
-            self.service.record(db, game, state, seat.seat, "mail", inbound.id, now)
-            results.append(LineResult(line, "applied", str(state.log[-1])))
+            self.service.record(db, game, state, seat.seat, MoveSource.MAIL, inbound.id, now)
+            results.append(LineResult(line, LineOutcome.APPLIED, str(state.log[-1])))
             events += applied
             seat.auto_moves = 0
             events += self.service.play_bots(db, game, seats, state, now)
             first = False
         moved = not first
-        if seat.absent and any(r.outcome in ("applied", "answered") for r in results):
+        if seat.absent and any(
+            r.outcome in (LineOutcome.APPLIED, LineOutcome.ANSWERED) for r in results
+        ):
             seat.absent = False
             seat.auto_moves = 0
             announced.insert(0, f"{seat.name} ({seat.colour}) is back and plays again.")
         if moved:
             self.service.save(game, seats, state, now)
-        acted = moved or any(r.outcome == "applied" for r in results)  # vacation, tz too
-        outcome = "rejected" if failed else "applied" if acted else "answered"
+        acted = moved or any(r.outcome == LineOutcome.APPLIED for r in results)  # vacation, tz too
+        outcome = (
+            MailOutcome.REJECTED
+            if failed
+            else MailOutcome.APPLIED
+            if acted
+            else MailOutcome.ANSWERED
+        )
         if not moved and not announced:  # an answer to the sender alone: within the budget
             assert seat.address is not None
-            kind = "error" if failed else "answer"
+            kind = AnswerKind.ERROR if failed else AnswerKind.ANSWER
             if not may_answer(db, seat.address, kind, now, self.settings.answers_per_day):
                 return outcome, _told(results) + "; not answered (answer budget spent)", acted
         self.service.mail.queue_round(
@@ -420,9 +431,9 @@ class Replies:
         self, game: Game, state: State, seat: Seat, tag: Tag, line: str, first: bool
     ) -> Choice:
         decision = state.decision
-        if decision is None or game.status == "over":
+        if decision is None or game.status == GameStatus.OVER:
             raise ChoiceError("The game is over.")
-        if game.status == "paused":
+        if game.status == GameStatus.PAUSED:
             raise ChoiceError(
                 "The game master has paused the game: no move can be made until it resumes."
             )
@@ -473,7 +484,7 @@ class Replies:
                 f"You have {format_duration(max(left, 0))} of vacation left in this game "
                 f"(of {format_duration(allowance)}); ask for at most that much."
             )
-        if game.status == "over":
+        if game.status == GameStatus.OVER:
             raise ChoiceError("The game is over.")
         start = max(now, as_utc(seat.away_until)) if seat.away_until else now
         seat.away_until = start + timedelta(seconds=seconds)
@@ -495,7 +506,7 @@ class Replies:
         if what == "log":
             return Answer("log", self.service.log_text(db, game, seats))
         status = self.service.mail.moment(game, seats, state)[0].waiting
-        if game.deadline_at is not None and game.status == "running":
+        if game.deadline_at is not None and game.status == GameStatus.RUNNING:
             status += f" The deadline is {when(as_utc(game.deadline_at))}."
         return Answer("status", status)
 
@@ -505,19 +516,25 @@ class Replies:
         query = (
             select(Seat, Game)
             .join(Game)
-            .where(col(Game.status).in_(("running", "paused")), func.lower(Seat.address) == sender)
+            .where(
+                col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
+                func.lower(Seat.address) == sender,
+            )
         )
         found = list(db.exec(query))
-        if not found or not may_answer(db, sender, "untagged", now, self.settings.answers_per_day):
+        if not found or not may_answer(
+            db, sender, AnswerKind.UNTAGGED, now, self.settings.answers_per_day
+        ):
             return
         games = []
         for seat, game in found:
+            paused = " and paused" if game.status == GameStatus.PAUSED else ""
             games.append(
                 f"Game {game.id}: you are {seat.name} ({seat.colour}); it is at decision "
-                f"{game.decision}" + (" and paused" if game.status == "paused" else "") + "."
+                f"{game.decision}{paused}."
             )
         notice = view.Notice(
-            kind="notice",
+            kind=MailKind.NOTICE,
             subject="Not applied: which game?",
             paragraphs=(
                 "Your mail reached the Tongiaki service, but it does not answer a mail of a "
@@ -538,10 +555,10 @@ class Replies:
         address = seat.address
         if not address:
             return
-        if not may_answer(db, address, "other-sender", now, self.settings.answers_per_day):
+        if not may_answer(db, address, AnswerKind.OTHER_SENDER, now, self.settings.answers_per_day):
             return
         notice = view.Notice(
-            kind="notice",
+            kind=MailKind.NOTICE,
             subject="Not applied: a reply from another address",
             paragraphs=(
                 f"A reply to a mail of game {game.id} for your seat ({seat.name}, "

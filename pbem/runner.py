@@ -27,6 +27,7 @@ from pbem.config import Settings
 from pbem.db import session
 from pbem.deadlines import TickReport, tick
 from pbem.inbound import database_down, keep, shown
+from pbem.kinds import MailOutcome
 from pbem.models import Outbox
 from pbem.service import Service
 from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
@@ -131,7 +132,7 @@ def read_mail(
     return handled
 
 
-def take(service: Service, raw: bytes, now: datetime) -> str:
+def take(service: Service, raw: bytes, now: datetime) -> MailOutcome:
     """Handle one inbound mail; if anything but the database fails, the mail goes to the
     quarantine with the error (one log line) and the outcome is "quarantined"."""
     try:
@@ -142,7 +143,7 @@ def take(service: Service, raw: bytes, now: datetime) -> str:
         why = one_line(error)  # a database error without its SQL and parameters
         number = keep(service.engine, raw, why, now, service.settings.max_message_bytes)
         log.warning("message quarantined as %d (%d bytes): %s", number, len(raw), shown(why, 200))
-        return "quarantined"
+        return MailOutcome.QUARANTINED
 
 
 LANES = 4  # SMTP connections used at once by a flush

@@ -35,6 +35,7 @@ from pbem.config import Settings
 from pbem.db import session
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.inbound import shown
+from pbem.kinds import GameStatus, MailOutcome, MoveSource
 from pbem.mailing import Mailer
 from pbem.models import Game, Move, Seat
 from pbem.view import when
@@ -189,7 +190,7 @@ class Service:
 
     # -- handling a reply ------------------------------------------------------------------
 
-    def handle(self, raw: bytes, now: datetime) -> str:
+    def handle(self, raw: bytes, now: datetime) -> MailOutcome:
         """Handle one inbound message exactly once; returns its outcome, and logs it."""
         from pbem.replies import Replies  # replies build on this module and the GM's
 
@@ -203,7 +204,7 @@ class Service:
         game: Game,
         state: State,
         seat: int,
-        source: str,
+        source: MoveSource,
         inbound_id: int | None,
         now: datetime,
     ) -> None:
@@ -237,7 +238,7 @@ class Service:
         while someone who is not absent still plays: when every player is absent, their
         decisions wait for their deadlines, so the game does not run to its end at once."""
         events: list[Event] = []
-        if game.status != "running":
+        if game.status != GameStatus.RUNNING:
             return events
         present = any(not s.bot and not s.absent for s in seats)
         while (decision := state.decision) is not None:
@@ -245,7 +246,15 @@ class Service:
             if not seat.bot and not (seat.absent and present):
                 break
             events += state.apply(bot_choice(game, state, seat.bot or "greedy"))
-            self.record(db, game, state, decision.seat, "bot" if seat.bot else "absent", None, now)
+            self.record(
+                db,
+                game,
+                state,
+                decision.seat,
+                MoveSource.BOT if seat.bot else MoveSource.ABSENT,
+                None,
+                now,
+            )
         return events
 
     def save(self, game: Game, seats: Sequence[Seat], state: State, now: datetime) -> None:
@@ -254,10 +263,10 @@ class Service:
         fresh = number != game.decision or game.deadline_at is None
         game.decision = number
         game.snapshot = json.dumps(state.to_json())
-        if game.status != "paused" and not game.ended_by:
-            game.status = "over" if state.decision is None else "running"
+        if game.status != GameStatus.PAUSED and not game.ended_by:
+            game.status = GameStatus.OVER if state.decision is None else GameStatus.RUNNING
         self._states[game.id or 0] = (game.snapshot, state.copy())
-        if fresh or game.status == "over":
+        if fresh or game.status == GameStatus.OVER:
             self.start_clock(game, seats, state, now)
 
     # -- the clock of the open decision ------------------------------------------------------
@@ -266,7 +275,7 @@ class Service:
         """The open decision's time starts now, or when its player is back from vacation."""
         decision = state.decision
         game.reminded_at = None
-        if decision is None or game.status == "over":
+        if decision is None or game.status == GameStatus.OVER:
             game.clock_from = game.deadline_at = game.wake_at = None
             game.paused_left = None
             return
@@ -276,7 +285,7 @@ class Service:
         start = max(now, away) if away else now
         game.clock_from = start
         game.deadline_at = start + timedelta(seconds=window)
-        if game.status == "paused":
+        if game.status == GameStatus.PAUSED:
             game.paused_left = int((game.deadline_at - now).total_seconds())
             game.wake_at = None
         else:
@@ -284,7 +293,7 @@ class Service:
 
     def wake(self, game: Game, now: datetime) -> datetime | None:
         """When the game next needs the service: a reminder or the deadline."""
-        if game.deadline_at is None or game.clock_from is None or game.status != "running":
+        if game.deadline_at is None or game.clock_from is None or game.status != GameStatus.RUNNING:
             return None
         reminded = as_utc(game.reminded_at) if game.reminded_at else None
         return next_wake(
@@ -304,7 +313,7 @@ class Service:
         game.clock_from = as_utc(game.clock_from) + shift
         if game.reminded_at is not None:
             game.reminded_at = as_utc(game.reminded_at) + shift
-        if game.status == "paused":
+        if game.status == GameStatus.PAUSED:
             game.paused_left = (game.paused_left or 0) + seconds
         game.wake_at = self.wake(game, now)
 

@@ -10,26 +10,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from engine import PutTile, State
+from engine import Phase, PutTile, State
 from engine.colours import LETTERS
 from engine.events import ChoiceMade, Event, TileDrawn, TilePlaced, VoyagePassed
 from engine.explain import what_is_asked
 from engine.hexgrid import DIRECTION_WORDS, DIRECTIONS, neighbour
 from engine.notation import SYNTAX
-from engine.outcome import Outcome
+from engine.outcome import Outcome, Termination
 from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
 from pbem.hexmap import hex_map, sea_legend, tile_turns
+from pbem.kinds import LineOutcome, MailKind
 
 MAX_LISTED = 120
 
 # the commands that can answer each kind of decision
 COMMANDS_FOR = {
-    "setup": ("place",),
-    "turn": ("expand", "royal", "colonise", "place"),
-    "emigrate": ("emigrate",),
-    "land": ("land",),
-    "put tile": ("put",),
-    "colony boat": ("place",),
+    Phase.SETUP: ("place",),
+    Phase.TURN: ("expand", "royal", "colonise", "place"),
+    Phase.EMIGRATE: ("emigrate",),
+    Phase.LAND: ("land",),
+    Phase.PUT_TILE: ("put",),
+    Phase.COLONY_BOAT: ("place",),
 }
 
 
@@ -38,7 +39,7 @@ class LineResult:
     """What became of one line of a player's reply."""
 
     line: str
-    outcome: str  # applied | rejected | ignored | answered
+    outcome: LineOutcome
     detail: str = ""
 
 
@@ -118,7 +119,7 @@ class Deadline:
 @dataclass(frozen=True)
 class Decision:
     number: int
-    kind: str
+    kind: Phase
     colour: str
     asked: str
     options: tuple[Option, ...]
@@ -135,9 +136,10 @@ class Decision:
 
 @dataclass(frozen=True)
 class Final:
-    reason: str
+    reason: str  # why the game ended, as the mails say it
     standings: tuple[tuple[int, Player, int], ...]  # rank, player, boats on the board
     tie_break: str
+    termination: Termination | None = None  # why the game ended, for a template to switch on
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ class Answer:
 class Mail:
     """Everything one mail shows; `kind` picks the template."""
 
-    kind: str  # welcome | prompt | update | reminder | error | answer | game_over
+    kind: MailKind  # welcome | prompt | update | reminder | error | answer | game_over
     game: int
     subject: str
     you: Player
@@ -175,7 +177,7 @@ class Notice:
     """A short mail about a mail that was refused (too large, from another address, for no
     game): a few paragraphs, and the games of the person it goes to."""
 
-    kind: str  # notice
+    kind: MailKind  # notice
     subject: str
     paragraphs: tuple[str, ...]
     games: tuple[str, ...] = ()
@@ -212,7 +214,7 @@ class GmSeat:
 class GmMail:
     """A mail to the game master: their commands' results, the game's state, their commands."""
 
-    kind: str  # gm
+    kind: MailKind  # gm
     game: int
     subject: str
     notice: str = ""
@@ -297,7 +299,7 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
     open_decision = state.decision
     assert open_decision is not None
     legal = state.legal_choices()
-    kind = open_decision.kind.value
+    kind = open_decision.kind
     verbs = _verbs(legal)
     return Decision(
         number=open_decision.number,
@@ -392,14 +394,16 @@ def _crossed(event: VoyagePassed) -> str:
     )
 
 
-def final(state: State, everyone: Sequence[Player], reason: str | None = None) -> Final:
-    """The final standings; `reason` says why the game ended when the rules did not end it."""
+def final(state: State, everyone: Sequence[Player], ended: Termination | None = None) -> Final:
+    """The final standings; `ended` says why the game ended when the rules did not end it."""
     outcome = state.standings()
     by_colour = {p.colour: p for p in everyone}
+    termination = ended or outcome.termination
     return Final(
-        reason=reason or outcome.reason,
+        reason=str(termination or ""),
         standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),
         tie_break=tie_break(outcome, by_colour),
+        termination=termination,
     )
 
 
