@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlmodel import Session, col, or_, select
 
 from engine import Choice, Pass, Phase, State
-from pbem import letters
+from pbem import decision_clock, letters
 from pbem.clock import as_utc, due_reminder, format_duration, parse_duration
 from pbem.db import session
 from pbem.kinds import GameStatus, MoveSource
@@ -101,7 +101,6 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
             at, picture = service.mail.moment(game, seats, state)
             mail = letters.reminder(at, seat.seat, service.mail.deadline_view(game, seat))
             service.mail.queue(db, game, seat, mail, picture, now)
-        game.reminded_at = now
         log.info(
             "game %s decision %s: reminder to %s, deadline %s",
             game.id,
@@ -109,7 +108,7 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
             seat.label,
             deadline.isoformat(),
         )
-    game.wake_at = service.wake(game, now)
+    decision_clock.looked(game, service.settings.reminders, now, reminded=sent)
     return "reminder" if sent else ""
 
 
@@ -194,9 +193,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
         with session(service.engine) as db:
             game, seats, state = service.game(db, game_id)
             assert game.deadline_at is not None
-            game.deadline_at = now + timedelta(seconds=grace)
-            game.reminded_at = now  # reminders that fell in the gap are not sent
-            game.wake_at = service.wake(game, now)
+            decision_clock.grace(game, grace, service.settings.reminders, now)
             announced = [
                 f"The game service was not running from {when(last)} to {when(now)}, and "
                 f"the deadline of decision {game.decision} passed meanwhile. It is now "

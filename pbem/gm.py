@@ -17,7 +17,7 @@ from engine import ChoiceError, Phase, State
 from engine.bots import BOT_KINDS
 from engine.colours import BY_LETTER, COLOURS
 from engine.events import Event
-from pbem import letters, view
+from pbem import decision_clock, letters, view
 from pbem.addressing import Tag
 from pbem.budget import may_answer
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
@@ -254,14 +254,12 @@ class GameMaster:
         if game.status == GameStatus.PAUSED:
             raise GmError("The game is paused already.")
         game.status = GameStatus.PAUSED
-        left = (as_utc(game.deadline_at) - now).total_seconds() if game.deadline_at else 0
-        game.paused_left = max(int(left), 0)
-        game.wake_at = None
+        left = decision_clock.pause(game, now)
         table.announced.append(
             "The game master paused the game: no move can be made and no deadline runs "
             "until it resumes."
         )
-        return f"paused with {format_duration(game.paused_left)} left for the open decision"
+        return f"paused with {format_duration(left)} left for the open decision"
 
     def _resume(self, db: Session, table: _Round, rest: str) -> str:
         game, now = table.game, table.now
@@ -269,11 +267,7 @@ class GameMaster:
         if game.status != GameStatus.PAUSED:
             raise GmError("The game is not paused.")
         game.status = GameStatus.RUNNING
-        if game.deadline_at is not None:
-            target = now.timestamp() + (game.paused_left or 0)
-            shift = int(target - as_utc(game.deadline_at).timestamp())
-            self.service.shift_clock(game, shift, now)
-        game.paused_left = None
+        decision_clock.resume(game, self.service.settings.reminders, now)
         table.events += self.service.advance(db, game, table.seats, table.state, now)
         deadline = f"; the deadline is {when(as_utc(game.deadline_at))}" if game.deadline_at else ""
         table.announced.append(f"The game master resumed the game{deadline}.")
@@ -284,7 +278,7 @@ class GameMaster:
         seconds = _duration(rest, "extend 1d")
         if game.deadline_at is None:
             raise GmError("No deadline is running.")
-        self.service.shift_clock(game, seconds, table.now)
+        decision_clock.shift(game, seconds, self.service.settings.reminders, table.now)
         assert game.deadline_at is not None
         deadline = when(as_utc(game.deadline_at))
         table.announced.append(

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, func, select
 
 from engine import Choice, ChoiceError, State
 from engine.events import Event
-from pbem import view
+from pbem import decision_clock, view
 from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, token_epoch
 from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
@@ -491,7 +491,7 @@ class Replies:
         seat.vacation_used += seconds
         decision = state.decision
         if decision is not None and decision.seat == seat.seat and game.deadline_at is not None:
-            self.service.shift_clock(game, seconds, now)
+            decision_clock.shift(game, seconds, self.settings.reminders, now)
         back = when(seat.away_until)
         left_after = format_duration(allowance - seat.vacation_used)
         return (

@@ -14,7 +14,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
@@ -23,11 +23,10 @@ from engine import Choice, ChoiceError, Setup, SetupError, State, parse_choice
 from engine.bots import BOT_KINDS, make_bot
 from engine.colours import COLOURS
 from engine.events import Event
-from pbem import letters
+from pbem import decision_clock, letters
 from pbem.clock import (
     DurationError,
     as_utc,
-    next_wake,
     utc_now,
 )
 from pbem.clock import parse_duration as _parse_duration
@@ -269,53 +268,21 @@ class Service:
         if fresh or game.status == GameStatus.OVER:
             self.start_clock(game, seats, state, now)
 
-    # -- the clock of the open decision ------------------------------------------------------
+    # -- the clock of the open decision (written by `pbem.decision_clock` only) -------------
 
     def start_clock(self, game: Game, seats: Sequence[Seat], state: State, now: datetime) -> None:
         """The open decision's time starts now, or when its player is back from vacation."""
         decision = state.decision
-        game.reminded_at = None
         if decision is None or game.status == GameStatus.OVER:
-            game.clock_from = game.deadline_at = game.wake_at = None
-            game.paused_left = None
+            decision_clock.stop(game)
             return
-        seat = seats[decision.seat]
-        window = game.deadline_seconds or _parse_duration(self.settings.default_deadline)
-        away = as_utc(seat.away_until) if seat.away_until else None
-        start = max(now, away) if away else now
-        game.clock_from = start
-        game.deadline_at = start + timedelta(seconds=window)
-        if game.status == GameStatus.PAUSED:
-            game.paused_left = int((game.deadline_at - now).total_seconds())
-            game.wake_at = None
-        else:
-            game.wake_at = self.wake(game, now)
-
-    def wake(self, game: Game, now: datetime) -> datetime | None:
-        """When the game next needs the service: a reminder or the deadline."""
-        if game.deadline_at is None or game.clock_from is None or game.status != GameStatus.RUNNING:
-            return None
-        reminded = as_utc(game.reminded_at) if game.reminded_at else None
-        return next_wake(
-            as_utc(game.clock_from),
-            as_utc(game.deadline_at),
-            reminded,
-            self.settings.reminders,
-            now,
+        decision_clock.start(
+            game,
+            seconds=game.deadline_seconds or _parse_duration(self.settings.default_deadline),
+            away_until=seats[decision.seat].away_until,
+            reminders=self.settings.reminders,
+            now=now,
         )
-
-    def shift_clock(self, game: Game, seconds: int, now: datetime) -> None:
-        """Move the open decision's deadline (and its reminders) `seconds` later."""
-        if game.deadline_at is None or game.clock_from is None:
-            return
-        shift = timedelta(seconds=seconds)
-        game.deadline_at = as_utc(game.deadline_at) + shift
-        game.clock_from = as_utc(game.clock_from) + shift
-        if game.reminded_at is not None:
-            game.reminded_at = as_utc(game.reminded_at) + shift
-        if game.status == GameStatus.PAUSED:
-            game.paused_left = (game.paused_left or 0) + seconds
-        game.wake_at = self.wake(game, now)
 
 
 def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = False) -> Choice:

@@ -3,6 +3,7 @@ and fresh time after the service was down."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -360,3 +361,16 @@ def test_when_every_player_is_absent_the_game_waits_for_the_deadlines(tmp_path: 
     assert [source for _, _, source in _moves(service)] == ["auto"] * 6
     _, _, state = _row(service)
     assert state.decision is not None  # the game goes on, slowly, for whoever comes back
+
+
+def test_only_the_decision_clock_writes_the_clock_of_a_game() -> None:
+    """`pbem/decision_clock.py` is the one writer of the clock's columns of `Game`."""
+    columns = ("clock_from", "deadline_at", "reminded_at", "wake_at", "paused_left")
+    writes = re.compile(rf"\.({'|'.join(columns)})\s*=[^=]")
+    package = Path(__file__).resolve().parent.parent / "pbem"
+    writers = sorted(
+        path.name
+        for path in package.glob("*.py")
+        if writes.search(path.read_text()) and path.name != "models.py"
+    )
+    assert writers == ["decision_clock.py"]
