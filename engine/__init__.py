@@ -22,6 +22,7 @@ from engine.choices import (
 from engine.errors import (
     AmbiguousChoiceError,
     ChoiceError,
+    EngineError,
     GameOverError,
     IllegalChoiceError,
     NotationError,
@@ -40,6 +41,7 @@ __all__ = [
     "Decision",
     "Emigrate",
     "EmigrateClosed",
+    "EngineError",
     "Expand",
     "FoundRoyal",
     "GameOverError",

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 
-class ChoiceError(ValueError):
+class EngineError(Exception):
+    """The base of every error the engine raises on purpose."""
+
+
+class ChoiceError(EngineError, ValueError):
     """A choice that cannot be applied; `code` is stable, the message is for the player."""
 
     code = "choice"

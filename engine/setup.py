@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.colours import COLOURS
+from engine.errors import EngineError
 from engine.tiles import STACK_TILES, TILES, match_island
 
 
-class SetupError(ValueError):
+class SetupError(EngineError, ValueError):
     """A set-up that cannot start a game (wrong colours or stack)."""
 
 

@@ -9,10 +9,12 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from pbem.errors import PbemError
+
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
-class DurationError(ValueError):
+class DurationError(PbemError, ValueError):
     """Text that is not a duration."""
 
 

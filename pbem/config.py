@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from pbem.clock import DurationError, check_reminders, parse_duration
+from pbem.errors import PbemError
 from pbem.identity import IdentityError, check_address
 
 
-class ConfigError(ValueError):
+class ConfigError(PbemError, ValueError):
     """A configuration file that cannot be used; the message names the key."""
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, create_engine
 
 from pbem import models  # noqa: F401  (registers the tables)
+from pbem.errors import PbemError
 from pbem.migrate import upgrade
 
 BUSY_SECONDS = 30  # how long a write waits for another process's write to end
@@ -129,7 +130,7 @@ def _remove(target: Path) -> None:
         leftover.unlink(missing_ok=True)
 
 
-class Unusable(RuntimeError):
+class Unusable(PbemError, RuntimeError):
     """The database cannot be used as it is: the message says why and what to do; `status`
     is the exit status, LASTING or FOR_NOW."""
 

@@ -22,6 +22,7 @@ from pbem.addressing import Tag
 from pbem.budget import may_answer
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.db import session
+from pbem.errors import PbemError
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.inbound import shown
 from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MoveSource
@@ -37,7 +38,7 @@ GM_LOOK = "status, log, board, help: look at the game; change nothing"
 HOST = "host"  # the actor of commands given on the host's command line
 
 
-class GmError(ValueError):
+class GmError(PbemError, ValueError):
     """A game master's command that cannot be carried out; nothing was changed."""
 
 

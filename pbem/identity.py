@@ -7,6 +7,8 @@ import unicodedata
 
 from email_validator import EmailNotValidError, validate_email
 
+from pbem.errors import PbemError
+
 ADDRESS_LIMIT = 254  # RFC 5321's limit on a path, less its angle brackets
 NAME_LIMIT = 40
 _REFUSED_CATEGORIES = {
@@ -23,7 +25,7 @@ _LOCALHOST = "localhost"
 _STAND_IN = "localhost.test"
 
 
-class IdentityError(ValueError):
+class IdentityError(PbemError, ValueError):
     """A name or address that cannot be used; the message says what is wrong with it."""
 
 

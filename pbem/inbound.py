@@ -27,6 +27,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import col, select
 
 from pbem.db import session
+from pbem.errors import PbemError
 from pbem.headers import header_text, raw_header_texts
 from pbem.models import Quarantined
 
@@ -52,7 +53,7 @@ _SPACE = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
-class MailError(ValueError):
+class MailError(PbemError, ValueError):
     """A mail the service will not read (too deep, ...): it goes to the quarantine."""
 
 

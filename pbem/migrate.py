@@ -13,6 +13,8 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, inspect
 from sqlmodel import SQLModel
 
+from pbem.errors import PbemError
+
 SCHEMA_VERSION = 4
 
 
@@ -69,7 +71,7 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
 }
 
 
-class SchemaError(RuntimeError):
+class SchemaError(PbemError, RuntimeError):
     """A database this version of the service cannot use."""
 
 

@@ -26,6 +26,7 @@ from sqlmodel import col, delete, select
 from pbem.config import Settings
 from pbem.db import session
 from pbem.deadlines import TickReport, tick
+from pbem.errors import PbemError
 from pbem.inbound import database_down, keep, shown
 from pbem.kinds import MailOutcome
 from pbem.models import Outbox
@@ -72,7 +73,7 @@ def one_line(error: BaseException) -> str:
     return shown(f"{type(cause).__name__}: {cause}", 300)
 
 
-class ServiceRunning(RuntimeError):
+class ServiceRunning(PbemError, RuntimeError):
     """Another `pbem serve` or `pbem poll` works on the same database."""
 
 

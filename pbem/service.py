@@ -32,6 +32,7 @@ from pbem.clock import (
 from pbem.clock import parse_duration as _parse_duration
 from pbem.config import Settings
 from pbem.db import session
+from pbem.errors import PbemError
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, MailOutcome, MoveSource
@@ -42,7 +43,7 @@ from pbem.view import when
 log = logging.getLogger(__name__)
 
 
-class GameError(ValueError):
+class GameError(PbemError, ValueError):
     """A game that cannot be created as asked; nothing was created."""
 
 
