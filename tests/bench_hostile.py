@@ -19,8 +19,8 @@ from pathlib import Path
 from pbem.runner import take
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
-from tests.localmail import START, later, local_service, take_mail
 from tests.support.hostile import Target, hostile_mails
+from tests.support.localmail import START, later, local_service, take_mail
 
 
 def targets(service: Service) -> list[Target]:

@@ -40,8 +40,8 @@ from pbem.config import settings_toml
 from pbem.db import open_database, session
 from pbem.models import Inbound
 from pbem.service import SeatSpec, Service
-from tests.localmail import START, option_count, reply_to
-from tests.mailservers import Accepted, Dovecot, Mail, SmtpServer, address, parse
+from tests.support.localmail import START, option_count, reply_to
+from tests.support.mailservers import Accepted, Dovecot, Mail, SmtpServer, address, parse
 from tests.test_mail_loop import mail_settings
 
 SERVICE = "tongiaki@example.test"

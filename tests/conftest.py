@@ -1,4 +1,4 @@
-"""Shared fixtures: real mail servers (see tests/mailservers.py), started once per session.
+"""Shared fixtures: real mail servers (see tests/support/mailservers.py), started once per session.
 
 - `dovecot`: a Dovecot IMAP server with the users of `mailservers.DEFAULT_USERS`.
 - `smtp_server`: an SMTP server that delivers into that Dovecot.
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.mailservers import Dovecot, DovecotMissing, Mail, SmtpServer
+from tests.support.mailservers import Dovecot, DovecotMissing, Mail, SmtpServer
 
 
 @pytest.fixture(scope="session")

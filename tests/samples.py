@@ -16,7 +16,7 @@ from engine.bots import make_bot
 from pbem.db import session
 from pbem.deadlines import tick
 from pbem.service import SeatSpec, Service
-from tests.localmail import later, local_service, reply_to, take_mail
+from tests.support.localmail import later, local_service, reply_to, take_mail
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 ANA, BEN = "ana@example.test", "ben@example.test"

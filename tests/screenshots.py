@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.browser import chromium, measure, screenshot, viewable
 from tests.samples import sample_mails
+from tests.support.browser import chromium, measure, screenshot, viewable
 
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 WIDTH = 360

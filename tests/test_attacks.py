@@ -16,7 +16,7 @@ from pbem.inbound import MAX_ADDRESS_FIELD, MAX_COPIES, arrive
 from pbem.models import Inbound, Quarantined, Seat
 from pbem.runner import take
 from pbem.service import Service
-from tests.localmail import START, local_service, reply_to, text_of
+from tests.support.localmail import START, local_service, reply_to, text_of
 from tests.test_open_address import (
     ANN,
     BOB,

@@ -11,7 +11,7 @@ from engine import Land, Phase, State, parse_choice
 from engine.bench import main as bench_main
 from engine.bots import GreedyBot, RandomBot, make_bot
 from engine.demo import main as demo_main
-from tests.scenario import arrange
+from tests.support.scenario import arrange
 
 
 def _overflow_landing() -> State:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import chromium, measure, viewable
 from tests.samples import sample_mails
+from tests.support.browser import chromium, measure, viewable
 
 pytestmark = pytest.mark.skipif(
     chromium() is None, reason="Chromium is not installed (python3 dev.py test installs it)"

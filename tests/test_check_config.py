@@ -17,8 +17,8 @@ from pbem.db import open_database, session
 from pbem.diagnose import Check, check_settings
 from pbem.migrate import SCHEMA_VERSION
 from pbem.models import Outbox
-from tests.localmail import START
-from tests.mailservers import Mail
+from tests.support.localmail import START
+from tests.support.mailservers import Mail
 from tests.test_mail_loop import mail_settings
 
 runner = CliRunner()

@@ -32,7 +32,7 @@ from pbem.cli import app
 from pbem.config import Settings, settings_toml
 from pbem.db import damage
 from pbem.service import SeatSpec
-from tests.localmail import START, later, local_service, reply_to, take_mail
+from tests.support.localmail import START, later, local_service, reply_to, take_mail
 
 runner = CliRunner()
 PBEM = str(Path(sys.executable).parent / "pbem")

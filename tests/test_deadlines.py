@@ -17,7 +17,7 @@ from pbem.db import session
 from pbem.deadlines import TickReport, automatic_choice, tick
 from pbem.models import Game, Move, Seat
 from pbem.service import SeatSpec, Service, bot_choice
-from tests.localmail import START, local_service, reply_to, take_mail, text_of
+from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
 HOUR = timedelta(hours=1)

@@ -21,8 +21,8 @@ from pbem.runner import run_cycle
 from pbem.service import Service
 from pbem.transport import MaildirInbox
 from tests.bench_hostile import targets
-from tests.localmail import later, local_service, parse
 from tests.support.hostile import hostile_mails
+from tests.support.localmail import later, local_service, parse
 
 COUNT = 1000
 

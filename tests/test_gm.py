@@ -29,7 +29,7 @@ from pbem.db import session
 from pbem.deadlines import tick
 from pbem.models import Game, GmAction, Inbound, Move, Seat
 from pbem.service import SeatSpec, Service
-from tests.localmail import START, local_service, parse, reply_to, take_mail, text_of
+from tests.support.localmail import START, local_service, parse, reply_to, take_mail, text_of
 
 ANN, BOB, DAN, GM = "ann@example.test", "bob@example.test", "dan@example.test", "gm@example.test"
 BOSS = "boss@example.test"  # a game master of every game on this host (`gm_addresses`)

@@ -13,7 +13,7 @@ from engine.colours import COLOURS
 from engine.hexgrid import CENTRE, DIRECTIONS, Position, neighbour
 from engine.tiles import ISLANDS, SEAS, match_island
 from pbem.hexmap import hex_map, sea_legend, short_name
-from tests.scenario import arrange
+from tests.support.scenario import arrange
 
 START_MAP = r"""
          .....

@@ -16,7 +16,7 @@ from pbem.db import session
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.models import Game, Seat
 from pbem.service import GameError, SeatSpec
-from tests.localmail import START, local_service
+from tests.support.localmail import START, local_service
 from tests.test_gm import HOUR, SET_UP, _refused, _table
 
 runner = CliRunner()

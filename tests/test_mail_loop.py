@@ -31,8 +31,8 @@ from pbem.db import open_database, session
 from pbem.models import Game, GmAction, Inbound, Move, Outbox
 from pbem.runner import run_cycle
 from pbem.service import SeatSpec, Service
-from tests.localmail import START, later, option_count, reply_to, text_of
-from tests.mailservers import Mail, _fetch_new, _select, address
+from tests.support.localmail import START, later, option_count, reply_to, text_of
+from tests.support.mailservers import Mail, _fetch_new, _select, address
 
 SERVICE = "tongiaki@example.test"
 
@@ -74,7 +74,7 @@ class Player:
 
     def new_mail(self) -> list[EmailMessage]:
         self.client.noop()
-        from tests.mailservers import parse
+        from tests.support.mailservers import parse
 
         return [parse(raw) for _, raw in _fetch_new(self.client, self.seen)]
 

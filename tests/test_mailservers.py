@@ -11,7 +11,7 @@ from email.message import EmailMessage
 import aiosmtplib
 import pytest
 
-from tests.mailservers import Mail
+from tests.support.mailservers import Mail
 
 
 def message(sender: str, to: str, subject: str, body: str = "Hello.\n") -> EmailMessage:

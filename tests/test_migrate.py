@@ -19,7 +19,7 @@ from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
 from pbem.models import Game, Inbound, Outbox, Seat
 from pbem.service import Service
-from tests.localmail import START, later, local_service, take_mail
+from tests.support.localmail import START, later, local_service, take_mail
 
 FIXTURE = Path(__file__).parent / "fixtures" / "schema-v1.sql"
 FIXTURE_V2 = Path(__file__).parent / "fixtures" / "schema-v2.sql"

@@ -32,7 +32,7 @@ from pbem.db import session
 from pbem.deadlines import tick
 from pbem.models import Answered, Game, GmAction, GmTag, Inbound, Move, Outbox, Seat
 from pbem.service import SeatSpec, Service
-from tests.localmail import START, local_service, parse, reply_to, take_mail, text_of
+from tests.support.localmail import START, local_service, parse, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
 EVE = "eve@evil.test"

@@ -27,8 +27,8 @@ from pbem.models import Game, Move, Outbox, Seat
 from pbem.runner import Outage, flush_outbox, run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender, SmtpSender
-from tests.localmail import START, later, local_service, reply_to, take_mail
-from tests.mailservers import free_port
+from tests.support.localmail import START, later, local_service, reply_to, take_mail
+from tests.support.mailservers import free_port
 
 runner = CliRunner()
 ANN, BOB = "ann@example.test", "bob@example.test"

@@ -30,7 +30,7 @@ from pbem.picture import (
     island_plan,
     layout,
 )
-from tests.scenario import arrange
+from tests.support.scenario import arrange
 
 RGB = tuple[int, int, int]
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from engine import Setup, State
 from engine.bots import make_bot
 from engine.colours import COLOURS
-from tests.invariants import (
+from tests.support.invariants import (
     check_every_listed_choice_applies,
     check_invariants,
     check_nothing_unlisted_applies,

@@ -26,8 +26,8 @@ from pbem.replies import Replies
 from pbem.runner import run_cycle, take
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
-from tests.localmail import START, later, local_service, parse, reply_to, take_mail
-from tests.mailservers import Mail, _select
+from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
+from tests.support.mailservers import Mail, _select
 from tests.test_mail_loop import mail_settings
 
 runner = CliRunner()

@@ -40,7 +40,7 @@ from engine.events import (
     VoyagePassed,
 )
 from engine.tiles import ISLANDS, SEAS, START_ISLAND
-from tests.scenario import (
+from tests.support.scenario import (
     arrange,
     chose,
     group,

@@ -17,7 +17,7 @@ from pbem.replies import Replies
 from pbem.runner import run_cycle, take
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
-from tests.localmail import (
+from tests.support.localmail import (
     START,
     later,
     local_service,

@@ -19,8 +19,8 @@ from pbem import letters, view
 from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.render import render, render_html, render_text
-from tests.localmail import parse
 from tests.samples import parts, sample_mails
+from tests.support.localmail import parse
 
 NAMES = ("Ana", "Ben", "Cy", "Dai", "Eve", "Flo")
 TEXT_OPTION = re.compile(r"^\s*(\d+)\) (.+)$")

@@ -319,7 +319,7 @@ class Dovecot:
         d = self.directory
         user, group = self._run_as.name, self._run_as.group
         return f"""\
-# Throwaway configuration written by tests/mailservers.py
+# Throwaway configuration written by tests/support/mailservers.py
 protocols = imap
 listen = {HOST}
 base_dir = {d}/run
