@@ -96,8 +96,8 @@ def run(python: Path, *args: str) -> int:
 
 COMMANDS = {
     "run": ["-m", "pbem", "demo"],  # the service on its embedded defaults, with a demo game
-    "watch": ["-m", "engine.demo"],  # a whole bot game in the terminal
-    "bench": ["-m", "engine.bench"],  # the engine's speed
+    "watch": ["-m", "tools.demo"],  # a whole bot game in the terminal
+    "bench": ["-m", "tools.bench"],  # the engine's speed
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
     "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails
     "golden": ["-m", "tests.samples"],  # rewrite the golden files of the mails

@@ -210,6 +210,11 @@ class State:
             return [Place(name, (b,)) for b in range(len(ISLANDS[name].beaches))]
         return []
 
+    def relist(self) -> None:
+        """Forget the listed legal choices, so that the next `legal_choices` works them out
+        again: after a test arranged a state by hand, or to time the listing."""
+        self._legal = None
+
     def home_islands(self, seat: int) -> list[Position]:
         """Non-royal islands where `seat` has boats on beaches."""
         return [pos for pos, beaches in self.board.boats.items() if any(b[seat] for b in beaches)]

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from engine import Land, Phase, State, parse_choice
-from engine.bench import main as bench_main
 from engine.bots import GreedyBot, RandomBot, make_bot
-from engine.demo import main as demo_main
 from tests.support.scenario import arrange
+from tools.bench import main as bench_main
+from tools.demo import main as demo_main
 
 
 def _overflow_landing() -> State:
@@ -39,7 +39,7 @@ def test_greedy_bot_avoids_a_voyage_its_group_cannot_pass() -> None:
         boats={"Tonga b": "BBB", "Tonga e": "BBB"},
     )
     state.phase = Phase.EMIGRATE
-    state._legal = None
+    state.relist()
     assert {str(c) for c in state.legal_choices()} == {"emigrate Tonga b SW", "emigrate Tonga e NE"}
     choice = GreedyBot(random.Random(1), curiosity=0).choose(state)
     assert str(choice) == "emigrate Tonga e NE"

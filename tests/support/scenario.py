@@ -97,7 +97,7 @@ def arrange(
     state.active = active
     state.turn = turn
     state.setup_placed = 2 * seats
-    state._legal = None
+    state.relist()
     return state
 
 
