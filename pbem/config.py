@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,23 @@ class Settings:
     log_level: str = "INFO"
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
+
+    # the durations in seconds: parsed once (`load_settings` has checked them)
+    @cached_property
+    def default_deadline_seconds(self) -> int:
+        return parse_duration(self.default_deadline)
+
+    @cached_property
+    def vacation_allowance_seconds(self) -> int:
+        return parse_duration(self.vacation_allowance)
+
+    @cached_property
+    def downtime_grace_seconds(self) -> int:
+        return parse_duration(self.downtime_grace)
+
+    @cached_property
+    def token_lifetime_seconds(self) -> int:
+        return parse_duration(self.token_lifetime)
 
     @property
     def database_path(self) -> Path:

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, or_, select
 
 from engine import Choice, Pass, Phase, State
 from pbem import decision_clock, letters
-from pbem.clock import as_utc, due_reminder, format_duration, parse_duration
+from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import session
 from pbem.kinds import GameStatus, MoveSource
 from pbem.models import Game, Seat, Setting
@@ -39,7 +39,7 @@ def tick(service: Service, now: datetime) -> TickReport:
     """Do what is due at `now` in every running game."""
     now = as_utc(now)
     report = TickReport()
-    grace = parse_duration(service.settings.downtime_grace)
+    grace = service.settings.downtime_grace_seconds
     last = _note_tick(service, now)
     if last is not None and (now - last).total_seconds() > grace:
         report.graced = _give_grace(service, last, now, grace)

@@ -228,7 +228,7 @@ class Replies:
         closed = db.exec(
             select(Move.created_at).where(Move.game_id == game.id, Move.number == decision)
         ).first()
-        lifetime = timedelta(seconds=_parse_duration(self.settings.token_lifetime))
+        lifetime = timedelta(seconds=self.settings.token_lifetime_seconds)
         if closed is not None and as_utc(closed) + lifetime < now:
             return (
                 f"Your mail answers decision {decision}, which closed more than "
@@ -295,7 +295,7 @@ class Replies:
         replayed = self._replayed(db, keys)
         if replayed:
             return MailOutcome.IGNORED, replayed
-        lifetime = timedelta(seconds=_parse_duration(self.settings.token_lifetime))
+        lifetime = timedelta(seconds=self.settings.token_lifetime_seconds)
         if as_utc(sent.sent_at) + lifetime < now:
             if may_answer(db, sender, AnswerKind.ERROR, now, self.settings.answers_per_day):
                 self.service.mail.queue_gm(
@@ -472,7 +472,7 @@ class Replies:
             seconds = _parse_duration(text)
         except DurationError as error:
             raise ChoiceError(f"{error} Write it as: vacation 3d.") from error
-        allowance = _parse_duration(self.service.settings.vacation_allowance)
+        allowance = self.settings.vacation_allowance_seconds
         left = allowance - seat.vacation_used
         if seconds < SHORTEST_VACATION:  # each vacation is news to everyone: not too many
             raise ChoiceError(

@@ -24,12 +24,7 @@ from engine.bots import BOT_KINDS, make_bot
 from engine.colours import COLOURS
 from engine.events import Event
 from pbem import decision_clock, letters
-from pbem.clock import (
-    DurationError,
-    as_utc,
-    utc_now,
-)
-from pbem.clock import parse_duration as _parse_duration
+from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.config import Settings
 from pbem.db import session
 from pbem.errors import PbemError
@@ -53,14 +48,6 @@ class SeatSpec:
     address: str | None  # None for a bot
     colour: str | None = None
     bot: str | None = None
-
-
-def parse_duration(text: str) -> int:
-    """Seconds in '48h', '2d', '90m', '1d12h', '3600s'; GameError when it is none."""
-    try:
-        return _parse_duration(text)
-    except DurationError as error:
-        raise GameError(str(error)) from error
 
 
 class Service:
@@ -98,7 +85,12 @@ class Service:
                 setup = Setup.from_seed(colours, seed)  # type: ignore[arg-type]
         except SetupError as error:
             raise GameError(str(error)) from error
-        seconds = parse_duration(deadline or self.settings.default_deadline)
+        try:
+            seconds = (
+                parse_duration(deadline) if deadline else self.settings.default_deadline_seconds
+            )
+        except DurationError as error:
+            raise GameError(str(error)) from error
         if seconds < 60:
             raise GameError("The time per decision must be at least a minute.")
         if gm is not None:
@@ -279,7 +271,7 @@ class Service:
             return
         decision_clock.start(
             game,
-            seconds=game.deadline_seconds or _parse_duration(self.settings.default_deadline),
+            seconds=game.deadline_seconds or self.settings.default_deadline_seconds,
             away_until=seats[decision.seat].away_until,
             reminders=self.settings.reminders,
             now=now,
@@ -364,7 +356,6 @@ __all__ = [
     "SeatSpec",
     "Service",
     "bot_choice",
-    "parse_duration",
     "read_choice",
     "utc_now",
     "when",
