@@ -217,3 +217,29 @@ def test_the_host_lists_shows_retries_and_drops_quarantined_mail(
     assert pbem().stdout.strip() == "0 mails in the quarantine"
     missing = pbem("drop", "2")
     assert missing.exit_code == 2 and "there is no mail 2" in missing.stderr
+
+
+def test_a_retry_killed_before_the_mail_left_the_quarantine_applies_nothing_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pbem quarantine retry N` handles the mail, then takes it out: killed in between, the
+    mail is still listed, and the next retry finds it handled (a duplicate) and takes it out."""
+    service = local_service(tmp_path)
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], seed=4, now=START)
+    prompt = _prompt_to(take_mail(service), ANN)
+    config = tmp_path / "pbem.toml"
+    config.write_text(settings_toml(service.settings))
+    reply = reply_to(prompt, "place Tonga a")
+
+    def broken(self: Replies, message: object) -> list[str]:
+        raise RuntimeError("a fault of the service")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Replies, "command_lines", broken)
+        assert take(service, reply, later(1)) == "quarantined"
+    assert take(service, reply, later(2)) == "applied"  # the retry's handling, then the kill
+    retried = runner.invoke(app, ["quarantine", "retry", "1", "--config", str(config)])
+    assert retried.exit_code == 0 and retried.stdout.strip() == "mail 1: duplicate"
+    assert _moves(service) == ["place Tonga a"]
+    listed = runner.invoke(app, ["quarantine", "--config", str(config)])
+    assert listed.stdout.strip() == "0 mails in the quarantine"
