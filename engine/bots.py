@@ -6,7 +6,6 @@ import random
 from typing import Protocol
 
 from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
-from engine.hexgrid import neighbour
 from engine.state import State
 from engine.tiles import ISLANDS
 
@@ -46,18 +45,18 @@ class GreedyBot:
         return max(scored, key=lambda item: (item[0], item[1]))[2]
 
     def _value(self, state: State, choice: Choice) -> float:
-        seat, board = state.active, state.board
+        seat = state.active
         colour = state.colours[seat]
         if isinstance(choice, Land):
             kept = sum(cs.count(colour) for _, cs in choice.placement)
             island = ISLANDS[choice.island or ""] if choice.island in ISLANDS else None
-            new_here = island is not None and board.seat_boats(board.where[island.name], seat) == 0
+            new_here = island is not None and not _boats_of(state, island.name, seat)
             return 10 * kept + (island.points * 3 if island and new_here and kept else 0)
         if isinstance(choice, Expand):
             island = ISLANDS[choice.island]
             return 2 + island.points + len(choice.beaches)
         if isinstance(choice, FoundRoyal):
-            mine = board.seat_boats(board.where[choice.island], seat)
+            mine = _boats_of(state, choice.island, seat)
             return ISLANDS[choice.island].points - 2 * mine + 1
         if isinstance(choice, Colonise):
             return -1 if state.home_islands(seat) else 1
@@ -71,17 +70,20 @@ class GreedyBot:
         return 0
 
     def _route_value(self, state: State, choice: Emigrate) -> float:
-        board = state.board
-        home = board.where[choice.island]
-        group = board.boats[home][choice.beach]
-        mine = group[state.active]
-        colours = sum(1 for n in group if n)
-        route = board.trace(neighbour(home, choice.jetty), choice.jetty, colours)
+        mine = state.boats_on(choice.island, choice.beach)[state.active]
+        route = state.voyage(choice.island, choice.beach, choice.jetty)
         if route.end == "fail":
             return -mine
-        if route.end == "island" and route.position != home:
-            return mine + ISLANDS[board.name(route.position)].points / 2
+        reached = state.tile_at(route.position)
+        if route.end == "island" and reached is not None and reached != choice.island:
+            return mine + ISLANDS[reached].points / 2
         return mine / 2 if route.end == "empty" else 0
+
+
+def _boats_of(state: State, island: str, seat: int) -> int:
+    """The boats of `seat` on the beaches of `island`."""
+    beaches = range(len(ISLANDS[island].beaches))
+    return sum(state.boats_on(island, beach)[seat] for beach in beaches)
 
 
 BOT_KINDS = ("random", "greedy")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engine.choices import (
     Choice,
@@ -16,12 +16,33 @@ from engine.choices import (
     Place,
     PutTile,
 )
-from engine.hexgrid import DIRECTION_WORDS, neighbour
-from engine.phase import Phase
+from engine.hexgrid import DIRECTION_WORDS, Position, neighbour
+from engine.phase import Decision, Phase
 from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND
 
-if TYPE_CHECKING:
-    from engine.state import State
+
+class Game(Protocol):
+    """What the explanations read of a game: some of the queries of `State` (which this
+    module does not import, so that `State` can import it)."""
+
+    @property
+    def decision(self) -> Decision | None: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def active(self) -> int: ...
+    def legal_choices(self) -> list[Choice]: ...
+    def reserve_of(self, seat: int) -> int: ...
+    def royal_islands(self, seat: int) -> int: ...
+    def home_islands(self, seat: int) -> tuple[str, ...]: ...
+    def position_of(self, tile: str) -> Position | None: ...
+    def tile_at(self, position: Position) -> str | None: ...
+    def royal_owner(self, island: str) -> int | None: ...
+    def boats_on(self, island: str, beach: int) -> tuple[int, ...]: ...
+    def free_berths(self, island: str, beach: int) -> int: ...
+    def jetties(self, island: str, beach: int) -> tuple[int, ...]: ...
+    def full_beaches(self) -> tuple[tuple[str, int], ...]: ...
+
 
 _ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SETUP: (Place,),
@@ -33,7 +54,7 @@ _ALLOWED: dict[Phase, tuple[type, ...]] = {
 }
 
 
-def what_is_asked(state: State) -> str:
+def what_is_asked(state: Game) -> str:
     """The current decision as a sentence: 'Red must ...'."""
     decision = state.decision
     if decision is None:
@@ -60,7 +81,7 @@ def what_is_asked(state: State) -> str:
     return f"{who} must put a boat on a beach of the new island {decision.island}."
 
 
-def explain_illegal(state: State, choice: Choice) -> str:
+def explain_illegal(state: Game, choice: Choice) -> str:
     decision = state.decision
     if decision is None:
         return "The game is over."
@@ -70,25 +91,25 @@ def explain_illegal(state: State, choice: Choice) -> str:
     return f"'{choice}' is not allowed: {reason}. {what_is_asked(state)}"
 
 
-def _reason(state: State, choice: Choice) -> str | None:
-    board, seat = state.board, state.active
+def _reason(state: Game, choice: Choice) -> str | None:
+    seat = state.active
     island = getattr(choice, "island", None)
     if isinstance(choice, PutTile):
-        if choice.anchor is not None and choice.anchor not in board.where:
+        if choice.anchor is None:
+            return None
+        anchor = state.position_of(choice.anchor)
+        if anchor is None:
             return f"{choice.anchor} is not on the board"
-        if choice.anchor is not None:
-            place = neighbour(board.where[choice.anchor], choice.direction)
-            if place in board.tiles:
-                return f"the place {DIRECTION_WORDS[choice.direction]} of {choice.anchor} is taken"
+        if state.tile_at(neighbour(anchor, choice.direction)) is not None:
+            return f"the place {DIRECTION_WORDS[choice.direction]} of {choice.anchor} is taken"
         return None
-    if island is None or island not in board.where:
+    if island is None or state.position_of(island) is None:
         return f"{island} is not on the board" if island else None
-    pos = board.where[island]
     beaches = ISLANDS[island].beaches
     named = getattr(choice, "beaches", ()) or (getattr(choice, "beach", 0),)
     if any(b >= len(beaches) for b in named):
         return f"{island} has beaches a to {BEACH_LETTERS[len(beaches) - 1]}"
-    if pos in board.royal and not isinstance(choice, Land):
+    if state.royal_owner(island) is not None and not isinstance(choice, Land):
         return f"{island} is a royal island"
     if isinstance(choice, Expand):
         return _expand_reason(state, choice)
@@ -97,51 +118,55 @@ def _reason(state: State, choice: Choice) -> str | None:
             return f"{START_ISLAND} can never become a royal island"
         if state.royal_islands(seat) >= 2:
             return "you have founded two royal islands already"
-        if not board.seat_boats(pos, seat) or any(sum(b) != b[seat] for b in board.boats[pos]):
+        boats = [state.boats_on(island, b) for b in range(len(beaches))]
+        if not any(b[seat] for b in boats) or any(sum(b) != b[seat] for b in boats):
             return f"a royal island needs your boats on {island} and nobody else's"
         return None
     if isinstance(choice, EmigrateClosed):
-        if not any(b == pos for b, _ in board.full_beaches()):
+        if not any(name == island for name, _ in state.full_beaches()):
             return f"{island} has no full beach"
         return (
             f"a full beach of {island} has a route that does not lead back: say the beach "
             f"and the jetty (emigrate {island} BEACH JETTY)"
         )
     if isinstance(choice, Emigrate):
-        if board.free(pos, choice.beach) > 0:
+        if state.free_berths(island, choice.beach) > 0:
             return f"beach {island} {BEACH_LETTERS[choice.beach]} is not full"
-        if choice.jetty not in board.jetties(pos, choice.beach):
+        if choice.jetty not in state.jetties(island, choice.beach):
             where = DIRECTION_WORDS[choice.jetty]
             return f"beach {BEACH_LETTERS[choice.beach]} has no jetty to the {where}"
         return "that route only leads back (RULES §8.1) while another jetty is open"
     if isinstance(choice, Land):
         return _land_reason(state, choice)
     if isinstance(choice, Place) and state.phase is Phase.SETUP:
-        full = [b for b in named if sum(board.boats[pos][b]) >= 2]
+        full = [b for b in named if sum(state.boats_on(island, b)) >= 2]
         if full:
             letter = BEACH_LETTERS[full[0]]
             return f"each beach of {START_ISLAND} keeps a free berth in the set-up ({letter} has 2)"
     if isinstance(choice, Place) and state.phase is Phase.TURN and state.home_islands(seat):
         return "you still have boats on the board: expand instead"
-    if isinstance(choice, Place) and any(board.free(pos, b) < named.count(b) for b in named):
+    if isinstance(choice, Place) and any(
+        state.free_berths(island, b) < named.count(b) for b in named
+    ):
         return "that beach has no free berth for it"
     return None
 
 
-def _expand_reason(state: State, choice: Expand) -> str | None:
-    board, seat = state.board, state.active
-    pos = board.where[choice.island]
-    mine = board.seat_boats(pos, seat)
+def _expand_reason(state: Game, choice: Expand) -> str | None:
+    seat = state.active
+    count_beaches = len(ISLANDS[choice.island].beaches)
+    mine = sum(state.boats_on(choice.island, b)[seat] for b in range(count_beaches))
+    reserve = state.reserve_of(seat)
     if not mine:
         return f"you have no boats on {choice.island}"
-    if state.reserve[seat] == 0 and choice.borrow is None:
+    if reserve == 0 and choice.borrow is None:
         return (
             "your reserve is empty: take one boat from another island, like 'expand X a from Y b'"
         )
-    if state.reserve[seat] > 0 and choice.borrow is not None:
+    if reserve > 0 and choice.borrow is not None:
         return "you may only take a boat from another island when your reserve is empty"
-    if state.reserve[seat] > 0:
-        count = min(mine, len(ISLANDS[choice.island].beaches), state.reserve[seat])
+    if reserve > 0:
+        count = min(mine, count_beaches, reserve)
         if len(set(choice.beaches)) != len(choice.beaches):
             return "at most one boat goes on each beach"
         if len(choice.beaches) != count:
@@ -150,7 +175,7 @@ def _expand_reason(state: State, choice: Expand) -> str | None:
     return None
 
 
-def _land_reason(state: State, choice: Land) -> str | None:
+def _land_reason(state: Game, choice: Land) -> str | None:
     decision = state.decision
     assert decision is not None
     if choice.island not in (None, decision.island):

@@ -1,7 +1,18 @@
 """The hex grid: flat-topped tiles in axial coordinates, six compass directions.
 
-Directions are numbered clockwise like tile edges: 0 = S, 1 = SW, 2 = NW, 3 = N,
-4 = NE, 5 = SE. A tile with rotation r has its edge i facing direction (i + r) % 6.
+A `Position` is a pair `(q, r)` of axial coordinates: `q` counts columns to the east
+(every column is a half hex lower than the one west of it), `r` counts hexes down a
+column, to the south. `CENTRE` is `(0, 0)`, where Tonga starts (or the first tile put on
+an empty table). North is up, as in the mails' map and picture.
+
+Directions are numbered clockwise like tile edges, starting from the south:
+
+    number  0    1    2    3    4    5
+    name    S    SW   NW   N    NE   SE
+    step    0,1  -1,1 -1,0 0,-1 1,-1 1,0    (added to q, r by `neighbour`)
+
+Opposite directions differ by 3. A tile with rotation r (the direction its red edge faces)
+has its edge i facing direction (i + r) % 6.
 """
 
 from __future__ import annotations

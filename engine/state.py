@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, Board
+from engine.board import BERTHS, Board, Route
 from engine.choices import (
     Choice,
     Colonise,
@@ -26,26 +27,14 @@ from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
 from engine.hexgrid import CENTRE, Position, neighbour
 from engine.landing import landings
+from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
-from engine.phase import Phase
+from engine.phase import Decision, Phase
 from engine.setup import Setup
 from engine.tiles import ISLANDS, SEAS, START_ISLAND
 
 MAX_ROYAL_ISLANDS = 2
 COLONISE = Colonise()
-
-
-@dataclass(frozen=True)
-class Decision:
-    """Who must decide what now; `island`, `boats` and `tile` say more where they apply."""
-
-    number: int
-    seat: int
-    colour: str
-    kind: Phase
-    island: str | None = None  # LAND: where the group arrives; COLONY_BOAT: the new island
-    boats: tuple[str, ...] = ()  # LAND: the arriving group
-    tile: str | None = None  # PUT_TILE: the tile drawn
 
 
 @lru_cache(maxsize=4096)
@@ -76,6 +65,14 @@ def _expand_choices(name: str, open_beaches: tuple[int, ...], count: int) -> tup
     return tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
 
 
+def clear_listing_caches() -> None:
+    """Forget the landings, expansions and tile puts listed for earlier games (they are kept
+    across games, so that a bench can time the listing without them)."""
+    _land_choices.cache_clear()
+    _put_choices.cache_clear()
+    _expand_choices.cache_clear()
+
+
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
     """(seat, colour) pairs in the fixed colour order."""
     return tuple(sorted(enumerate(colours), key=lambda pair: COLOURS.index(pair[1])))
@@ -86,59 +83,200 @@ class State:
 
     def __init__(self, setup: Setup) -> None:
         n = len(setup.colours)
-        self.setup = setup
-        self.colours = setup.colours
+        self._setup = setup
+        self._colours = setup.colours
         self._order = _colour_order(setup.colours)
-        self.board = Board()
-        self.board.place(START_ISLAND, CENTRE, 0, n)
-        self.reserve = [BOATS_PER_PLAYER] * n
-        self.out_of_play = [0] * n
-        self.drawn = 0
-        self.islands_left = sum(1 for t in setup.stack if t in ISLANDS)
-        self.seas_left = len(setup.stack) - self.islands_left
-        self.set_aside: list[str] = []
-        self.phase = Phase.SETUP
-        self.active = 0
-        self.setup_placed = 0
-        self.turn = 0
-        self.group: list[int] | None = None
-        self.target: Position | None = None
-        self.tile: str | None = None
-        self.colonising = False
-        self.redraw_due = False
-        self.ending: Termination | None = None
-        self.log: list[Choice] = []
+        self._board = Board()
+        self._board.place(START_ISLAND, CENTRE, 0, n)
+        self._reserve = [BOATS_PER_PLAYER] * n
+        self._out_of_play = [0] * n
+        self._drawn = 0
+        self._islands_left = sum(1 for t in setup.stack if t in ISLANDS)
+        self._seas_left = len(setup.stack) - self._islands_left
+        self._set_aside: list[str] = []
+        self._phase = Phase.SETUP
+        self._active = 0
+        self._setup_placed = 0
+        self._turn = 0
+        self._group: list[int] | None = None
+        self._target: Position | None = None
+        self._tile: str | None = None
+        self._colonising = False
+        self._redraw_due = False
+        self._ending: Termination | None = None
+        self._log: list[Choice] = []
         self._legal: list[Choice] | None = None
         self._settle([])
 
     # -- reading the state -------------------------------------------------------------
+    # Views read the game through these properties and queries; they return values or
+    # read-only views, never the engine's own lists and dicts.
 
-    def colours_of(self, counts: list[int] | tuple[int, ...]) -> tuple[str, ...]:
+    @property
+    def setup(self) -> Setup:
+        """The colours in seat order and the stack the game started with."""
+        return self._setup
+
+    @property
+    def colours(self) -> tuple[str, ...]:
+        """The players' colours in seat order."""
+        return self._colours
+
+    @property
+    def seats(self) -> int:
+        return len(self._colours)
+
+    @property
+    def phase(self) -> Phase:
+        """The kind of the open decision (OVER when the game has ended)."""
+        return self._phase
+
+    @property
+    def active(self) -> int:
+        """The seat that makes the open decision (the last one to decide once it is over)."""
+        return self._active
+
+    @property
+    def turn(self) -> int:
+        """The number of the turn under way, counted from 1 (0 during the set-up)."""
+        return self._turn
+
+    @property
+    def log(self) -> tuple[Choice, ...]:
+        """Every choice made so far, forced ones included, in order."""
+        return tuple(self._log)
+
+    @property
+    def tile(self) -> str | None:
+        """The tile drawn and waiting to be put on the table, if any."""
+        return self._tile
+
+    @property
+    def ending(self) -> Termination | None:
+        """Why the game ends (or ended), once the last tile of a kind has been drawn."""
+        return self._ending
+
+    @property
+    def reserve(self) -> tuple[int, ...]:
+        """Boats in each seat's reserve, in seat order."""
+        return tuple(self._reserve)
+
+    def reserve_of(self, seat: int) -> int:
+        """Boats in the reserve of `seat`."""
+        return self._reserve[seat]
+
+    @property
+    def out_of_play(self) -> tuple[int, ...]:
+        """Boats of each seat that stayed at sea when no tile was left (RULES §12)."""
+        return tuple(self._out_of_play)
+
+    @property
+    def set_aside(self) -> tuple[str, ...]:
+        """Islands removed from the game because every route from them led back (§8.1)."""
+        return tuple(self._set_aside)
+
+    @property
+    def drawn(self) -> int:
+        """Tiles drawn from the stack so far."""
+        return self._drawn
+
+    @property
+    def stack_left(self) -> tuple[str, ...]:
+        """The tiles still in the stack, the next to be drawn first."""
+        return self._setup.stack[self._drawn :]
+
+    @property
+    def tiles_left(self) -> int:
+        """How many tiles are still in the stack."""
+        return len(self._setup.stack) - self._drawn
+
+    @property
+    def islands_left(self) -> int:
+        """Island tiles still in the stack (the game ends when the last one is drawn)."""
+        return self._islands_left
+
+    @property
+    def seas_left(self) -> int:
+        """Sea tiles still in the stack (the game ends when the last one is drawn)."""
+        return self._seas_left
+
+    @property
+    def tiles(self) -> Mapping[Position, tuple[str, int]]:
+        """Every tile on the table by position, in the order placed: its name and rotation
+        (the board direction its red edge faces)."""
+        return MappingProxyType(self._board.tiles)
+
+    def tile_at(self, position: Position) -> str | None:
+        """The name of the tile at `position`, None for an empty place."""
+        placed = self._board.tiles.get(position)
+        return None if placed is None else placed[0]
+
+    def position_of(self, tile: str) -> Position | None:
+        """Where the tile (an island's name or a sea letter) lies, None when not on the table."""
+        return self._board.where.get(tile)
+
+    def islands(self) -> tuple[str, ...]:
+        """The islands on the table, royal ones included, in the order placed."""
+        tiles = self._board.tiles
+        return tuple(tiles[pos][0] for pos in self._board.boats)
+
+    def royal_owner(self, island: str) -> int | None:
+        """The seat whose royal island `island` is, None when it is not royal."""
+        return self._board.royal.get(self._board.where[island])
+
+    def boats_on(self, island: str, beach: int) -> tuple[int, ...]:
+        """The boats on a beach, per seat (in seat order; `colours_of` names them)."""
+        return tuple(self._board.boats[self._board.where[island]][beach])
+
+    def free_berths(self, island: str, beach: int) -> int:
+        """The berths of a beach that no boat takes."""
+        return self._board.free(self._board.where[island], beach)
+
+    def jetties(self, island: str, beach: int) -> tuple[int, ...]:
+        """The board directions of a beach's jetties, in the tile's edge order."""
+        return tuple(self._board.jetties(self._board.where[island], beach))
+
+    def full_beaches(self) -> tuple[tuple[str, int], ...]:
+        """The full beaches waiting to emigrate, as (island, beach), in placement order."""
+        name = self._board.name
+        return tuple((name(pos), beach) for pos, beach in self._board.full_beaches())
+
+    def empty_places(self) -> dict[Position, tuple[str | None, int]]:
+        """The empty places a tile may be put on, each with its name in a put command: the
+        first-placed tile next to it and the direction from there ((None, 0) is the centre
+        of an empty table)."""
+        return self._board.empty_places()
+
+    def voyage(self, island: str, beach: int, jetty: int) -> Route:
+        """Where the group on a beach of `island` would stop if it sailed by `jetty` now, over
+        the tiles already on the table (its number of colours meets the trails' dangers)."""
+        home = self._board.where[island]
+        colours = sum(1 for n in self._board.boats[home][beach] if n)
+        return self._board.trace(neighbour(home, jetty), jetty, colours)
+
+    def colours_of(self, counts: Sequence[int]) -> tuple[str, ...]:
         """Boats per seat as colour names, in the fixed colour order."""
         return tuple(colour for seat, colour in self._order for _ in range(counts[seat]))
 
     @property
-    def seats(self) -> int:
-        return len(self.colours)
-
-    @property
     def decision(self) -> Decision | None:
-        if self.phase is Phase.OVER:
+        """Who must decide what now; None once the game is over."""
+        if self._phase is Phase.OVER:
             return None
         island = boats = tile = None
-        if self.phase in (Phase.LAND, Phase.COLONY_BOAT):
-            assert self.target is not None
-            island = self.board.name(self.target)
-        if self.phase is Phase.LAND:
-            assert self.group is not None
-            boats = self.colours_of(self.group)
-        if self.phase is Phase.PUT_TILE:
-            tile = self.tile
+        if self._phase in (Phase.LAND, Phase.COLONY_BOAT):
+            assert self._target is not None
+            island = self._board.name(self._target)
+        if self._phase is Phase.LAND:
+            assert self._group is not None
+            boats = self.colours_of(self._group)
+        if self._phase is Phase.PUT_TILE:
+            tile = self._tile
         return Decision(
-            number=len(self.log) + 1,
-            seat=self.active,
-            colour=self.colours[self.active],
-            kind=self.phase,
+            number=len(self._log) + 1,
+            seat=self._active,
+            colour=self._colours[self._active],
+            kind=self._phase,
             island=island,
             boats=boats or (),
             tile=tile,
@@ -146,54 +284,65 @@ class State:
 
     @property
     def outcome(self) -> Outcome | None:
-        if self.phase is not Phase.OVER:
+        """The final result; None while the game goes on."""
+        if self._phase is not Phase.OVER:
             return None
-        return score(self.board, self.colours, self.ending)
+        return score(self._board, self._colours, self._ending)
 
     def standings(self) -> Outcome:
         """The score as it stands now (the final one once the game is over)."""
-        return score(self.board, self.colours, self.ending)
+        return score(self._board, self._colours, self._ending)
 
     def boats_on_board(self, seat: int) -> int:
         """Boats on beaches, royal boats, and boats of a group waiting to land."""
-        on_beaches = sum(self.board.seat_boats(pos, seat) for pos in self.board.boats)
-        in_transit = self.group[seat] if self.group is not None else 0
-        royal = sum(1 for owner in self.board.royal.values() if owner == seat)
+        on_beaches = sum(self._board.seat_boats(pos, seat) for pos in self._board.boats)
+        in_transit = self._group[seat] if self._group is not None else 0
+        royal = sum(1 for owner in self._board.royal.values() if owner == seat)
         return on_beaches + in_transit + royal
 
     def royal_islands(self, seat: int) -> int:
-        return sum(1 for owner in self.board.royal.values() if owner == seat)
+        """How many royal islands `seat` has founded."""
+        return sum(1 for owner in self._board.royal.values() if owner == seat)
 
-    @property
-    def stack_left(self) -> tuple[str, ...]:
-        return self.setup.stack[self.drawn :]
+    def home_islands(self, seat: int) -> tuple[str, ...]:
+        """Non-royal islands where `seat` has boats on beaches."""
+        tiles = self._board.tiles
+        return tuple(
+            tiles[pos][0]
+            for pos, beaches in self._board.boats.items()
+            if any(b[seat] for b in beaches)
+        )
 
     def copy(self) -> State:
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
-        other.board = self.board.copy()
-        other.reserve = list(self.reserve)
-        other.out_of_play = list(self.out_of_play)
-        other.set_aside = list(self.set_aside)
-        other.group = None if self.group is None else list(self.group)
-        other.log = list(self.log)
+        other._board = self._board.copy()
+        other._reserve = list(self._reserve)
+        other._out_of_play = list(self._out_of_play)
+        other._set_aside = list(self._set_aside)
+        other._group = None if self._group is None else list(self._group)
+        other._log = list(self._log)
         return other
 
     # -- legal choices -----------------------------------------------------------------
 
     def legal_choices(self) -> list[Choice]:
-        """Every choice the rules allow at the current decision, in a fixed order."""
+        """Every choice the rules allow at the current decision, in a fixed order (a new
+        list each time: changing it changes nothing in the game)."""
+        return list(self._listed())
+
+    def _listed(self) -> list[Choice]:
         if self._legal is None:
             self._legal = self._list_choices()
         return self._legal
 
     def _list_choices(self) -> list[Choice]:
-        phase = self.phase
+        phase = self._phase
         if phase is Phase.SETUP:
-            tonga = self.board.where[START_ISLAND]
+            tonga = self._board.where[START_ISLAND]
             return [
                 Place(START_ISLAND, (b,))
-                for b, free in enumerate(self.board.free_berths(tonga))
+                for b, free in enumerate(self._board.free_berths(tonga))
                 if free >= 2
             ]
         if phase is Phase.TURN:
@@ -205,8 +354,8 @@ class State:
         if phase is Phase.PUT_TILE:
             return self._puts()
         if phase is Phase.COLONY_BOAT:
-            assert self.target is not None
-            name = self.board.name(self.target)
+            assert self._target is not None
+            name = self._board.name(self._target)
             return [Place(name, (b,)) for b in range(len(ISLANDS[name].beaches))]
         return []
 
@@ -215,13 +364,9 @@ class State:
         again: after a test arranged a state by hand, or to time the listing."""
         self._legal = None
 
-    def home_islands(self, seat: int) -> list[Position]:
-        """Non-royal islands where `seat` has boats on beaches."""
-        return [pos for pos, beaches in self.board.boats.items() if any(b[seat] for b in beaches)]
-
     def _turn_choices(self) -> list[Choice]:
-        seat, board = self.active, self.board
-        reserve = self.reserve[seat]
+        seat, board = self._active, self._board
+        reserve = self._reserve[seat]
         may_found = self.royal_islands(seat) < MAX_ROYAL_ISLANDS
         choices: list[Choice] = []
         royal: list[Choice] = []
@@ -253,7 +398,7 @@ class State:
 
     def _borrowing_expansions(self, homes: list[Position]) -> list[Choice]:
         """§11: with an empty reserve, the expansion moves one boat from another island."""
-        seat, board = self.active, self.board
+        seat, board = self._active, self._board
         choices: list[Choice] = []
         for pos in homes:
             name = board.name(pos)
@@ -269,7 +414,7 @@ class State:
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
-        board, reserve = self.board, self.reserve[self.active]
+        board, reserve = self._board, self._reserve[self._active]
         choices: list[Choice] = []
         if reserve == 0:
             return choices
@@ -295,7 +440,7 @@ class State:
     def _emigration_options(self) -> tuple[list[Choice], list[Position]]:
         """The emigrations over open routes, and the islands whose every full beach's route
         is closed (RULES §8.1)."""
-        board = self.board
+        board = self._board
         by_island: dict[Position, list[tuple[int, int, bool]]] = {}
         for pos, beach in board.full_beaches():
             colours = sum(1 for n in board.boats[pos][beach] if n)
@@ -316,17 +461,17 @@ class State:
         """The legal emigrations: over open routes, and from each island whose routes are
         all closed (which removes it) while others wait (RULES §8.1)."""
         options, closed = self._emigration_options()
-        return options + [EmigrateClosed(self.board.name(pos)) for pos in closed]
+        return options + [EmigrateClosed(self._board.name(pos)) for pos in closed]
 
     def _landings(self) -> list[Choice]:
-        assert self.group is not None and self.target is not None
-        name = self.board.name(self.target)
-        free = tuple(self.board.free_berths(self.target))
-        return list(_land_choices(name, tuple(self.group), free, self._order))
+        assert self._group is not None and self._target is not None
+        name = self._board.name(self._target)
+        free = tuple(self._board.free_berths(self._target))
+        return list(_land_choices(name, tuple(self._group), free, self._order))
 
     def _puts(self) -> list[Choice]:
         choices: list[Choice] = []
-        for anchor, direction in self.board.empty_places().values():
+        for anchor, direction in self._board.empty_places().values():
             choices += _put_choices(anchor, direction)
         return choices
 
@@ -334,22 +479,33 @@ class State:
 
     def resolve(self, choice: Choice) -> Choice:
         """The legal choice that `choice` stands for (filling in what the text left out)."""
-        if self.phase is Phase.OVER:
+        if self._phase is Phase.OVER:
             raise GameOverError("The game is over; no more choices can be made.")
-        if isinstance(choice, Pass):
-            if self.phase is Phase.TURN:
-                return choice
+        if isinstance(choice, Pass) and self._phase is not Phase.TURN:
             raise IllegalChoiceError("A turn can only be passed at its start.")
-        legal = self.legal_choices()
+        found = self._resolved(choice)
+        if found is None:
+            raise IllegalChoiceError(explain_illegal(self, choice))
+        return found
+
+    def is_legal(self, choice: Choice) -> bool:
+        """Whether `apply` would accept `choice` now (as listed, or as a shorter form that
+        stands for a listed choice); nothing is copied or applied."""
+        return self._phase is not Phase.OVER and self._resolved(choice) is not None
+
+    def _resolved(self, choice: Choice) -> Choice | None:
+        if isinstance(choice, Pass):
+            return choice if self._phase is Phase.TURN else None
+        legal = self._listed()
         if any(c is choice for c in legal) or choice in legal:
             return choice
         filled = self._fill_in(choice)
         if filled is not None and filled in legal:
             return filled
-        raise IllegalChoiceError(explain_illegal(self, choice))
+        return None
 
     def _fill_in(self, choice: Choice) -> Choice | None:
-        board = self.board
+        board = self._board
         if isinstance(choice, PutTile):
             if choice.anchor is None:
                 place = CENTRE
@@ -359,14 +515,14 @@ class State:
                 return None
             named = board.empty_places().get(place)
             return None if named is None else PutTile(named[0], named[1], choice.red)
-        if isinstance(choice, Land) and self.phase is Phase.LAND and self.target is not None:
-            island = board.name(self.target)
+        if isinstance(choice, Land) and self._phase is Phase.LAND and self._target is not None:
+            island = board.name(self._target)
             if choice.island not in (None, island):
                 return None
             if not choice.out:
-                assert self.group is not None
+                assert self._group is not None
                 placed = [c for _, cs in choice.placement for c in cs]
-                out = list(self.colours_of(self.group))
+                out = list(self.colours_of(self._group))
                 for colour in placed:
                     if colour not in out:
                         return None
@@ -374,10 +530,10 @@ class State:
                 return Land(island, choice.placement, tuple(out))
             return Land(island, choice.placement, choice.out)
         if isinstance(choice, Place) and choice.island is None:
-            if self.phase is Phase.SETUP:
+            if self._phase is Phase.SETUP:
                 return Place(START_ISLAND, choice.beaches)
-            if self.phase is Phase.COLONY_BOAT and self.target is not None:
-                return Place(board.name(self.target), choice.beaches)
+            if self._phase is Phase.COLONY_BOAT and self._target is not None:
+                return Place(board.name(self._target), choice.beaches)
         return None
 
     def apply(self, choice: Choice) -> list[ev.Event]:
@@ -385,20 +541,20 @@ class State:
         the next decision that has more than one option (forced ones are made on the way)."""
         choice = self.resolve(choice)
         events: list[ev.Event] = []
-        self.log.append(choice)
+        self._log.append(choice)
         self._do(choice, events, forced=False)
         self._settle(events)
         return events
 
     def _settle(self, events: list[ev.Event]) -> None:
-        while self.phase is not Phase.OVER:
-            legal = self.legal_choices()
+        while self._phase is not Phase.OVER:
+            legal = self._listed()
             if len(legal) != 1:
                 return
             self._do(legal[0], events, forced=True)
 
     def _do(self, choice: Choice, events: list[ev.Event], forced: bool) -> None:
-        colour = self.colours[self.active]
+        colour = self._colours[self._active]
         events.append(ev.ChoiceMade(colour, str(choice), forced))
         self._legal = None
         if isinstance(choice, Place):
@@ -415,7 +571,7 @@ class State:
         elif isinstance(choice, Emigrate):
             self._emigrate(choice, events)
         elif isinstance(choice, EmigrateClosed):
-            self._remove_closed(self.board.where[choice.island], events)
+            self._remove_closed(self._board.where[choice.island], events)
             self._emigrations_or_end(events)
         elif isinstance(choice, Land):
             self._land(choice, events)
@@ -423,29 +579,29 @@ class State:
             self._put(choice, events)
 
     def _add_boats(self, pos: Position, beaches: tuple[int, ...], events: list[ev.Event]) -> None:
-        seat = self.active
+        seat = self._active
         for b in beaches:
-            self.board.boats[pos][b][seat] += 1
-        self.reserve[seat] -= len(beaches)
-        events.append(ev.BoatsPlaced(self.colours[seat], self.board.name(pos), beaches))
+            self._board.boats[pos][b][seat] += 1
+        self._reserve[seat] -= len(beaches)
+        events.append(ev.BoatsPlaced(self._colours[seat], self._board.name(pos), beaches))
 
     def _place(self, choice: Place, events: list[ev.Event]) -> None:
         assert choice.island is not None
-        pos = self.board.where[choice.island]
+        pos = self._board.where[choice.island]
         self._add_boats(pos, choice.beaches, events)
-        if self.phase is Phase.SETUP:
-            self.setup_placed += 1
-            if self.setup_placed < 2 * self.seats:
-                self.active = self.setup_placed % self.seats
+        if self._phase is Phase.SETUP:
+            self._setup_placed += 1
+            if self._setup_placed < 2 * self.seats:
+                self._active = self._setup_placed % self.seats
             else:
                 self._start_turn(0, events)
-        elif self.phase is Phase.COLONY_BOAT:
+        elif self._phase is Phase.COLONY_BOAT:
             self._end_turn(events)
         else:
             self._emigrations_or_end(events)
 
     def _expand(self, choice: Expand, events: list[ev.Event]) -> None:
-        board, seat = self.board, self.active
+        board, seat = self._board, self._active
         pos = board.where[choice.island]
         if choice.borrow is None:
             self._add_boats(pos, choice.beaches, events)
@@ -455,83 +611,83 @@ class State:
             board.boats[pos][choice.beaches[0]][seat] += 1
             events.append(
                 ev.BoatMoved(
-                    self.colours[seat], source, source_beach, choice.island, choice.beaches[0]
+                    self._colours[seat], source, source_beach, choice.island, choice.beaches[0]
                 )
             )
         self._emigrations_or_end(events)
 
     def _found_royal(self, choice: FoundRoyal, events: list[ev.Event]) -> None:
-        board, seat = self.board, self.active
+        board, seat = self._board, self._active
         pos = board.where[choice.island]
         returned = board.seat_boats(pos, seat) - 1
         board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
         board.royal[pos] = seat
-        self.reserve[seat] += returned
-        events.append(ev.RoyalIslandFounded(self.colours[seat], choice.island, returned))
+        self._reserve[seat] += returned
+        events.append(ev.RoyalIslandFounded(self._colours[seat], choice.island, returned))
         self._end_turn(events)
 
     def _colonise(self, events: list[ev.Event]) -> None:
-        seat = self.active
+        seat = self._active
         recalled = 0
-        for beaches in self.board.boats.values():
+        for beaches in self._board.boats.values():
             for beach in beaches:
                 recalled += beach[seat]
                 beach[seat] = 0
-        self.reserve[seat] += recalled
-        events.append(ev.BoatsRecalled(self.colours[seat], recalled))
-        self.colonising = True
+        self._reserve[seat] += recalled
+        events.append(ev.BoatsRecalled(self._colours[seat], recalled))
+        self._colonising = True
         self._draw_to_put(events)
 
     def _draw(self, events: list[ev.Event]) -> str | None:
         """Draw the top tile, noting the end of the game when it was the last of its kind."""
-        if self.drawn >= len(self.setup.stack):
+        if self._drawn >= len(self._setup.stack):
             return None
-        name = self.setup.stack[self.drawn]
-        self.drawn += 1
+        name = self._setup.stack[self._drawn]
+        self._drawn += 1
         if name in SEAS:
-            self.seas_left -= 1
-            if self.seas_left == 0 and self.ending is None:
-                self.ending = Termination.LAST_SEA_TILE
+            self._seas_left -= 1
+            if self._seas_left == 0 and self._ending is None:
+                self._ending = Termination.LAST_SEA_TILE
         else:
-            self.islands_left -= 1
-            if self.islands_left == 0 and self.ending is None:
-                self.ending = Termination.LAST_ISLAND
-        events.append(ev.TileDrawn(name, self.islands_left, self.seas_left))
+            self._islands_left -= 1
+            if self._islands_left == 0 and self._ending is None:
+                self._ending = Termination.LAST_ISLAND
+        events.append(ev.TileDrawn(name, self._islands_left, self._seas_left))
         return name
 
     def _draw_to_put(self, events: list[ev.Event]) -> None:
         """Draw a tile for the player to place (new colonisation, §8.1); none left ends the turn."""
         name = self._draw(events)
         if name is None:
-            self.tile = None
+            self._tile = None
             self._end_turn(events)
             return
-        self.tile = name
-        self.phase = Phase.PUT_TILE
+        self._tile = name
+        self._phase = Phase.PUT_TILE
 
     def _put(self, choice: PutTile, events: list[ev.Event]) -> None:
-        board = self.board
+        board = self._board
         place = (
             CENTRE
             if choice.anchor is None
             else neighbour(board.where[choice.anchor], choice.direction)
         )
-        name = self.tile
+        name = self._tile
         assert name is not None
         board.place(name, place, choice.red, self.seats)
         events.append(ev.TilePlaced(name, place, choice.red))
-        self.tile = None
+        self._tile = None
         if name in SEAS:
             self._draw_to_put(events)
-        elif self.colonising:
-            self.colonising = False
-            self.target = place
-            self.phase = Phase.COLONY_BOAT
+        elif self._colonising:
+            self._colonising = False
+            self._target = place
+            self._phase = Phase.COLONY_BOAT
         else:
             self._end_turn(events)
 
     def _emigrate(self, choice: Emigrate, events: list[ev.Event]) -> None:
-        board = self.board
+        board = self._board
         home = board.where[choice.island]
         group = board.boats[home][choice.beach]
         board.boats[home][choice.beach] = [0] * self.seats
@@ -543,7 +699,7 @@ class State:
     def _voyage(
         self, home: Position, direction: int, group: list[int], events: list[ev.Event]
     ) -> None:
-        board = self.board
+        board = self._board
         colours = sum(1 for n in group if n)
         boats = self.colours_of(group)
         target = neighbour(home, direction)
@@ -563,10 +719,10 @@ class State:
                     rotation = (route.direction + 3) % 6
                     board.place(name, route.position, rotation, self.seats)
                     events.append(ev.TilePlaced(name, route.position, rotation))
-                if name is None or (name in SEAS and self.seas_left == 0):
+                if name is None or (name in SEAS and self._seas_left == 0):
                     events.append(ev.StayedAtSea(boats))
                     for seat, n in enumerate(group):
-                        self.out_of_play[seat] += n
+                        self._out_of_play[seat] += n
                     self._emigrations_or_end(events)
                     return
                 target, direction = route.position, route.direction
@@ -579,31 +735,31 @@ class State:
             return
 
     def _arrive(self, pos: Position, group: list[int], events: list[ev.Event]) -> None:
-        events.append(ev.GroupArrived(self.board.name(pos), self.colours_of(group)))
-        self.group = group
-        self.target = pos
-        self.phase = Phase.LAND
+        events.append(ev.GroupArrived(self._board.name(pos), self.colours_of(group)))
+        self._group = group
+        self._target = pos
+        self._phase = Phase.LAND
 
     def _land(self, choice: Land, events: list[ev.Event]) -> None:
-        board = self.board
-        assert self.target is not None and self.group is not None
-        beaches = board.boats[self.target]
+        board = self._board
+        assert self._target is not None and self._group is not None
+        beaches = board.boats[self._target]
         placed = [0] * self.seats
         for b, colours in choice.placement:
             for colour in colours:
-                seat = self.colours.index(colour)
+                seat = self._colours.index(colour)
                 beaches[b][seat] += 1
                 placed[seat] += 1
-        out = [g - p for g, p in zip(self.group, placed, strict=True)]
+        out = [g - p for g, p in zip(self._group, placed, strict=True)]
         self._return_to_reserves(out)
-        events.append(ev.GroupLanded(board.name(self.target), choice.placement, choice.out))
-        self.group = None
-        self.target = None
+        events.append(ev.GroupLanded(board.name(self._target), choice.placement, choice.out))
+        self._group = None
+        self._target = None
         self._emigrations_or_end(events)
 
     def _return_to_reserves(self, counts: list[int]) -> None:
         for seat, n in enumerate(counts):
-            self.reserve[seat] += n
+            self._reserve[seat] += n
 
     def _emigrations_or_end(self, events: list[ev.Event]) -> None:
         """After boats were placed: either ask which full beach emigrates next, or finish the
@@ -617,12 +773,12 @@ class State:
             for pos in closed:
                 self._remove_closed(pos, events)
         if options:
-            self.phase = Phase.EMIGRATE
-            self._legal = options + [EmigrateClosed(self.board.name(pos)) for pos in closed]
+            self._phase = Phase.EMIGRATE
+            self._legal = options + [EmigrateClosed(self._board.name(pos)) for pos in closed]
             return
-        if self.redraw_due:
-            self.redraw_due = False
-            self.colonising = False
+        if self._redraw_due:
+            self._redraw_due = False
+            self._colonising = False
             self._draw_to_put(events)
             return
         self._end_turn(events)
@@ -631,67 +787,65 @@ class State:
         """Remove an island whose routes all lead back; the redraw is due if that leaves no
         island, or no boat of the active player (royal boats count), on the board."""
         self._remove_island(pos, events)
-        if not self.board.boats or self.boats_on_board(self.active) == 0:
-            self.redraw_due = True
+        if not self._board.boats or self.boats_on_board(self._active) == 0:
+            self._redraw_due = True
 
     def _remove_island(self, pos: Position, events: list[ev.Event]) -> None:
-        name = self.board.name(pos)
-        beaches = self.board.remove(pos)
+        name = self._board.name(pos)
+        beaches = self._board.remove(pos)
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
-        self.set_aside.append(name)
+        self._set_aside.append(name)
         events.append(ev.IslandRemoved(name, self.colours_of(totals)))
 
     def _end_turn(self, events: list[ev.Event]) -> None:
-        if self.ending is not None:
-            self.phase = Phase.OVER
-            outcome = score(self.board, self.colours, self.ending)
-            events.append(ev.GameEnded(outcome.winners, self.ending))
+        if self._ending is not None:
+            self._phase = Phase.OVER
+            outcome = score(self._board, self._colours, self._ending)
+            events.append(ev.GameEnded(outcome.winners, self._ending))
             return
-        self._start_turn((self.active + 1) % self.seats, events)
+        self._start_turn((self._active + 1) % self.seats, events)
 
     def _start_turn(self, seat: int, events: list[ev.Event]) -> None:
-        self.active = seat
-        self.turn += 1
-        self.phase = Phase.TURN
-        events.append(ev.TurnStarted(self.colours[seat], self.turn))
+        self._active = seat
+        self._turn += 1
+        self._phase = Phase.TURN
+        events.append(ev.TurnStarted(self._colours[seat], self._turn))
 
     # -- saving and replaying -----------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        board = self.board
+        board = self._board
         return {
-            "setup": self.setup.to_json(),
+            "setup": self._setup.to_json(),
             "tiles": [[q, r, name, rot] for (q, r), (name, rot) in board.tiles.items()],
             "boats": [[q, r, beaches] for (q, r), beaches in board.boats.items()],
             "royal": [[q, r, seat] for (q, r), seat in board.royal.items()],
-            "reserve": list(self.reserve),
-            "out_of_play": list(self.out_of_play),
-            "drawn": self.drawn,
-            "set_aside": list(self.set_aside),
-            "phase": self.phase.value,
-            "active": self.active,
-            "setup_placed": self.setup_placed,
-            "turn": self.turn,
-            "group": self.group,
-            "target": None if self.target is None else list(self.target),
-            "tile": self.tile,
-            "colonising": self.colonising,
-            "redraw_due": self.redraw_due,
-            "ending": None if self.ending is None else self.ending.value,
-            "log": [str(choice) for choice in self.log],
+            "reserve": list(self._reserve),
+            "out_of_play": list(self._out_of_play),
+            "drawn": self._drawn,
+            "set_aside": list(self._set_aside),
+            "phase": self._phase.value,
+            "active": self._active,
+            "setup_placed": self._setup_placed,
+            "turn": self._turn,
+            "group": self._group,
+            "target": None if self._target is None else list(self._target),
+            "tile": self._tile,
+            "colonising": self._colonising,
+            "redraw_due": self._redraw_due,
+            "ending": None if self._ending is None else self._ending.value,
+            "log": [str(choice) for choice in self._log],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> State:
-        from engine.notation import parse_choice
-
         setup = Setup.from_json(data["setup"])
         state = cls.__new__(cls)
-        state.setup = setup
-        state.colours = setup.colours
+        state._setup = setup
+        state._colours = setup.colours
         state._order = _colour_order(setup.colours)
-        board = state.board = Board()
+        board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
             board.tiles[(q, r)] = (name, rot)
             board.where[name] = (q, r)
@@ -699,29 +853,29 @@ class State:
             board.boats[(q, r)] = [list(beach) for beach in beaches]
         for q, r, seat in data["royal"]:
             board.royal[(q, r)] = seat
-        state.reserve = list(data["reserve"])
-        state.out_of_play = list(data["out_of_play"])
-        state.drawn = data["drawn"]
-        left = setup.stack[state.drawn :]
-        state.islands_left = sum(1 for t in left if t in ISLANDS)
-        state.seas_left = len(left) - state.islands_left
-        state.set_aside = list(data["set_aside"])
-        state.phase = Phase(data["phase"])
-        state.active = data["active"]
-        state.setup_placed = data["setup_placed"]
-        state.turn = data["turn"]
-        state.group = None if data["group"] is None else list(data["group"])
-        state.target = None if data["target"] is None else (data["target"][0], data["target"][1])
-        state.tile = data["tile"]
-        state.colonising = data["colonising"]
-        state.redraw_due = data["redraw_due"]
-        state.ending = None if data["ending"] is None else Termination(data["ending"])
-        state.log = [parse_choice(text) for text in data["log"]]
+        state._reserve = list(data["reserve"])
+        state._out_of_play = list(data["out_of_play"])
+        state._drawn = data["drawn"]
+        left = setup.stack[state._drawn :]
+        state._islands_left = sum(1 for t in left if t in ISLANDS)
+        state._seas_left = len(left) - state._islands_left
+        state._set_aside = list(data["set_aside"])
+        state._phase = Phase(data["phase"])
+        state._active = data["active"]
+        state._setup_placed = data["setup_placed"]
+        state._turn = data["turn"]
+        state._group = None if data["group"] is None else list(data["group"])
+        state._target = None if data["target"] is None else (data["target"][0], data["target"][1])
+        state._tile = data["tile"]
+        state._colonising = data["colonising"]
+        state._redraw_due = data["redraw_due"]
+        state._ending = None if data["ending"] is None else Termination(data["ending"])
+        state._log = [parse_choice(text) for text in data["log"]]
         state._legal = None
         return state
 
     @classmethod
-    def replay(cls, setup: Setup, choices: list[Choice]) -> State:
+    def replay(cls, setup: Setup, choices: Sequence[Choice]) -> State:
         """The state reached from `setup` by making `choices` in order."""
         state = cls(setup)
         for choice in choices:

@@ -30,6 +30,7 @@ from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import backup, check_intact, explain, open_database, reading, session
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
+from pbem.gm_commands import gm_examples
 from pbem.inbound import quarantined, quarantined_mail, take_out
 from pbem.kinds import GameStatus, LineOutcome
 from pbem.migrate import SchemaError
@@ -235,11 +236,7 @@ def game_master(
     game: Annotated[int, typer.Argument(help="The game.")],
     command: Annotated[
         list[str],
-        typer.Argument(
-            help="A game master command: pause, resume, extend 1d, deadline 24h, "
-            "move SEAT CHOICE, undo N, replace SEAT ADDRESS [NAME], bot SEAT random|greedy, "
-            "human SEAT, kick SEAT, end; or status, log, board, help."
-        ),
+        typer.Argument(help=f"A game master command: {gm_examples()}."),
     ],
     now: Annotated[str | None, typer.Option(help="Act as if at this ISO 8601 time.")] = None,
     config: ConfigOption = None,

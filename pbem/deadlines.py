@@ -19,8 +19,9 @@ from pbem import decision_clock, letters
 from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import session
 from pbem.kinds import GameStatus, MoveSource
-from pbem.models import Game, Seat, Setting
-from pbem.service import Service, bot_choice
+from pbem.models import Game, Setting
+from pbem.service import Service
+from pbem.table import Table, bot_choice
 from pbem.view import when
 
 log = logging.getLogger(__name__)
@@ -80,27 +81,28 @@ def _note_tick(service: Service, now: datetime) -> datetime | None:
 
 def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
     """Send a reminder or make the automatic move of one game, if either is due."""
-    game, seats, state = service.game(db, game_id)
+    table = service.table(db, game_id, now)
+    game, seats, state = table.game, table.seats, table.state
     decision = state.decision
     if game.status != GameStatus.RUNNING or decision is None:
         return ""
     if game.deadline_at is None or game.clock_from is None:  # a game from before deadlines
-        service.start_clock(game, seats, state, now)
+        table.start_clock()
         return "clock"
     if game.wake_at is not None and as_utc(game.wake_at) > now:
         return ""  # another process was here first
     start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
     if now >= deadline:
-        _automatic_move(service, db, game, seats, state, now)
+        _automatic_move(service, table)
         return "automatic"
     reminded = as_utc(game.reminded_at) if game.reminded_at else None
     sent = due_reminder(start, deadline, reminded, service.settings.reminders, now)
     if sent:
         seat = seats[decision.seat]
         if seat.address:
-            at, picture = service.mail.moment(game, seats, state)
+            at, picture = service.mail.moment(table)
             mail = letters.reminder(at, seat.seat, service.mail.deadline_view(game, seat))
-            service.mail.queue(db, game, seat, mail, picture, now)
+            service.mail.queue(table, seat, mail, picture)
         log.info(
             "game %s decision %s: reminder to %s, deadline %s",
             game.id,
@@ -128,15 +130,14 @@ def automatic_choice(game: Game, state: State) -> tuple[Choice, str]:
     return choice, f"the game chose what the greedy bot would ({choice})"
 
 
-def _automatic_move(
-    service: Service, db: Session, game: Game, seats: list[Seat], state: State, now: datetime
-) -> None:
+def _automatic_move(service: Service, table: Table) -> None:
+    game, seats, state = table.game, table.seats, table.state
     decision = state.decision
     assert decision is not None
     seat = seats[decision.seat]
     choice, told = automatic_choice(game, state)
     events = state.apply(choice)
-    service.record(db, game, state, seat.seat, MoveSource.AUTO, None, now)
+    table.record(seat.seat, MoveSource.AUTO)
     seat.auto_moves += 1
     who = f"{seat.name} ({seat.colour})"
     announced = [f"No answer from {who} to decision {decision.number} by its deadline: {told}."]
@@ -148,8 +149,8 @@ def _automatic_move(
             f"After {limit} automatic moves in a row, {who} is marked absent: the greedy bot "
             f"plays {seat.colour} without waiting until {seat.name} writes again."
         )
-    events += service.advance(db, game, seats, state, now)
-    service.mail.queue_round(db, game, seats, state, events, now, announced=announced)
+    events += table.advance()
+    service.mail.queue_round(table, events, announced=announced)
     log.info(
         "game %s decision %s: deadline passed, automatic move for %s: %s%s",
         game.id,
@@ -160,11 +161,7 @@ def _automatic_move(
     )
     if absent_now:
         service.mail.queue_gm(
-            db,
-            game,
-            seats,
-            state,
-            now,
+            table,
             subject=f"{who} is absent",
             notice=f"{who} missed {limit} deadlines in a row and is now marked absent: the "
             f"greedy bot plays the seat until {seat.name} writes again. You may hand the seat "
@@ -191,7 +188,8 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
     for game_id in passed:
         assert game_id is not None
         with session(service.engine) as db:
-            game, seats, state = service.game(db, game_id)
+            table = service.table(db, game_id, now)
+            game = table.game
             assert game.deadline_at is not None
             decision_clock.grace(game, grace, service.settings.reminders, now)
             announced = [
@@ -200,12 +198,8 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
                 f"{when(game.deadline_at)} ({format_duration(grace)} from now)."
             ]
             service.mail.queue_round(
-                db,
-                game,
-                seats,
-                state,
+                table,
                 [],
-                now,
                 announced=announced,
                 subject="Deadline moved: the service was down",
             )

@@ -17,10 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine import State
-from engine.colours import LETTERS
-from engine.hexgrid import DIRECTIONS, Position
-from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
+from engine import (
+    BEACH_LETTERS,
+    DIRECTIONS,
+    ISLANDS,
+    LETTERS,
+    SEAS,
+    Position,
+    State,
+)
 
 Cell = tuple[int, int]  # (column, row) of one character
 
@@ -81,10 +86,11 @@ def _draw_text(canvas: dict[Cell, str], position: Position, lines: tuple[str, ..
 
 
 def _tile_lines(state: State, position: Position) -> tuple[str, ...]:
-    name, _ = state.board.tiles[position]
+    name = state.tile_at(position)
+    assert name is not None
     if name in SEAS:
         return (" ~ ~ ", f"sea {name}", " ~ ~ ~ ")
-    owner = state.board.royal.get(position)
+    owner = state.royal_owner(name)
     royal = "" if owner is None else f"royal {LETTERS[state.colours[owner]]}"
     return (f"{ISLANDS[name].points} pts", short_name(name), royal)
 
@@ -104,10 +110,10 @@ def _render(canvas: dict[Cell, str]) -> str:
 def hex_map(state: State) -> str:
     """The board in ASCII, every placed tile and every empty place next to one, for mails."""
     canvas: dict[Cell, str] = {}
-    for position, (anchor, direction) in state.board.empty_places().items():
+    for position, (anchor, direction) in state.empty_places().items():
         _draw_edges(canvas, position, dotted=True)
         _draw_text(canvas, position, ("put", *place_label(anchor, direction)))
-    for position in state.board.tiles:
+    for position in state.tiles:
         _draw_edges(canvas, position, dotted=False)
         _draw_text(canvas, position, _tile_lines(state, position))
     return _render(canvas)
@@ -150,6 +156,6 @@ def sea_legend(state: State) -> list[str]:
     """One line per sea tile on the board, in placement order: its trails and their dangers."""
     return [
         f"{name}: {', '.join(sea_trails(name, rotation))}"
-        for name, rotation in state.board.tiles.values()
+        for name, rotation in state.tiles.values()
         if name in SEAS
     ]

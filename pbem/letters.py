@@ -8,9 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from engine import Phase, State, Termination
-from engine.events import Event
-from engine.explain import what_is_asked
+from engine import (
+    Event,
+    Phase,
+    State,
+    Termination,
+    what_is_asked,
+)
 from pbem import view
 from pbem.kinds import LineOutcome, MailKind
 from pbem.view import Answer, LineResult, Mail, Player

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlmodel import Session, func, select
 
-from engine import State, Termination
+from engine import Termination
 from engine.events import Event
 from pbem import letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, token
@@ -16,9 +16,11 @@ from pbem.clock import as_utc
 from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.kinds import GameStatus, MailKind
+from pbem.manual import COMMAND_HELP
 from pbem.models import Game, GmTag, Outbox, Seat
 from pbem.picture import board_png
 from pbem.render import render
+from pbem.table import Table
 from pbem.view import Answer, LineResult, when
 
 
@@ -40,24 +42,18 @@ class Mailer:
         return view.deadline(as_utc(game.deadline_at), seat.tz)
 
     def moment(
-        self,
-        game: Game,
-        seats: Sequence[Seat],
-        state: State,
-        events: Sequence[Event] = (),
-        announced: Sequence[str] = (),
+        self, table: Table, events: Sequence[Event] = (), announced: Sequence[str] = ()
     ) -> tuple[letters.Moment, Picture]:
         """What the mails of this round share, with the board picture: made once per round."""
+        game, state = table.game, table.state
         assert game.id is not None
         domain = self.settings.from_address.partition("@")[2] or "localhost"
         picture = Picture.of(board_png(state), domain)
-        names = [s.name for s in seats]
-        bots = [bool(s.bot) for s in seats]
         at = letters.moment(
             game.id,
             state,
-            names,
-            bots,
+            table.names,
+            table.bots,
             events,
             picture.cid,
             announced=announced,
@@ -68,12 +64,8 @@ class Mailer:
 
     def queue_round(
         self,
-        db: Session,
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        events: list[Event],
-        now: datetime,
+        table: Table,
+        events: Sequence[Event],
         *,
         sender: Seat | None = None,
         answers: Sequence[Answer] = (),
@@ -84,9 +76,9 @@ class Mailer:
     ) -> None:
         """The sender hears how their reply went; if anything moved or is announced, everyone
         hears what happened, and whoever decides next gets their options."""
-        at, picture = self.moment(game, seats, state, events, announced)
+        at, picture = self.moment(table, events, announced)
         news = bool(events) or bool(announced)
-        for seat in seats:
+        for seat in table.seats:
             if not seat.address or (not news and seat is not sender):
                 continue
             mine = seat is sender
@@ -98,9 +90,9 @@ class Mailer:
                 remark=self.remark(seat),
                 subject=subject,
                 show_board=news or (mine and show_board),
-                deadline=self.deadline_view(game, seat),
+                deadline=self.deadline_view(table.game, seat),
             )
-            self.queue(db, game, seat, mail, picture, now)
+            self.queue(table, seat, mail, picture)
 
     def remark(self, seat: Seat) -> str:
         """A word to a player about how their seat is played, when it is not by them."""
@@ -114,17 +106,10 @@ class Mailer:
             return f"The game master has the {seat.bot} bot play your seat for now."
         return ""
 
-    def queue(
-        self,
-        db: Session,
-        game: Game,
-        seat: Seat,
-        mail: view.Mail,
-        picture: Picture | None,
-        now: datetime,
-    ) -> None:
+    def queue(self, table: Table, seat: Seat, mail: view.Mail, picture: Picture | None) -> None:
         """Render a mail and put it in the outbox; its reply address names the seat and the
         decision open now, so that any mail of the game can be answered."""
+        db, game, now = table.db, table.game, table.now
         assert seat.address is not None and game.id is not None
         number = mail.decision.number if mail.decision is not None else game.decision
         signed = token(seat.secret, game.id, seat.seat, number, game.epoch)
@@ -133,11 +118,7 @@ class Mailer:
 
     def queue_gm(
         self,
-        db: Session,
-        game: Game,
-        seats: Sequence[Seat],
-        state: State,
-        now: datetime,
+        table: Table,
         *,
         subject: str,
         notice: str = "",
@@ -149,11 +130,12 @@ class Mailer:
     ) -> None:
         """A mail to the game masters (the game's own and the host's, or `to`), answerable
         with game master commands."""
+        db, game, now = table.db, table.game, table.now
         assert game.id is not None
         recipients = list(to) if to is not None else self.gm_addresses(game)
         if not recipients:
             return
-        at, picture = self.moment(game, seats, state)
+        at, picture = self.moment(table)
         status = at.waiting
         mail = view.GmMail(
             kind=MailKind.GM,
@@ -167,7 +149,7 @@ class Mailer:
             deadline=view.deadline(as_utc(game.deadline_at))
             if game.deadline_at is not None and game.status == GameStatus.RUNNING
             else None,
-            seats=tuple(self.gm_seat(seat) for seat in seats),
+            seats=tuple(self.gm_seat(seat) for seat in table.seats),
             board=at.board if show_board else None,
             final=at.final,
             picture=at.picture if show_board else None,
@@ -184,7 +166,7 @@ class Mailer:
         self, db: Session, address: str, notice: view.Notice, now: datetime, game_id: int | None
     ) -> None:
         """A notice about a refused mail: no reply address of a game, no picture."""
-        text, html = render(notice)
+        text, html = render(notice, COMMAND_HELP)
         message = compose(
             self.settings,
             recipient=address,
@@ -222,7 +204,7 @@ class Mailer:
         now: datetime,
     ) -> None:
         assert game.id is not None
-        text, html = render(mail)
+        text, html = render(mail, COMMAND_HELP)
         message = compose(
             self.settings,
             recipient=address,

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from engine import State
-from engine.board import Board
-from engine.colours import LETTERS
-from engine.hexgrid import DIRECTIONS, Position
-from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
+from engine import (
+    BEACH_LETTERS,
+    DIRECTIONS,
+    ISLANDS,
+    LETTERS,
+    SEAS,
+    Board,
+    Position,
+    State,
+)
 
 Point = tuple[float, float]
 
@@ -126,11 +131,11 @@ class Berth:
 
 def layout(state: State) -> Layout:
     """The largest hex radius (within limits) that fits tiles and empty places in the picture."""
-    return _layout(state.board)
+    return _layout([*state.tiles, *state.empty_places()])
 
 
-def _layout(board: Board) -> Layout:
-    places = [*board.tiles, *board.empty_places()]
+def _layout(places: Sequence[Position]) -> Layout:
+    """The layout for tiles and empty places at `places`."""
     xs = [1.5 * q for q, _ in places]
     ys = [SQRT3 * (r + q / 2) for q, r in places]
     span_x = max(xs) - min(xs) + 2
@@ -154,9 +159,13 @@ def berths(state: State) -> list[Berth]:
 def board_png(state: State) -> bytes:
     """The board as a compact palette PNG; the same state always gives the same bytes."""
     base, palette = _tiles_layer(
-        tuple(state.board.tiles.items()),
-        tuple((state.board.name(p), state.colours[s]) for p, s in state.board.royal.items()),
-        tuple(state.colours),
+        tuple(state.tiles.items()),
+        tuple(
+            (island, state.colours[seat])
+            for island in state.islands()
+            if (seat := state.royal_owner(island)) is not None
+        ),
+        state.colours,
     )
     image = base.copy()
     lay = layout(state)
@@ -184,7 +193,7 @@ def _tiles_layer(
         board.place(name, position, rotation, len(colours))
     owners = {name: colours.index(colour) for name, colour in royal}
     board.royal = {board.where[name]: seat for name, seat in owners.items()}
-    canvas = _Canvas(_layout(board).scaled(SUPERSAMPLE))
+    canvas = _Canvas(_layout([*board.tiles, *board.empty_places()]).scaled(SUPERSAMPLE))
     for position, (anchor, direction) in board.empty_places().items():
         name = "centre" if anchor is None else f"{anchor} {DIRECTIONS[direction]}"
         _draw_empty_place(canvas, canvas.layout.centre(position), name)
@@ -193,7 +202,7 @@ def _tiles_layer(
             _draw_sea(canvas, canvas.layout.centre(position), name, rotation)
         else:
             _draw_island(canvas, board, colours, position)
-    for berth in _free_berths(board, canvas.layout):
+    for berth in _placed_berths(tiles, canvas.layout, lambda island, beach: ()):
         _draw_berth(canvas, berth)
     small = canvas.image.reduce(SUPERSAMPLE)
     return small, _palette(small)
@@ -633,29 +642,28 @@ def _draw_label(
         canvas.text(canvas.at(origin, (0, line.y)), line.text, line.size, INK, line.bold)
 
 
-def _free_berths(board: Board, lay: Layout) -> Iterator[Berth]:
-    """Every berth of the board as if empty."""
-    return _placed_berths(board, lay, lambda position, beach: ())
-
-
 def _berths(state: State, lay: Layout) -> Iterator[Berth]:
     return _placed_berths(
-        state.board,
+        tuple(state.tiles.items()),
         lay,
-        lambda position, beach: state.colours_of(state.board.boats[position][beach]),
+        lambda island, beach: state.colours_of(state.boats_on(island, beach)),
     )
 
 
 def _placed_berths(
-    board: Board, lay: Layout, boats: Callable[[Position, int], Sequence[str]]
+    tiles: Iterable[tuple[Position, tuple[str, int]]],
+    lay: Layout,
+    boats: Callable[[str, int], Sequence[str]],
 ) -> Iterator[Berth]:
-    """Every berth of every island in picture coordinates; `boats` gives the colours of the
-    boats on a beach, which fill its berths in order."""
-    for position in board.boats:
-        name, rotation = board.tiles[position]
+    """Every berth of every island among `tiles` (position, then name and rotation) in
+    picture coordinates; `boats` gives the colours of the boats on a beach of an island,
+    which fill its berths in order."""
+    for position, (name, rotation) in tiles:
+        if name not in ISLANDS:
+            continue
         centre = lay.centre(position)
         for index, plan in enumerate(island_plan(name, rotation)):
-            colours = boats(position, index)
+            colours = boats(name, index)
             for slot, (x, y) in enumerate(plan.berths):
                 colour = colours[slot] if slot < len(colours) else None
                 at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)

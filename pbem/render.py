@@ -13,8 +13,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from engine.notation import SYNTAX
-from pbem.view import GM_SYNTAX, Board, GmMail, Mail, Notice
+from pbem.view import Board, CommandHelp, GmMail, Mail, Notice
 
 WIDTH = 78
 
@@ -67,8 +66,6 @@ def environment() -> Environment:
     env.filters["wrap"] = wrap
     env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
     env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
-    env.globals["syntax"] = tuple(SYNTAX.values())
-    env.globals["gm_syntax"] = GM_SYNTAX
     env.globals["shared"] = _shared
     return env
 
@@ -89,19 +86,20 @@ def _shared(template: str, board: Board, picture: str | None) -> str | Markup:
     return Markup(hit[1]) if template.endswith(".html.j2") else hit[1]
 
 
-def _context(mail: Mail | GmMail | Notice) -> dict[str, Any]:
-    """The view's fields as template variables (the dataclasses themselves, not dicts)."""
-    return {f.name: getattr(mail, f.name) for f in fields(mail)}
+def _context(mail: Mail | GmMail | Notice, commands: CommandHelp) -> dict[str, Any]:
+    """The view's fields as template variables (the dataclasses themselves, not dicts), and
+    the commands as the mails list them."""
+    return {f.name: getattr(mail, f.name) for f in fields(mail)} | {"commands": commands}
 
 
-def render_text(mail: Mail | GmMail | Notice) -> str:
-    text = environment().get_template(f"{mail.kind}.txt.j2").render(_context(mail))
+def render_text(mail: Mail | GmMail | Notice, commands: CommandHelp) -> str:
+    text = environment().get_template(f"{mail.kind}.txt.j2").render(_context(mail, commands))
     lines = [line.rstrip() for line in text.splitlines()]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n"
 
 
-def render_html(mail: Mail | GmMail | Notice) -> str:
-    return environment().get_template(f"{mail.kind}.html.j2").render(_context(mail))
+def render_html(mail: Mail | GmMail | Notice, commands: CommandHelp) -> str:
+    return environment().get_template(f"{mail.kind}.html.j2").render(_context(mail, commands))
 
 
 def render_board_text(board: Board) -> str:
@@ -111,9 +109,9 @@ def render_board_text(board: Board) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 
-def render(mail: Mail | GmMail | Notice) -> tuple[str, str]:
+def render(mail: Mail | GmMail | Notice, commands: CommandHelp) -> tuple[str, str]:
     """The plain-text and the HTML part of a mail."""
-    return render_text(mail), render_html(mail)
+    return render_text(mail, commands), render_html(mail, commands)
 
 
 __all__ = [

@@ -8,34 +8,30 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import Message
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session, col, func, select
 
-from engine import Choice, ChoiceError, State
-from engine.events import Event
-from pbem import decision_clock, view
+from pbem import view
 from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, token_epoch
 from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
 from pbem.budget import may_answer
-from pbem.clock import DurationError, as_utc, format_duration
-from pbem.clock import parse_duration as _parse_duration
+from pbem.clock import as_utc, format_duration
+from pbem.commands import Round, run_lines
 from pbem.db import session
 from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
-from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome, MoveSource
+from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome
 from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
+from pbem.play import PLAYER_COMMANDS
 from pbem.replytext import reply_text
-from pbem.service import Service, read_choice
-from pbem.view import Answer, LineResult, when
+from pbem.service import Service
+from pbem.table import Table
+from pbem.view import LineResult
 
 log = logging.getLogger(__name__)
 
-META_COMMANDS = ("help", "board", "status", "log")
-SEAT_COMMANDS = ("vacation", "tz")  # a player's settings, at any time
 MAX_LINES = 30
-SHORTEST_VACATION = 6 * 3600  # seconds
 MAX_LINE = 300  # characters of a line read; a command is far shorter
 
 
@@ -178,9 +174,10 @@ class Replies:
             self._answer_lost(db, sender, now)
             return MailOutcome.REFUSED, "no game tag" if tag is None else f"no game {tag.game}"
         inbound.game_id = game.id
-        game, seats, state = self.service.game(db, tag.game)
+        table = self.service.table(db, tag.game, now)
+        game, seats = table.game, table.seats
         if tag.seat == GM_SEAT:
-            return self._handle_gm(db, lines, game, seats, state, sender, tag, inbound, now)
+            return self._handle_gm(table, lines, sender, tag, inbound)
         epoch = None
         if 0 <= tag.seat < len(seats):
             epoch = token_epoch(seats[tag.seat].secret, tag, game.epoch)
@@ -196,12 +193,10 @@ class Replies:
             return MailOutcome.IGNORED, replayed
         old = self._too_old(db, game, tag.decision, epoch, now)
         if old:
-            outcome, detail = self._refuse(db, game, seats, state, seat, lines, old, now)
+            outcome, detail = self._refuse(table, seat, lines, old)
             acted = False
         else:
-            outcome, detail, acted = self._apply_lines(
-                db, game, seats, state, seat, tag, lines, inbound, now
-            )
+            outcome, detail, acted = self._play(table, seat, tag, lines, inbound)
         db.add(ReplyUse(key=keys[0 if acted else 1], inbound_id=inbound.id, at=now))
         return outcome, detail
 
@@ -238,15 +233,7 @@ class Replies:
         return ""
 
     def _refuse(
-        self,
-        db: Session,
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        seat: Seat,
-        lines: list[str],
-        why: str,
-        now: datetime,
+        self, table: Table, seat: Seat, lines: list[str], why: str
     ) -> tuple[MailOutcome, str]:
         """Refuse a whole mail with one reason: answered within the sender's budget."""
         first, *rest = lines or ["(nothing)"]
@@ -255,9 +242,9 @@ class Replies:
             *(LineResult(line, LineOutcome.IGNORED, "after a rejected line") for line in rest),
         ]
         assert seat.address is not None
-        if may_answer(db, seat.address, AnswerKind.ERROR, now, self.settings.answers_per_day):
-            mail = self.service.mail
-            mail.queue_round(db, game, seats, state, [], now, sender=seat, results=results)
+        per_day = self.settings.answers_per_day
+        if may_answer(table.db, seat.address, AnswerKind.ERROR, table.now, per_day):
+            self.service.mail.queue_round(table, [], sender=seat, results=results)
         return MailOutcome.REJECTED, _told(results)
 
     def command_lines(self, message: Message) -> list[str]:
@@ -271,19 +258,11 @@ class Replies:
         return [line[:MAX_LINE] for line in lines if line][:MAX_LINES]
 
     def _handle_gm(
-        self,
-        db: Session,
-        lines: list[str],
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        sender: str,
-        tag: Tag,
-        inbound: Inbound,
-        now: datetime,
+        self, table: Table, lines: list[str], sender: str, tag: Tag, inbound: Inbound
     ) -> tuple[MailOutcome, str]:
         """A reply to a game master's mail: checked like a player's, then run as game master
         commands. Each such mail acts for `token_lifetime` and changes the game once."""
+        db, game, now = table.db, table.game, table.now
         if sender not in self.service.mail.gm_addresses(game):
             return MailOutcome.REFUSED, "not a game master of this game"
         sent = db.exec(
@@ -299,11 +278,7 @@ class Replies:
         if as_utc(sent.sent_at) + lifetime < now:
             if may_answer(db, sender, AnswerKind.ERROR, now, self.settings.answers_per_day):
                 self.service.mail.queue_gm(
-                    db,
-                    game,
-                    seats,
-                    state,
-                    now,
+                    table,
                     subject="Not applied: an old mail",
                     notice=f"Your mail answers a mail of the game sent more than "
                     f"{format_duration(int(lifetime.total_seconds()))} ago, so nothing in it "
@@ -312,85 +287,37 @@ class Replies:
                 )
             return MailOutcome.REFUSED, "game master token expired"
         answering = Tag(tag.game, GM_SEAT, sent.decision, tag.token)
-        master = GameMaster(self.service)
-        results, _ = master.run(
-            db,
-            game,
-            lines,
-            actor=sender,
-            now=now,
-            answering=answering,
-            may_change=sent.used_at is None,
+        round = GameMaster(self.service).run(
+            table, lines, actor=sender, answering=answering, may_change=sent.used_at is None
         )
-        acted = any(r.outcome == LineOutcome.APPLIED for r in results)
-        if acted:
+        if round.applied:
             sent.used_at = now
-        db.add(ReplyUse(key=keys[not acted], inbound_id=inbound.id, at=now))
+        db.add(ReplyUse(key=keys[not round.applied], inbound_id=inbound.id, at=now))
         outcome = (
             MailOutcome.REJECTED
-            if any(r.outcome == LineOutcome.REJECTED for r in results)
+            if round.failed
             else MailOutcome.APPLIED
-            if acted
+            if round.applied
             else MailOutcome.ANSWERED
         )
-        return outcome, _told(results)
+        return outcome, _told(round.results)
 
-    def _apply_lines(
-        self,
-        db: Session,
-        game: Game,
-        seats: list[Seat],
-        state: State,
-        seat: Seat,
-        tag: Tag,
-        lines: list[str],
-        inbound: Inbound,
-        now: datetime,
+    def _play(
+        self, table: Table, seat: Seat, tag: Tag, lines: list[str], inbound: Inbound
     ) -> tuple[MailOutcome, str, bool]:
-        results: list[LineResult] = []
-        answers: list[Answer] = []
-        announced: list[str] = []
-        show_board = False
-        events: list[Event] = []
-        first = True
-        failed = False
-        if not lines:
-            results.append(
-                LineResult("(nothing)", LineOutcome.REJECTED, "no command found in your reply")
-            )
-            failed = True
-        for line in lines:
-            if failed:
-                results.append(LineResult(line, LineOutcome.IGNORED, "after a rejected line"))
-                continue
-            meta = line.lower().strip(" .!")
-            verb = meta.split(" ", 1)[0]
-            if meta in META_COMMANDS:
-                if meta == "board":
-                    show_board = True
-                else:
-                    answers.append(self._meta(db, game, seats, state, meta))
-                results.append(LineResult(line, LineOutcome.ANSWERED))
-                continue
-            try:
-                if verb in SEAT_COMMANDS:
-                    detail, told = self._seat_command(game, seats, state, seat, line, now)
-                    results.append(LineResult(line, LineOutcome.APPLIED, detail))
-                    announced += told
-                    continue
-                choice = self._read_line(game, state, seat, tag, line, first)
-                applied = state.apply(choice)
-            except ChoiceError as error:
-                results.append(LineResult(line, LineOutcome.REJECTED, str(error)))
-                failed = True
-                continue
-            self.service.record(db, game, state, seat.seat, MoveSource.MAIL, inbound.id, now)
-            results.append(LineResult(line, LineOutcome.APPLIED, str(state.log[-1])))
-            events += applied
-            seat.auto_moves = 0
-            events += self.service.play_bots(db, game, seats, state, now)
-            first = False
-        moved = not first
+        """A player's lines, applied until one fails; everyone told what moved."""
+        round = Round(
+            table,
+            self.service.mail,
+            seat.address or "",
+            seat,
+            tag,
+            opened=table.game.decision,
+            inbound_id=inbound.id,
+        )
+        run_lines(round, lines, PLAYER_COMMANDS)
+        results, announced = round.results, round.announced
+        moved = round.moves > 0
         if seat.absent and any(
             r.outcome in (LineOutcome.APPLIED, LineOutcome.ANSWERED) for r in results
         ):
@@ -398,117 +325,31 @@ class Replies:
             seat.auto_moves = 0
             announced.insert(0, f"{seat.name} ({seat.colour}) is back and plays again.")
         if moved:
-            self.service.save(game, seats, state, now)
-        acted = moved or any(r.outcome == LineOutcome.APPLIED for r in results)  # vacation, tz too
+            table.save()
+        acted = moved or round.applied  # vacation, tz too
         outcome = (
             MailOutcome.REJECTED
-            if failed
+            if round.failed
             else MailOutcome.APPLIED
             if acted
             else MailOutcome.ANSWERED
         )
         if not moved and not announced:  # an answer to the sender alone: within the budget
             assert seat.address is not None
-            kind = AnswerKind.ERROR if failed else AnswerKind.ANSWER
-            if not may_answer(db, seat.address, kind, now, self.settings.answers_per_day):
+            kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER
+            per_day = self.settings.answers_per_day
+            if not may_answer(table.db, seat.address, kind, table.now, per_day):
                 return outcome, _told(results) + "; not answered (answer budget spent)", acted
         self.service.mail.queue_round(
-            db,
-            game,
-            seats,
-            state,
-            events if moved else [],
-            now,
+            table,
+            round.events if moved else [],
             sender=seat,
-            answers=answers,
+            answers=round.answers,
             results=results,
-            show_board=show_board,
+            show_board=round.show_board,
             announced=announced,
         )
         return outcome, _told(results), acted
-
-    def _read_line(
-        self, game: Game, state: State, seat: Seat, tag: Tag, line: str, first: bool
-    ) -> Choice:
-        decision = state.decision
-        if decision is None or game.status == GameStatus.OVER:
-            raise ChoiceError("The game is over.")
-        if game.status == GameStatus.PAUSED:
-            raise ChoiceError(
-                "The game master has paused the game: no move can be made until it resumes."
-            )
-        mine = decision.seat == seat.seat
-        if first and tag.decision != decision.number:
-            now_open = "yours: the options are below" if mine else f"{decision.colour}'s"
-            raise ChoiceError(
-                f"This answers decision {tag.decision}, which is past; "
-                f"decision {decision.number} is {now_open}."
-            )
-        if not mine:
-            raise ChoiceError(
-                f"It is not your decision now (decision {decision.number} is {decision.colour}'s)."
-            )
-        return read_choice(state, line, numbers=first)
-
-    def _seat_command(
-        self, game: Game, seats: list[Seat], state: State, seat: Seat, line: str, now: datetime
-    ) -> tuple[str, list[str]]:
-        """`vacation DURATION` or `tz ZONE`: what was done, and what everyone is told."""
-        verb, _, argument = line.strip().partition(" ")
-        argument = argument.strip().rstrip(".")
-        if verb.lower() == "tz":
-            if argument.lower() in ("utc", "off", "none", ""):
-                seat.tz = None
-                return "your deadlines are shown in UTC only", []
-            zone = _time_zone(argument)
-            seat.tz = zone
-            return f"your deadlines are shown in {zone} (and in UTC)", []
-        return self._vacation(game, seats, state, seat, argument, now)
-
-    def _vacation(
-        self, game: Game, seats: list[Seat], state: State, seat: Seat, text: str, now: datetime
-    ) -> tuple[str, list[str]]:
-        try:
-            seconds = _parse_duration(text)
-        except DurationError as error:
-            raise ChoiceError(f"{error} Write it as: vacation 3d.") from error
-        allowance = self.settings.vacation_allowance_seconds
-        left = allowance - seat.vacation_used
-        if seconds < SHORTEST_VACATION:  # each vacation is news to everyone: not too many
-            raise ChoiceError(
-                f"A vacation lasts at least {format_duration(SHORTEST_VACATION)}; "
-                "write it as: vacation 3d."
-            )
-        if not 0 < seconds <= left:
-            raise ChoiceError(
-                f"You have {format_duration(max(left, 0))} of vacation left in this game "
-                f"(of {format_duration(allowance)}); ask for at most that much."
-            )
-        if game.status == GameStatus.OVER:
-            raise ChoiceError("The game is over.")
-        start = max(now, as_utc(seat.away_until)) if seat.away_until else now
-        seat.away_until = start + timedelta(seconds=seconds)
-        seat.vacation_used += seconds
-        decision = state.decision
-        if decision is not None and decision.seat == seat.seat and game.deadline_at is not None:
-            decision_clock.shift(game, seconds, self.settings.reminders, now)
-        back = when(seat.away_until)
-        left_after = format_duration(allowance - seat.vacation_used)
-        return (
-            f"you are away until {back}; your deadlines wait until then "
-            f"({left_after} of vacation left)",
-            [f"{seat.name} ({seat.colour}) is on vacation until {back}: their deadlines wait."],
-        )
-
-    def _meta(self, db: Session, game: Game, seats: list[Seat], state: State, what: str) -> Answer:
-        if what == "help":
-            return Answer("help")
-        if what == "log":
-            return Answer("log", self.service.log_text(db, game, seats))
-        status = self.service.mail.moment(game, seats, state)[0].waiting
-        if game.deadline_at is not None and game.status == GameStatus.RUNNING:
-            status += f" The deadline is {when(as_utc(game.deadline_at))}."
-        return Answer("status", status)
 
     def _answer_lost(self, db: Session, sender: str, now: datetime) -> None:
         """A player wrote without a usable game tag: one notice (at most once a day) that
@@ -595,15 +436,6 @@ def _told(results: Sequence[LineResult]) -> str:
     return "; ".join(said)[:500]
 
 
-def _time_zone(text: str) -> str:
-    """The canonical name of a time zone ('europe/berlin' -> 'Europe/Berlin')."""
-    candidates = [text, "/".join(part[:1].upper() + part[1:] for part in text.split("/"))]
-    for name in candidates:
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            continue
-        return name
-    raise ChoiceError(
-        f"{text!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York."
-    )
+def handle(service: Service, raw: bytes, now: datetime) -> MailOutcome:
+    """Handle one inbound message of `service` exactly once; returns its outcome."""
+    return Replies(service).handle(raw, now)

@@ -30,6 +30,7 @@ from pbem.errors import PbemError
 from pbem.inbound import database_down, keep, shown
 from pbem.kinds import MailOutcome
 from pbem.models import Outbox
+from pbem.replies import handle
 from pbem.service import Service
 from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
 
@@ -137,7 +138,7 @@ def take(service: Service, raw: bytes, now: datetime) -> MailOutcome:
     """Handle one inbound mail; if anything but the database fails, the mail goes to the
     quarantine with the error (one log line) and the outcome is "quarantined"."""
     try:
-        return service.handle(raw, now)
+        return handle(service, raw, now)
     except Exception as error:
         if database_down(error):
             raise

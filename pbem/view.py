@@ -10,14 +10,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from engine import Phase, PutTile, State
-from engine.colours import LETTERS
-from engine.events import ChoiceMade, Event, TileDrawn, TilePlaced, VoyagePassed
-from engine.explain import what_is_asked
-from engine.hexgrid import DIRECTION_WORDS, DIRECTIONS, neighbour
-from engine.notation import SYNTAX
-from engine.outcome import Outcome, Termination
-from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
+from engine import (
+    BEACH_LETTERS,
+    DIRECTION_WORDS,
+    DIRECTIONS,
+    ISLANDS,
+    LETTERS,
+    SEAS,
+    SYNTAX,
+    ChoiceMade,
+    Event,
+    Outcome,
+    Phase,
+    PutTile,
+    State,
+    Termination,
+    TileDrawn,
+    TilePlaced,
+    VoyagePassed,
+    neighbour,
+    what_is_asked,
+)
 from pbem.hexmap import hex_map, sea_legend, tile_turns
 from pbem.kinds import LineOutcome, MailKind
 
@@ -183,20 +196,19 @@ class Notice:
     games: tuple[str, ...] = ()
 
 
-# the game master's commands, as their mails list them
-GM_SYNTAX = (
-    "pause, resume",
-    "extend DURATION: more time for the open decision, for example: extend 1d",
-    "deadline DURATION: the time per decision from the next one on, for example: deadline 24h",
-    "move SEAT CHOICE: decide for a seat, for example: move red expand Samoa a,c",
-    "undo N: take back the last N decisions, for example: undo 2",
-    "replace SEAT ADDRESS [NAME]: hand a seat to someone else, for example: "
-    "replace 2 nina@example.org Nina",
-    "bot SEAT random|greedy: a bot plays the seat for now, for example: bot blue greedy",
-    "human SEAT: the player plays the seat again",
-    "kick SEAT: remove the player; the greedy bot plays the seat from now on",
-    "end: finish the game now, scores as they stand",
-)
+@dataclass(frozen=True)
+class CommandHelp:
+    """The commands as the mails list them (made from the command registries)."""
+
+    moves: tuple[str, ...]  # the moves' syntax, as the engine's notation has them
+    looks: tuple[tuple[str, str], ...]  # a player's commands that look: (name, what it shows)
+    settings: tuple[tuple[str, str], ...]  # a seat's settings: (example, what it does)
+    gm: tuple[str, ...]  # the game master's commands, one help line each
+
+    @staticmethod
+    def listed(pairs: Sequence[tuple[str, str]]) -> str:
+        """'help (this text), board (the current board)'"""
+        return ", ".join(f"{name} ({what})" for name, what in pairs)
 
 
 @dataclass(frozen=True)
@@ -238,7 +250,7 @@ def players(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> tu
             colour=colour,
             points=by_colour[colour].points,
             islands=by_colour[colour].islands,
-            reserve=state.reserve[seat],
+            reserve=state.reserve_of(seat),
             bot=bool(bots[seat]) if bots else False,
         )
         for seat, colour in enumerate(state.colours)
@@ -258,9 +270,8 @@ def board(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> Boar
 
 def _islands(state: State) -> tuple[Island, ...]:
     islands = []
-    for position, beaches in state.board.boats.items():
-        name = state.board.name(position)
-        owner = state.board.royal.get(position)
+    for name in state.islands():
+        owner = state.royal_owner(name)
         islands.append(
             Island(
                 name=name,
@@ -272,26 +283,29 @@ def _islands(state: State) -> tuple[Island, ...]:
                         berths=tile_beach.berths,
                         boats=tuple(
                             Boats(colour, count)
-                            for colour, count in zip(state.colours, boats, strict=True)
+                            for colour, count in zip(
+                                state.colours, state.boats_on(name, index), strict=True
+                            )
                             if count
                         ),
                         jetties=tuple(
-                            f"{DIRECTIONS[d]} to {_beyond(state, position, d)}"
-                            for d in state.board.jetties(position, index)
+                            f"{DIRECTIONS[d]} to {_beyond(state, name, d)}"
+                            for d in state.jetties(name, index)
                         ),
                     )
-                    for index, (tile_beach, boats) in enumerate(
-                        zip(ISLANDS[name].beaches, beaches, strict=True)
-                    )
+                    for index, tile_beach in enumerate(ISLANDS[name].beaches)
                 ),
             )
         )
     return tuple(islands)
 
 
-def _beyond(state: State, position: tuple[int, int], direction: int) -> str:
-    placed = state.board.tiles.get(neighbour(position, direction))
-    return "open sea" if placed is None else _tile_words(placed[0])
+def _beyond(state: State, island: str, direction: int) -> str:
+    """What lies next to `island` in `direction`: a tile, or open sea."""
+    position = state.position_of(island)
+    assert position is not None
+    placed = state.tile_at(neighbour(position, direction))
+    return "open sea" if placed is None else _tile_words(placed)
 
 
 def decision(state: State, deadline: Deadline | None = None) -> Decision:

@@ -12,9 +12,12 @@ from email.message import EmailMessage
 from functools import cache
 from pathlib import Path
 
-from engine.bots import make_bot
+from engine import (
+    make_bot,
+)
 from pbem.db import session
 from pbem.deadlines import tick
+from pbem.replies import handle
 from pbem.service import SeatSpec, Service
 from tests.support.localmail import later, local_service, reply_to, take_mail
 
@@ -53,7 +56,7 @@ def _play(service: Service) -> dict[str, EmailMessage]:
         if "reminder" not in found and "error" in found and decision.seat == 0:
             # Ana shows deadlines in her time zone, then waits: reminders at half-time and
             # 6 h before, then her turn is passed
-            service.handle(reply_to(latest[ANA], "tz Pacific/Auckland"), later(minute))
+            handle(service, reply_to(latest[ANA], "tz Pacific/Auckland"), later(minute))
             _collect(take_mail(service), found, latest, "")
             for _ in range(12):
                 minute += 4 * 60
@@ -69,7 +72,7 @@ def _play(service: Service) -> dict[str, EmailMessage]:
         if "error" not in found and decision.kind.value == "turn":
             body = "expand Nowhere a"
         elif "not-applied" not in found and decision.seat == 0:
-            service.handle(reply_to(latest[ANA], "1", sender=BEN), later(minute))
+            handle(service, reply_to(latest[ANA], "1", sender=BEN), later(minute))
             _collect(take_mail(service), found, latest, "not-applied")
             continue
         elif (
@@ -80,14 +83,14 @@ def _play(service: Service) -> dict[str, EmailMessage]:
         ):
             body = "colonise"  # Ana draws a tile and is asked where it goes
         elif "answer" not in found and decision.seat == 0 and BEN in latest:
-            service.handle(reply_to(latest[BEN], "status\nlog"), later(minute))
+            handle(service, reply_to(latest[BEN], "status\nlog"), later(minute))
             _collect(take_mail(service), found, latest, "answer")
             continue
         else:
             choice = make_bot("greedy", SEED + decision.number).choose(state)
             legal = state.legal_choices()
             body = str(legal.index(choice) + 1) if decision.number % 2 else str(choice)
-        service.handle(reply_to(latest[address], body), later(minute))
+        handle(service, reply_to(latest[address], body), later(minute))
         _collect(take_mail(service), found, latest)
     return found
 

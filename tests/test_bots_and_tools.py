@@ -7,8 +7,15 @@ import re
 
 import pytest
 
-from engine import Land, Phase, State, parse_choice
-from engine.bots import GreedyBot, RandomBot, make_bot
+from engine import (
+    GreedyBot,
+    Land,
+    Phase,
+    RandomBot,
+    State,
+    make_bot,
+    parse_choice,
+)
 from tests.support.scenario import arrange
 from tools.bench import main as bench_main
 from tools.demo import main as demo_main
@@ -37,9 +44,8 @@ def test_greedy_bot_avoids_a_voyage_its_group_cannot_pass() -> None:
         ["blue", "red"],
         tiles=[("F", (-1, 1), 0)],
         boats={"Tonga b": "BBB", "Tonga e": "BBB"},
+        phase=Phase.EMIGRATE,
     )
-    state.phase = Phase.EMIGRATE
-    state.relist()
     assert {str(c) for c in state.legal_choices()} == {"emigrate Tonga b SW", "emigrate Tonga e NE"}
     choice = GreedyBot(random.Random(1), curiosity=0).choose(state)
     assert str(choice) == "emigrate Tonga e NE"

@@ -31,6 +31,7 @@ import pbem.db
 from pbem.cli import app
 from pbem.config import Settings, settings_toml
 from pbem.db import damage
+from pbem.replies import handle
 from pbem.service import SeatSpec
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 
@@ -58,7 +59,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     service.new_game(seats, seed=4, now=START)
     for minute in range(1, 6):
         prompt = [m for m in take_mail(service) if m["X-Tongiaki-Decision"]][-1]
-        service.handle(reply_to(prompt, "1"), later(minute))
+        handle(service, reply_to(prompt, "1"), later(minute))
     service.engine.dispose()
     database = service.settings.database_path
     assert not Path(f"{database}-wal").exists()  # every page is in the file itself

@@ -16,7 +16,9 @@ from pbem.clock import as_utc
 from pbem.db import session
 from pbem.deadlines import TickReport, automatic_choice, tick
 from pbem.models import Game, Move, Seat
-from pbem.service import SeatSpec, Service, bot_choice
+from pbem.replies import handle
+from pbem.service import SeatSpec, Service
+from pbem.table import bot_choice
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
@@ -101,7 +103,7 @@ def test_reminders_come_at_half_time_and_six_hours_before_and_only_once(
 def test_a_reply_stops_the_clock_and_the_next_decision_gets_its_own(service: Service) -> None:
     _game(service)
     prompt = _prompt(take_mail(service), ANN)
-    assert service.handle(reply_to(prompt, "place Tonga a"), START + 30 * HOUR) == "applied"
+    assert handle(service, reply_to(prompt, "place Tonga a"), START + 30 * HOUR) == "applied"
     game, _, _ = _row(service)
     assert as_utc(game.clock_from) == START + 30 * HOUR
     assert as_utc(game.deadline_at) == START + 78 * HOUR
@@ -149,7 +151,7 @@ def _to_first_turn(service: Service) -> None:
     ):
         prompt = _prompt(take_mail(service), address)
         at = START + timedelta(minutes=number)
-        assert service.handle(reply_to(prompt, line), at) == "applied"
+        assert handle(service, reply_to(prompt, line), at) == "applied"
 
 
 def test_a_missed_turn_is_passed_and_a_missed_decision_in_a_turn_takes_the_greedy_choice(
@@ -170,7 +172,7 @@ def test_a_missed_turn_is_passed_and_a_missed_decision_in_a_turn_takes_the_greed
     # Bob fills beaches a and c: which of them emigrates first is a decision inside his turn
     prompt = _prompt(mails, BOB)
     at = START + 2 * HOUR
-    assert service.handle(reply_to(prompt, "expand Tonga a,c"), at) == "applied"
+    assert handle(service, reply_to(prompt, "expand Tonga a,c"), at) == "applied"
     game, _, state = _row(service)
     assert state.decision is not None and state.decision.kind is Phase.EMIGRATE
     expected = bot_choice(game, state, "greedy")
@@ -202,11 +204,11 @@ def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
     at = START + HOUR
     tick(service, at)  # Ann's first set-up boat
     bob = _prompt(take_mail(service), BOB)
-    service.handle(reply_to(bob, "place Tonga b"), at + timedelta(minutes=1))
+    handle(service, reply_to(bob, "place Tonga b"), at + timedelta(minutes=1))
     take_mail(service)
     tick(service, at + timedelta(minutes=1) + HOUR)  # Ann's second set-up boat
     bob = _prompt(take_mail(service), BOB)
-    service.handle(reply_to(bob, "place Tonga d"), at + 2 * HOUR)
+    handle(service, reply_to(bob, "place Tonga d"), at + 2 * HOUR)
     take_mail(service)
     _, seats, _ = _row(service)
     assert seats[0].auto_moves == 2 and not seats[0].absent
@@ -235,7 +237,7 @@ def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
     mails = take_mail(service)
     ann = next(m for m in mails if m["To"] == ANN)
     # Ann comes back with any valid command, here `status`, in reply to any game mail
-    assert service.handle(reply_to(ann, "status"), at + 5 * HOUR) == "answered"
+    assert handle(service, reply_to(ann, "status"), at + 5 * HOUR) == "answered"
     _, seats, _ = _row(service)
     assert not seats[0].absent and seats[0].auto_moves == 0
     told = take_mail(service)
@@ -250,7 +252,7 @@ def test_a_rejected_line_does_not_bring_an_absent_player_back(service: Service) 
         db.commit()
     mails = take_mail(service)
     bob = next(m for m in mails if m["To"] == BOB)
-    assert service.handle(reply_to(bob, "fly away"), START + HOUR / 2) == "rejected"
+    assert handle(service, reply_to(bob, "fly away"), START + HOUR / 2) == "rejected"
     _, seats, _ = _row(service)
     assert seats[1].absent
 
@@ -259,7 +261,7 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
     _game(service)
     prompt = _prompt(take_mail(service), ANN)
     at = START + 10 * HOUR
-    assert service.handle(reply_to(prompt, "vacation 3d"), at) == "applied"
+    assert handle(service, reply_to(prompt, "vacation 3d"), at) == "applied"
     game, seats, _ = _row(service)
     assert as_utc(game.deadline_at) == START + timedelta(days=5)
     assert as_utc(seats[0].away_until) == at + timedelta(days=3)
@@ -280,7 +282,7 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
     assert _run(service, START + 96 * HOUR, START + 96 * HOUR, HOUR).reminders == 1
     take_mail(service)
 
-    assert service.handle(reply_to(prompt, "vacation 5d"), at + HOUR) == "rejected"
+    assert handle(service, reply_to(prompt, "vacation 5d"), at + HOUR) == "rejected"
     text = " ".join(text_of(next(m for m in take_mail(service) if m["To"] == ANN)).split())
     assert "You have 4d of vacation left in this game (of 7d)" in text
     _, seats, _ = _row(service)
@@ -291,9 +293,9 @@ def test_a_decision_that_opens_during_a_vacation_counts_from_its_end(service: Se
     _game(service, deadline="24h")
     mails = take_mail(service)
     bob = next(m for m in mails if m["To"] == BOB)
-    assert service.handle(reply_to(bob, "vacation 2d"), START + HOUR) == "applied"
+    assert handle(service, reply_to(bob, "vacation 2d"), START + HOUR) == "applied"
     ann = _prompt(take_mail(service), ANN)
-    assert service.handle(reply_to(ann, "1"), START + 2 * HOUR) == "applied"
+    assert handle(service, reply_to(ann, "1"), START + 2 * HOUR) == "applied"
     game, _, _ = _row(service)
     assert as_utc(game.clock_from) == START + HOUR + timedelta(days=2)
     assert as_utc(game.deadline_at) == START + HOUR + timedelta(days=3)
@@ -302,15 +304,15 @@ def test_a_decision_that_opens_during_a_vacation_counts_from_its_end(service: Se
 def test_tz_shows_deadlines_in_the_players_zone_too(service: Service) -> None:
     _game(service)
     prompt = _prompt(take_mail(service), ANN)
-    assert service.handle(reply_to(prompt, "tz europe/berlin"), START + HOUR) == "applied"
+    assert handle(service, reply_to(prompt, "tz europe/berlin"), START + HOUR) == "applied"
     _, seats, _ = _row(service)
     assert seats[0].tz == "Europe/Berlin"
     text = text_of(next(m for m in take_mail(service) if m["To"] == ANN))
     assert "applied: your deadlines are shown in Europe/Berlin (and in UTC)" in text
     assert "Deadline: Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 10:00 Europe/Berlin)" in text
-    assert service.handle(reply_to(prompt, "tz Mars/Olympus"), START + HOUR) == "rejected"
+    assert handle(service, reply_to(prompt, "tz Mars/Olympus"), START + HOUR) == "rejected"
     assert "'Mars/Olympus' is not a time zone" in text_of(take_mail(service)[0])
-    assert service.handle(reply_to(prompt, "tz utc"), START + HOUR) == "applied"
+    assert handle(service, reply_to(prompt, "tz utc"), START + HOUR) == "applied"
     _, seats, _ = _row(service)
     assert seats[0].tz is None
 

@@ -28,6 +28,7 @@ from pbem.config import settings_toml
 from pbem.db import session
 from pbem.deadlines import tick
 from pbem.models import Game, GmAction, Inbound, Move, Seat
+from pbem.replies import handle
 from pbem.service import SeatSpec, Service
 from tests.support.localmail import START, local_service, parse, reply_to, take_mail, text_of
 
@@ -102,14 +103,14 @@ class Table:
                 else "answered"
             )
             return Done(outcome, result.stdout, self.mail())
-        outcome = self.service.handle(reply_to(self.latest[GM], command, sender=sender), at)
+        outcome = handle(self.service, reply_to(self.latest[GM], command, sender=sender), at)
         mails = self.mail()
         said = [text_of(m) for m in mails if m["To"] == sender]
         return Done(outcome, flat(said[0]) if said else "", mails)
 
     def reply(self, address: str, line: str, at: datetime) -> str:
         """A player answers the newest mail they got."""
-        outcome = self.service.handle(reply_to(self.latest[address], line), at)
+        outcome = handle(self.service, reply_to(self.latest[address], line), at)
         self.mail()
         return outcome
 
@@ -459,7 +460,7 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_one_leaves(table: Ta
     ]
     assert "The game master handed seat 1 (red) to Dan." in flat(text_of(done.to(DAN)[1]))
     assert table.reply(ANN, "place Tonga a", START + 2 * HOUR) == "refused"
-    assert table.service.handle(reply_to(prompt, "place Tonga a"), START + 2 * HOUR) == ("refused")
+    assert handle(table.service, reply_to(prompt, "place Tonga a"), START + 2 * HOUR) == ("refused")
     assert table.mail() == []  # Ann is nobody in this game now
     assert table.reply(DAN, "place Tonga a", START + 3 * HOUR) == "applied"
     assert _moves(table.service) == [(1, 0, "place Tonga a", "mail")]
@@ -521,7 +522,7 @@ def test_kick_removes_the_player_for_good(table: Table) -> None:
     assert _subject(farewell) == "You left game 1" and farewell["X-Tongiaki-Decision"] is None
     assert "The game master removed you from the game." in flat(text_of(farewell))
     assert _subject(done.to(ANN)[0]) == "Your move: place a set-up boat on Tonga (decision 3)"
-    assert table.service.handle(reply_to(bob, "place Tonga b"), START + 3 * HOUR) == "refused"
+    assert handle(table.service, reply_to(bob, "place Tonga b"), START + 3 * HOUR) == "refused"
     assert table.mail() == []
     assert len(_moves(table.service)) == 2
 
@@ -662,12 +663,12 @@ def test_a_game_master_mail_with_a_wrong_token_is_refused_and_logged_not_answere
     del forged["Reply-To"]
     forged["Reply-To"] = re.sub(r"-[a-z2-7]{10}@", "-aaaaaaaaaa@", target)
     before = _rows(by_mail.service)
-    assert by_mail.service.handle(reply_to(forged, "end"), START + HOUR) == "refused"
+    assert handle(by_mail.service, reply_to(forged, "end"), START + HOUR) == "refused"
     assert _rows(by_mail.service) == before
     assert by_mail.mail() == []  # a forger learns nothing, and no loop can start
     # a player's token does not open the game master's door either
     ann = parse(bytes(by_mail.latest[ANN]))
-    assert by_mail.service.handle(reply_to(ann, "end", sender=GM), START + HOUR) == "refused"
+    assert handle(by_mail.service, reply_to(ann, "end", sender=GM), START + HOUR) == "refused"
     assert _rows(by_mail.service) == before
     # ... and Ann alone hears that a reply for her seat came from another address
     assert [(m["To"], m["X-Tongiaki-Kind"]) for m in by_mail.mail()] == [(ANN, "notice")]
@@ -763,6 +764,6 @@ def test_the_hosts_game_masters_are_welcomed_to_every_game_and_may_act(by_mail: 
         m["To"] for m in by_mail.latest.values() if "game master of game 1" in str(m["Subject"])
     ]
     assert sorted(welcomed) == sorted([GM, BOSS])
-    outcome = by_mail.service.handle(reply_to(by_mail.latest[BOSS], "pause", sender=BOSS), START)
+    outcome = handle(by_mail.service, reply_to(by_mail.latest[BOSS], "pause", sender=BOSS), START)
     assert outcome == "applied"
     assert [a[:2] for a in _actions(by_mail.service)] == [(BOSS, "pause")]

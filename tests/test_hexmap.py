@@ -6,12 +6,21 @@ from functools import cache
 
 import pytest
 
-from engine import PutTile, Setup, State, parse_choice
-from engine.board import Board
-from engine.bots import make_bot
-from engine.colours import COLOURS
-from engine.hexgrid import CENTRE, DIRECTIONS, Position, neighbour
-from engine.tiles import ISLANDS, SEAS, match_island
+from engine import (
+    CENTRE,
+    COLOURS,
+    DIRECTIONS,
+    ISLANDS,
+    SEAS,
+    Position,
+    PutTile,
+    Setup,
+    State,
+    make_bot,
+    match_island,
+    neighbour,
+    parse_choice,
+)
 from pbem.hexmap import hex_map, sea_legend, short_name
 from tests.support.scenario import arrange
 
@@ -99,11 +108,13 @@ def named_place(state: State, anchor: str, direction: str) -> Position:
     assert isinstance(choice, PutTile)
     if choice.anchor is None:
         return CENTRE
-    return neighbour(state.board.where[choice.anchor], choice.direction)
+    position = state.position_of(choice.anchor)
+    assert position is not None
+    return neighbour(position, choice.direction)
 
 
 def hex_columns(state: State) -> int:
-    columns = {q for q, _ in [*state.board.tiles, *state.board.empty_places()]}
+    columns = {q for q, _ in [*state.tiles, *state.empty_places()]}
     return max(columns) - min(columns) + 1
 
 
@@ -117,8 +128,8 @@ def test_arranged_board_map() -> None:
 
 
 def test_empty_board_shows_the_centre() -> None:
-    state = arranged()
-    state.board = Board()
+    table = {**arranged().to_json(), "tiles": [], "boats": [], "royal": []}
+    state = State.from_json(table)
     text = hex_map(state)
     assert labels(text) == [("centre", "")]
     assert named_place(state, "centre", "") == CENTRE
@@ -138,10 +149,10 @@ def test_maps_of_bot_games(players: int, seed: int) -> None:
         text = hex_map(state)
         lines = text.splitlines()
         places = [named_place(state, a, d) for a, d in labels(text)]
-        assert sorted(places) == sorted(state.board.empty_places())
-        for name, _ in state.board.tiles.values():
+        assert sorted(places) == sorted(state.empty_places())
+        for name, _ in state.tiles.values():
             assert (f"sea {name}" if name in SEAS else short_name(name)) in text
-        assert text.count(" pts") == sum(name in ISLANDS for name, _ in state.board.tiles.values())
+        assert text.count(" pts") == sum(name in ISLANDS for name, _ in state.tiles.values())
         assert all(line == line.rstrip() for line in lines)
         assert lines[0].strip() and lines[-1].strip()
         assert min(len(line) - len(line.lstrip()) for line in lines) == 0

@@ -18,6 +18,7 @@ from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
 from pbem.models import Game, Inbound, Outbox, Seat
+from pbem.replies import handle
 from pbem.service import Service
 from tests.support.localmail import START, later, local_service, take_mail
 
@@ -64,7 +65,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
         f"From: ann@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
         "Message-ID: <upgrade-test@example.test>\r\n\r\nplace Tonga b\r\n"
     ).encode()
-    assert service.handle(reply, later(5)) == "applied"
+    assert handle(service, reply, later(5)) == "applied"
     assert any("Your move" in str(m["Subject"]) for m in take_mail(service))
     # opening it again changes nothing more
     assert upgrade(engine) == []
@@ -170,11 +171,11 @@ def test_a_version_3_database_knows_its_handled_mail_by_a_hash_of_the_message_id
         f"From: ann@example.test\r\nTo: tongiaki@example.test\r\nSubject: Re: your move\r\n"
         f"Message-ID: {first.message_id}\r\n\r\nplace Tonga a\r\n"
     ).encode()
-    assert service.handle(again, later(10)) == "duplicate"
+    assert handle(service, again, later(10)) == "duplicate"
     # the open decision's reply address (made by version 3) still acts: Bob places a boat
     address = reply_address("tongiaki@example.test", Tag(1, 1, 2, token(seats[1].secret, 1, 1, 2)))
     reply = (
         f"From: bob@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
         "Message-ID: <after-upgrade@example.test>\r\n\r\nplace Tonga b\r\n"
     ).encode()
-    assert service.handle(reply, later(11)) == "applied"
+    assert handle(service, reply, later(11)) == "applied"

@@ -153,4 +153,4 @@ def test_forgiving_choices_resolve_to_the_listed_one() -> None:
     state = _three_player_game()
     state.apply(parse_choice("place c"))
     assert state.log[-1] == Place("Tonga", (2,))
-    assert state.board.boats[(0, 0)][2] == [1, 0, 0]
+    assert state.boats_on("Tonga", 2) == (1, 0, 0)

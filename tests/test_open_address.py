@@ -31,6 +31,7 @@ from pbem.config import settings_toml
 from pbem.db import session
 from pbem.deadlines import tick
 from pbem.models import Answered, Game, GmAction, GmTag, Inbound, Move, Outbox, Seat
+from pbem.replies import handle
 from pbem.service import SeatSpec, Service
 from tests.support.localmail import START, local_service, parse, reply_to, take_mail, text_of
 
@@ -77,11 +78,11 @@ class Table:
         return _sent(self.mail())
 
     def handle(self, raw: bytes, at: datetime) -> str:
-        return self.service.handle(raw, at)
+        return handle(self.service, raw, at)
 
     def reply(self, address: str, body: str, at: datetime, **headers: str) -> str:
         """`address` answers the newest mail they got."""
-        return self.service.handle(reply_to(self.latest[address], body, **headers), at)
+        return handle(self.service, reply_to(self.latest[address], body, **headers), at)
 
 
 def _start(tmp_path: Path, **settings: object) -> Table:
@@ -226,7 +227,7 @@ def test_untagged_mail_gets_one_notice_a_day_listing_the_senders_games(tmp_path:
     take_mail(service)
     before = _rows(service)
 
-    assert service.handle(_untagged(ANN, "place Tonga a"), START + HOUR) == "refused"
+    assert handle(service, _untagged(ANN, "place Tonga a"), START + HOUR) == "refused"
     mails = take_mail(service)
     assert _sent(mails) == [(ANN, "notice", "Not applied: which game?")]
     assert mails[0]["Reply-To"] is None and mails[0]["Auto-Submitted"] == "auto-generated"
@@ -235,15 +236,15 @@ def test_untagged_mail_gets_one_notice_a_day_listing_the_senders_games(tmp_path:
         assert f"Game {game}: you are Ann (red); it is at decision 1." in text
     assert "sent at most once a day" in text
 
-    assert service.handle(_untagged(ANN, "place Tonga b"), START + 2 * HOUR) == "refused"
-    assert service.handle(_untagged(EVE, "place Tonga a"), START + 3 * HOUR) == "refused"
+    assert handle(service, _untagged(ANN, "place Tonga b"), START + 2 * HOUR) == "refused"
+    assert handle(service, _untagged(EVE, "place Tonga a"), START + 3 * HOUR) == "refused"
     assert take_mail(service) == []
     assert _inbound(service) == [("refused", "no game tag")] * 3
     assert _rows(service) == before
     with session(service.engine) as db:
         assert [(a.address, a.kind) for a in db.exec(select(Answered))] == [(ANN, "untagged")]
 
-    assert service.handle(_untagged(ANN, "hello"), START + DAY + 2 * HOUR) == "refused"
+    assert handle(service, _untagged(ANN, "hello"), START + DAY + 2 * HOUR) == "refused"
     assert _sent(take_mail(service)) == [(ANN, "notice", "Not applied: which game?")]
 
 
@@ -252,7 +253,7 @@ def test_untagged_mail_from_an_address_with_capitals_gets_its_notice(tmp_path: P
     seats = [SeatSpec("Ann", "Ann.Smith@example.test", "red"), SeatSpec("Bob", BOB, "blue")]
     service.new_game(seats, seed=4, deadline="48h", now=START)
     take_mail(service)
-    assert service.handle(_untagged("Ann.Smith@example.test", "1"), START + HOUR) == "refused"
+    assert handle(service, _untagged("Ann.Smith@example.test", "1"), START + HOUR) == "refused"
     assert _sent(take_mail(service)) == [
         ("Ann.Smith@example.test", "notice", "Not applied: which game?")
     ]
@@ -379,9 +380,9 @@ def test_two_services_that_answer_each_other_stop(
     for round_ in range(1, ROUNDS + 1):
         at = START + round_ * 30 * MINUTE
         for raw in to_b:
-            assert b.handle(relay(raw), at) in ("ignored", "refused")
+            assert handle(b, relay(raw), at) in ("ignored", "refused")
         for raw in to_a:
-            assert a.handle(relay(raw), at) in ("ignored", "refused")
+            assert handle(a, relay(raw), at) in ("ignored", "refused")
         outbox_a, outbox_b = _take_raw(a), _take_raw(b)
         assert all(to == B_SERVICE for to, _ in outbox_a)  # the players hear nothing of it
         assert all(to == A_SERVICE for to, _ in outbox_b)
@@ -799,7 +800,7 @@ def test_every_header_line_of_every_mail_is_short_and_whole(tmp_path: Path) -> N
         at += HOUR
         asked = [m for m in latest.values() if m["X-Tongiaki-Kind"] == "prompt"]
         assert len(asked) == 1
-        assert service.handle(reply_to(asked[0], "1"), at) == "applied"
+        assert handle(service, reply_to(asked[0], "1"), at) == "applied"
         look()
     assert len(_moves(service)) >= 24
     for address, body, outcome in [
@@ -808,13 +809,13 @@ def test_every_header_line_of_every_mail_is_short_and_whole(tmp_path: Path) -> N
         (GM, "status", "answered"),
         (GM, "Ünïcødé" * 3, "rejected"),
     ]:
-        assert service.handle(reply_to(latest[address], body), at + MINUTE) == outcome
+        assert handle(service, reply_to(latest[address], body), at + MINUTE) == outcome
         look()
-    assert service.handle(_untagged(BOB, "hello"), at + 2 * MINUTE) == "refused"
+    assert handle(service, _untagged(BOB, "hello"), at + 2 * MINUTE) == "refused"
     look()
     assert tick(service, at + 25 * HOUR).automatic == 0  # half the time gone: a reminder
     look()
-    assert service.handle(reply_to(latest[GM], "end"), at + 26 * HOUR) == "applied"
+    assert handle(service, reply_to(latest[GM], "end"), at + 26 * HOUR) == "applied"
     look()
     subjects = {str(m["Subject"]) for m in latest.values()}
     assert any(LONG_NAMES[0] in s or LONG_NAMES[1] in s for s in subjects), subjects

@@ -24,6 +24,7 @@ from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.models import Game, Move, Outbox, Seat
+from pbem.replies import handle
 from pbem.runner import Outage, flush_outbox, run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender, SmtpSender
@@ -62,9 +63,9 @@ def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
     _two_players(service)
     secrets = _secrets(service)
     prompt = next(m for m in take_mail(service) if m["To"] == ANN and m["X-Tongiaki-Decision"])
-    service.handle(reply_to(prompt, "1"), later(1))
-    service.handle(reply_to(prompt, "place Tonga b", sender=BOB), later(2))
-    service.handle(b"From: nobody@example.test\r\nSubject: hi\r\n\r\nhello\r\n", later(3))
+    handle(service, reply_to(prompt, "1"), later(1))
+    handle(service, reply_to(prompt, "place Tonga b", sender=BOB), later(2))
+    handle(service, b"From: nobody@example.test\r\nSubject: hi\r\n\r\nhello\r\n", later(3))
     secrets += _secrets(service)
     tick(service, START + timedelta(hours=25))  # Bob's set-up boat is overdue
     report = run_cycle(service, START + timedelta(hours=25, minutes=1))

@@ -11,11 +11,16 @@ from collections import Counter
 import pytest
 from PIL import Image
 
-from engine import Setup, State
-from engine.bots import make_bot
-from engine.colours import COLOURS
-from engine.hexgrid import neighbour
-from engine.tiles import ISLANDS, SEAS, START_ISLAND
+from engine import (
+    COLOURS,
+    ISLANDS,
+    SEAS,
+    START_ISLAND,
+    Setup,
+    State,
+    make_bot,
+    neighbour,
+)
 from pbem.picture import (
     APOTHEM,
     BOAT_COLOURS,
@@ -139,13 +144,14 @@ def test_the_boat_colours_differ_in_hue_and_their_letters_are_legible() -> None:
 
 def test_berths_lie_near_the_beach_jetties() -> None:
     state = arrange(("blue", "red"), tiles=[("Fidschi", (0, -1), 4)])
-    position = state.board.where["Fidschi"]
+    position = state.position_of("Fidschi")
+    assert position is not None
     centre = layout(state).centre(position)
     radius = layout(state).radius
     for beach in range(3):
         drawn = [b for b in berths(state) if b.island == "Fidschi" and b.beach == beach]
         assert len(drawn) == ISLANDS["Fidschi"].beaches[beach].berths
-        for direction in state.board.jetties(position, beach):
+        for direction in state.jetties("Fidschi", beach):
             angle = math.radians(90 + 60 * direction)
             jetty = (
                 centre[0] + APOTHEM * radius * math.cos(angle),
@@ -194,7 +200,7 @@ def test_empty_places_are_drawn_faintly_next_to_the_tiles() -> None:
     state = arrange(("blue", "red"), tiles=[("B", (0, 1), 0)])
     image = picture(state)
     lay = layout(state)
-    for position in state.board.empty_places():
+    for position in state.empty_places():
         x, y = lay.centre(position)
         found = image.getpixel((round(x), round(y + 0.6 * lay.radius)))
         assert isinstance(found, tuple)

@@ -8,9 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Setup, State
-from engine.bots import make_bot
-from engine.colours import COLOURS
+from engine import (
+    COLOURS,
+    Setup,
+    State,
+    make_bot,
+)
 from tests.support.invariants import (
     check_every_listed_choice_applies,
     check_invariants,

@@ -19,17 +19,25 @@ from itertools import combinations
 
 import pytest
 
-from engine import GameOverError, IllegalChoiceError, Land, Phase, Setup, State, parse_choice
-from engine.events import (
+from engine import (
+    ISLANDS,
+    SEAS,
+    START_ISLAND,
     BoatMoved,
     BoatsPlaced,
     BoatsRecalled,
     GameEnded,
+    GameOverError,
     GroupArrived,
     GroupLanded,
     GroupSailed,
+    IllegalChoiceError,
     IslandRemoved,
+    Land,
+    Phase,
     RoyalIslandFounded,
+    Setup,
+    State,
     StayedAtSea,
     TileDrawn,
     TilePlaced,
@@ -38,8 +46,8 @@ from engine.events import (
     TurnStarted,
     VoyageFailed,
     VoyagePassed,
+    parse_choice,
 )
-from engine.tiles import ISLANDS, SEAS, START_ISLAND
 from tests.support.scenario import (
     arrange,
     chose,
@@ -49,6 +57,7 @@ from tests.support.scenario import (
     new_game,
     placed_tiles,
     put_places,
+    royal,
 )
 
 BR = ("blue", "red")
@@ -117,7 +126,7 @@ def test_s2_setup_round_twice_keeps_a_free_berth() -> None:
         TurnStarted("blue", 1),
     ]
     assert layout(state) == {"Tonga": tonga("BR", "RG", "BG")}
-    assert state.reserve == [13, 13, 13]
+    assert state.reserve == (13, 13, 13)
     assert state.phase is Phase.TURN and state.active == 0
 
 
@@ -139,7 +148,7 @@ def test_s2_six_players_last_setup_choices_are_forced() -> None:
         TurnStarted("blue", 1),
     ]
     assert layout(state) == {"Tonga": ("BR", "GY", "OP", "BR", "GY", "OP")}
-    assert state.reserve == [13] * 6
+    assert state.reserve == (13,) * 6
     assert state.phase is Phase.TURN and state.active == 0
 
 
@@ -158,7 +167,7 @@ def test_s3_turn_offers_expansion_royal_island_or_new_colonisation() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": tonga("BR", "RG", "BG", "B", "B")}
-    assert state.reserve == [11, 13, 13]
+    assert state.reserve == (11, 13, 13)
     assert state.decision is not None and state.decision.colour == "red"
     assert legal(state) == pairs | {"colonise"}
 
@@ -199,7 +208,7 @@ def test_s4_expansion_adds_min_of_boats_beaches_reserve() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": tonga("R"), "Rapa Nui": ("BBB", "BB")}
-    assert state.reserve == [10, 14]
+    assert state.reserve == (10, 14)
 
 
 def test_s4_full_number_must_be_added_one_per_beach() -> None:
@@ -264,7 +273,7 @@ def test_s5_all_full_beaches_emigrate_in_the_order_chosen() -> None:
         "Nauru": ((-1, 1), 4),
         "Samoa": ((0, 1), 3),
     }
-    assert state.reserve == [11, 13]
+    assert state.reserve == (11, 13)
 
 
 def test_s5_jetty_chosen_before_the_draw_new_tile_faces_the_group() -> None:
@@ -310,7 +319,7 @@ def test_s5_jetty_chosen_before_the_draw_new_tile_faces_the_group() -> None:
         "Nauru": ("B", "R", "B"),
     }
     assert placed_tiles(state)["Nauru"] == ((1, -1), 2)
-    assert state.reserve == [13, 13]
+    assert state.reserve == (13, 13)
 
 
 # -- §6 Voyage -------------------------------------------------------------------------
@@ -337,7 +346,7 @@ def test_s6_seed_example_three_colours_fail_on_4_purple_passes() -> None:
         TurnStarted("orange", 2),
     ]
     assert layout(fails) == {"Tonga": EMPTY_TONGA, "Tuvalu": ("", "", "")}
-    assert fails.reserve == [15, 15, 15, 15]
+    assert fails.reserve == (15, 15, 15, 15)
     assert placed_tiles(fails)["A"] == ((0, -2), 0)
 
     passes = arrange(
@@ -372,7 +381,7 @@ def test_s6_seed_example_three_colours_fail_on_4_purple_passes() -> None:
         "Tuvalu": ("Y", "", ""),
         "Samoa": ("G", "Y", "OP"),
     }
-    assert passes.reserve == [13, 14, 14, 14]
+    assert passes.reserve == (13, 14, 14, 14)
 
 
 def test_s6_danger_numbers_count_on_existing_and_new_sea_tiles() -> None:
@@ -388,7 +397,7 @@ def test_s6_danger_numbers_count_on_existing_and_new_sea_tiles() -> None:
     ]
     assert state.drawn == 1
     assert layout(state) == {"Tonga": EMPTY_TONGA}
-    assert state.reserve == [15, 15]
+    assert state.reserve == (15, 15)
 
     # K at (0,1): edge 3 to 2 (no danger) leads NW to (-1,1); J is drawn there with
     # rotation 5, the group enters by edge 0 and trail 0-5 has danger 2: one colour fails
@@ -405,7 +414,7 @@ def test_s6_danger_numbers_count_on_existing_and_new_sea_tiles() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": tonga("", "B")}
-    assert state.reserve == [14, 15]
+    assert state.reserve == (14, 15)
     assert placed_tiles(state)["J"] == ((-1, 1), 5)
 
 
@@ -437,7 +446,7 @@ def test_s7_one_boat_per_beach_before_any_beach_gets_two() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": EMPTY_TONGA, "Rapa Nui": ("R", "BB")}
-    assert state.reserve == [13, 14]
+    assert state.reserve == (13, 14)
 
 
 def test_s7_landing_back_on_the_island_left_player_picks_beaches() -> None:
@@ -474,7 +483,7 @@ def test_s7_landing_back_on_the_island_left_player_picks_beaches() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": tonga("", "B", "R", "BR")}
-    assert state.reserve == [13, 13]
+    assert state.reserve == (13, 13)
 
 
 def test_s7_full_beach_waiting_to_emigrate_gets_no_boat() -> None:
@@ -504,7 +513,7 @@ def test_s7_full_beach_waiting_to_emigrate_gets_no_boat() -> None:
         GroupArrived("Samoa", group("BBR")),
     ]
     assert layout(state) == {"Tonga": tonga("R", "B", "B"), "Samoa": ("", "", "")}
-    assert state.reserve == [11, 13]
+    assert state.reserve == (11, 13)
 
 
 def test_s7_overflow_player_chooses_boats_left_out() -> None:
@@ -548,7 +557,7 @@ def test_s7_overflow_player_chooses_boats_left_out() -> None:
         "Tuvalu": ("", "", ""),
         "Tubuai": ("RGG", "RGG"),
     }
-    assert state.reserve == [15, 13, 11]
+    assert state.reserve == (15, 13, 11)
 
 
 # -- §8 Chain reaction -----------------------------------------------------------------
@@ -626,7 +635,7 @@ def test_s8_chain_reaction_across_islands() -> None:
         "J": ((-1, 1), 4),
         "Samoa": ((-1, 0), 0),
     }
-    assert state.reserve == [11, 13, 13]
+    assert state.reserve == (11, 13, 13)
 
 
 # -- §8.1 Routes that only lead back -----------------------------------------------------
@@ -670,9 +679,9 @@ def test_s8_1_closed_route_illegal_while_alternative() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Nauru": ("B", "B", "R"), "Samoa": ("B", "B", "R")}
-    assert state.set_aside == ["Tonga"]
+    assert state.set_aside == ("Tonga",)
     assert "Tonga" not in placed_tiles(state)
-    assert state.reserve == [11, 13]
+    assert state.reserve == (11, 13)
 
 
 def test_s8_1_island_removed_when_all_routes_closed() -> None:
@@ -694,9 +703,9 @@ def test_s8_1_island_removed_when_all_routes_closed() -> None:
         "O": ((1, 0), 1),
         "Samoa": ((0, -1), 0),
     }
-    assert state.set_aside == ["Tonga"]
+    assert state.set_aside == ("Tonga",)
     assert state.stack_left == stack_before
-    assert state.reserve == [14, 15]
+    assert state.reserve == (14, 15)
     # red has no boats on the board and Tonga is gone: one boat on Samoa, or colonise
     assert legal(state) == {"place Samoa a", "place Samoa b", "place Samoa c", "colonise"}
 
@@ -869,7 +878,7 @@ def test_s8_1_when_a_closed_island_is_an_option_while_other_full_beaches_wait() 
         chose("blue", "emigrate Tonga"),
         IslandRemoved("Tonga", group("BBBYY")),
     ]
-    assert state.set_aside == ["Tonga"] and "Tonga" not in placed_tiles(state)
+    assert state.set_aside == ("Tonga",) and "Tonga" not in placed_tiles(state)
     assert legal(state) == {"emigrate Hawaii c N", "emigrate Hawaii c NE"}
     illegal(state, "emigrate Tonga")
 
@@ -890,7 +899,7 @@ def test_s8_1_when_an_earlier_emigration_that_changes_the_island_makes_it_judged
     assert legal(state) == {"emigrate Tonga b SW", "emigrate Tuvalu"}
     play(state, "emigrate Tonga b SW")  # the group from Tonga arrives at Tuvalu
     play(state, "land Tuvalu a:B c:B out:P")
-    assert "Tuvalu" in state.board.where and "Tuvalu" not in state.set_aside
+    assert state.position_of("Tuvalu") is not None and "Tuvalu" not in state.set_aside
     assert legal(state) == {
         "emigrate Tuvalu a S",
         "emigrate Tuvalu a SW",
@@ -931,9 +940,9 @@ def test_s8_1_route_to_a_royal_island_is_closed() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Samoa": ("", "", ""), "Nauru": ("B", "B", "R")}
-    assert state.board.royal == {(0, -1): 1}
-    assert state.set_aside == ["Tonga"]
-    assert state.reserve == [13, 13]
+    assert royal(state) == {"Samoa": "red"}
+    assert state.set_aside == ("Tonga",)
+    assert state.reserve == (13, 13)
 
 
 def test_s8_1_route_that_would_fail_is_not_closed() -> None:
@@ -949,8 +958,8 @@ def test_s8_1_route_that_would_fail_is_not_closed() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": tonga("", "B", "", "R")}
-    assert state.set_aside == []
-    assert state.reserve == [14, 14]
+    assert state.set_aside == ()
+    assert state.reserve == (14, 14)
 
     # the same route with two colours would pass and come back: closed, Tonga removed
     state = arrange(
@@ -964,7 +973,7 @@ def test_s8_1_route_that_would_fail_is_not_closed() -> None:
         IslandRemoved("Tonga", group("BBR")),
         TurnStarted("red", 2),
     ]
-    assert state.set_aside == ["Tonga"]
+    assert state.set_aside == ("Tonga",)
     assert layout(state) == {"Samoa": ("B", "", "")}
 
 
@@ -1002,8 +1011,8 @@ def test_s8_1_redraw_when_no_island_left() -> None:
         "A": ((0, 2), 3),
         "Samoa": ((1, -1), 0),
     }
-    assert state.reserve == [15, 15]
-    assert state.set_aside == ["Tonga"]
+    assert state.reserve == (15, 15)
+    assert state.set_aside == ("Tonga",)
 
 
 def test_s8_1_redraw_when_active_player_has_no_boats() -> None:
@@ -1040,7 +1049,7 @@ def test_s8_1_redraw_when_active_player_has_no_boats() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Samoa": ("R", "", ""), "Nauru": ("", "", "")}
-    assert state.reserve == [15, 14]
+    assert state.reserve == (15, 14)
 
 
 # -- §9 Royal islands ------------------------------------------------------------------
@@ -1065,13 +1074,13 @@ def test_s9_found_royal_island_only_own_boats_not_tonga_at_most_two() -> None:
         RoyalIslandFounded("blue", "Samoa", 2),
         TurnStarted("red", 2),
     ]
-    assert state.board.royal == {(0, -1): 0}
+    assert royal(state) == {"Samoa": "blue"}
     assert layout(state) == {
         "Tonga": tonga("B"),
         "Samoa": ("", "", ""),
         "Hawaii": ("B", "R", ""),
     }
-    assert state.reserve == [12, 14, 15]
+    assert state.reserve == (12, 14, 15)
     assert state.boats_on_board(0) == 3
 
     two_already = arrange(
@@ -1120,8 +1129,8 @@ def test_s9_royal_bounce_back() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": tonga("B", "B", "B", "", "B"), "Samoa": ("", "", "")}
-    assert state.board.royal == {(1, 0): 1}
-    assert state.reserve == [11, 14]
+    assert royal(state) == {"Samoa": "red"}
+    assert state.reserve == (11, 14)
 
 
 def test_s9_royal_boat_scores_and_stays_through_new_colonisation() -> None:
@@ -1138,7 +1147,7 @@ def test_s9_royal_boat_scores_and_stays_through_new_colonisation() -> None:
         BoatsRecalled("red", 2),
         TileDrawn("Samoa", 13, 16),
     ]
-    assert state.board.royal == {(0, 1): 1}
+    assert royal(state) == {"Hawaii": "red"}
     assert play(state, "put Tonga N red S") == [
         chose("red", "put Tonga N red S"),
         TilePlaced("Samoa", (0, -1), 0),
@@ -1149,13 +1158,13 @@ def test_s9_royal_boat_scores_and_stays_through_new_colonisation() -> None:
         BoatsPlaced("red", "Samoa", (2,)),
         TurnStarted("blue", 2),
     ]
-    assert state.board.royal == {(0, 1): 1}
+    assert royal(state) == {"Hawaii": "red"}
     assert layout(state) == {
         "Tonga": tonga("", "", "B"),
         "Hawaii": ("", "", ""),
         "Samoa": ("", "", "R"),
     }
-    assert state.reserve == [14, 13]
+    assert state.reserve == (14, 13)
     assert state.boats_on_board(1) == 2
     red, blue = state.standings().standings
     assert (red.colour, red.points, set(red.islands), red.boats, red.rank) == (
@@ -1220,7 +1229,7 @@ def test_s10_new_colonisation() -> None:
         "A": ((0, -1), 0),
         "Samoa": ((0, -2), 4),
     }
-    assert state.reserve == [14, 14]
+    assert state.reserve == (14, 14)
 
 
 # -- §11 Special situations ------------------------------------------------------------
@@ -1267,7 +1276,7 @@ def test_s11_no_boats_two_on_tonga() -> None:
         "Hawaii": ("", "", ""),
         "Nauru": ("G", "B", "B"),
     }
-    assert state.reserve == [12, 12, 14]
+    assert state.reserve == (12, 12, 14)
 
     assert play(one_elsewhere, "place Samoa a") == [
         chose("blue", "place Samoa a"),
@@ -1275,7 +1284,7 @@ def test_s11_no_boats_two_on_tonga() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(one_elsewhere)["Samoa"] == ("BR", "", "")
-    assert one_elsewhere.reserve == [13, 12, 14]
+    assert one_elsewhere.reserve == (13, 12, 14)
 
 
 def test_s11_no_boats_one_free_berth_on_tonga_places_one() -> None:
@@ -1307,7 +1316,7 @@ def test_s11_no_boats_one_free_berth_on_tonga_places_one() -> None:
         "emigrate Tonga e NE",
         "emigrate Tonga f SE",
     }
-    assert state.reserve == [14, 5, 8]
+    assert state.reserve == (14, 5, 8)
 
     full = arrange(
         BRG,
@@ -1333,7 +1342,7 @@ def test_s11_empty_reserve_borrow() -> None:
         },
         top=["A"],
     )
-    assert state.reserve == [0, 13]
+    assert state.reserve == (0, 13)
     tonga_sources = ["Samoa a", "Samoa b", "Samoa c", "Hawaii a", "Hawaii b"]
     samoa_sources = ["Tonga a", "Tonga b", "Hawaii a", "Hawaii b"]
     hawaii_sources = ["Tonga a", "Tonga b", "Samoa a", "Samoa b", "Samoa c"]
@@ -1361,7 +1370,7 @@ def test_s11_empty_reserve_borrow() -> None:
         "Samoa": ("BB", "BBB", "BBB"),
         "Hawaii": ("BB", "BB", "R"),
     }
-    assert state.reserve == [2, 14]
+    assert state.reserve == (2, 14)
 
 
 def test_s11_too_few_boats_expansion_adds_the_reserve() -> None:
@@ -1379,7 +1388,7 @@ def test_s11_too_few_boats_expansion_adds_the_reserve() -> None:
             "Hawaii c": "R",
         },
     )
-    assert state.reserve == [1, 14]
+    assert state.reserve == (1, 14)
     assert legal(state) == (
         {f"expand Tonga {b}" for b in "abcdef"}
         | {f"expand Samoa {b}" for b in "abc"}
@@ -1393,7 +1402,7 @@ def test_s11_too_few_boats_expansion_adds_the_reserve() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state)["Tonga"] == tonga("B", "B", "B")
-    assert state.reserve == [0, 14]
+    assert state.reserve == (0, 14)
 
 
 # -- §12 End of the game and scoring ---------------------------------------------------
@@ -1420,7 +1429,7 @@ def test_s12_last_sea_tile_stays_at_sea() -> None:
         TilePlaced("Samoa", (-1, 1), 4),
         GroupArrived("Samoa", group("BBR")),
     ]
-    assert state.out_of_play == [2, 1]
+    assert state.out_of_play == (2, 1)
     assert play(state, "land Samoa a:B b:B c:R") == [
         chose("blue", "land Samoa a:B b:B c:R"),
         GroupLanded("Samoa", ((0, ("blue",)), (1, ("blue",)), (2, ("red",))), ()),
@@ -1428,8 +1437,8 @@ def test_s12_last_sea_tile_stays_at_sea() -> None:
     ]
     assert state.phase is Phase.OVER and state.decision is None
     assert layout(state) == {"Tonga": EMPTY_TONGA, "Samoa": ("B", "B", "R")}
-    assert state.reserve == [11, 13]
-    assert state.out_of_play == [2, 1]
+    assert state.reserve == (11, 13)
+    assert state.out_of_play == (2, 1)
     outcome = state.outcome
     assert outcome is not None
     assert [(s.colour, s.points, s.islands, s.boats, s.rank) for s in outcome.standings] == [
@@ -1463,7 +1472,7 @@ def test_s12_last_island_group_lands() -> None:
         GameEnded(("red",), "the last island was drawn"),
     ]
     assert layout(state) == {"Tonga": tonga("", "", "R"), "Samoa": ("R", "B", "B")}
-    assert state.reserve == [13, 13]
+    assert state.reserve == (13, 13)
     outcome = state.outcome
     assert outcome is not None
     assert outcome.decided_by == "islands"
@@ -1506,8 +1515,8 @@ def test_s12_group_needing_a_tile_from_an_empty_stack_goes_out_of_play() -> None
         GameEnded(("red",), "the last sea tile was drawn"),
     ]
     assert layout(state) == {"Tonga": EMPTY_TONGA, "Samoa": ("B", "B", "R")}
-    assert state.out_of_play == [4, 2]
-    assert state.reserve == [9, 12]
+    assert state.out_of_play == (4, 2)
+    assert state.reserve == (9, 12)
 
 
 def _end_by_colonising(state: State) -> list[object]:
@@ -1608,7 +1617,7 @@ def test_s13_single_legal_choice_is_made_without_asking() -> None:
         TurnStarted("red", 2),
     ]
     assert layout(state) == {"Tonga": tonga("", "B"), "Nauru": ("B", "B", "B")}
-    assert state.reserve == [11, 15]
+    assert state.reserve == (11, 15)
     assert state.decision is not None
     assert (state.decision.kind, state.decision.colour) == (Phase.TURN, "red")
 
@@ -1618,7 +1627,7 @@ def test_house_rule_a_passed_turn_changes_nothing_but_whose_turn_it_is() -> None
     state = three_player_setup()
     assert state.phase is Phase.TURN and state.active == 0
     assert all(str(c) != "pass" for c in state.legal_choices())
-    board, reserve = state.to_json()["boats"], list(state.reserve)
+    board, reserve = state.to_json()["boats"], state.reserve
     assert play(state, "pass") == [chose("blue", "pass"), TurnPassed("blue"), TurnStarted("red", 2)]
     assert state.active == 1 and state.phase is Phase.TURN
     assert state.to_json()["boats"] == board and state.reserve == reserve and state.drawn == 0

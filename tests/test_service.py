@@ -13,7 +13,7 @@ from sqlmodel import col, select
 from engine import State
 from pbem.db import session
 from pbem.models import Game, Inbound, Move, Quarantined
-from pbem.replies import Replies
+from pbem.replies import Replies, handle
 from pbem.runner import run_cycle, take
 from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
@@ -73,7 +73,7 @@ def test_a_new_game_welcomes_everyone_and_asks_the_first_player(service: Service
 def test_a_reply_with_a_number_applies_that_option(service: Service) -> None:
     _game(service)
     prompt = _prompts(take_mail(service), ANN)[0]
-    assert service.handle(reply_to(prompt, "3"), later(5)) == "applied"
+    assert handle(service, reply_to(prompt, "3"), later(5)) == "applied"
     assert _moves(service) == ["place Tonga c"]
     mails = take_mail(service)
     ann = [m for m in mails if m["To"] == ANN]
@@ -86,9 +86,9 @@ def test_a_reply_with_a_number_applies_that_option(service: Service) -> None:
 def test_lines_apply_in_order_until_one_fails_and_the_rest_is_ignored(service: Service) -> None:
     _game(service, bot=False)
     prompt = _prompts(take_mail(service), ANN)[0]
-    service.handle(reply_to(prompt, "place tonga a"), later(1))
+    handle(service, reply_to(prompt, "place tonga a"), later(1))
     bob = _prompts(take_mail(service), BOB)[0]
-    outcome = service.handle(reply_to(bob, "place b\nplace c\nstatus"), later(2))
+    outcome = handle(service, reply_to(bob, "place b\nplace c\nstatus"), later(2))
     assert outcome == "rejected"
     assert _moves(service) == ["place Tonga a", "place Tonga b"]
     text = text_of(next(m for m in take_mail(service) if m["To"] == BOB))
@@ -101,31 +101,31 @@ def test_refused_and_ignored_mail_changes_nothing(service: Service) -> None:
     _game(service)
     prompt = _prompts(take_mail(service), ANN)[0]
     forged = reply_to(prompt, "1", sender="mallory@example.test")
-    assert service.handle(forged, later(1)) == "refused"
+    assert handle(service, forged, later(1)) == "refused"
     notice = take_mail(service)  # a stranger never gets an answer; the seat hears of it
     assert [m["To"] for m in notice] == [ANN]
     assert "came from another address" in " ".join(text_of(notice[0]).split())
     assert "mallory" not in notice[0].as_string()
     again = reply_to(prompt, "2", sender="mallory@example.test")
-    assert service.handle(again, later(2)) == "refused"
+    assert handle(service, again, later(2)) == "refused"
     assert take_mail(service) == []  # once a day
 
     real = re.search(rb"-0-1-([a-z2-7]{10})@", reply_to(prompt, "1"))
     assert real is not None
     bad_token = reply_to(prompt, "1").replace(real.group(1), b"aaaaaaaaaa")
-    assert service.handle(bad_token, later(2)) == "refused"
+    assert handle(service, bad_token, later(2)) == "refused"
     assert take_mail(service) == []  # a wrong token is logged, not answered
     for _ in range(2):  # no tag at all: the sender's games, once a day
         no_tag = reply_to(prompt, "1").replace(real.group(1), b"nonsense")
-        assert service.handle(no_tag, later(2)) == "refused"
+        assert handle(service, no_tag, later(2)) == "refused"
     answer = take_mail(service)
     assert [m["To"] for m in answer] == [ANN]
     assert "Game 1: you are Ann (red)" in " ".join(text_of(answer[0]).split())
 
     for header in ({"Auto_Submitted": "auto-replied"}, {"Precedence": "bulk"}):
-        assert service.handle(reply_to(prompt, "1", **header), later(3)) == "ignored"
+        assert handle(service, reply_to(prompt, "1", **header), later(3)) == "ignored"
     loop = reply_to(prompt, "1", sender="tongiaki@example.test")
-    assert service.handle(loop, later(4)) == "ignored"
+    assert handle(service, loop, later(4)) == "ignored"
     assert take_mail(service) == []
     assert _moves(service) == []
 
@@ -133,7 +133,7 @@ def test_refused_and_ignored_mail_changes_nothing(service: Service) -> None:
 def test_a_mail_with_another_seats_address_is_refused_and_explained(service: Service) -> None:
     _game(service)
     prompt = _prompts(take_mail(service), ANN)[0]
-    assert service.handle(reply_to(prompt, "1", sender=BOB), later(1)) == "refused"
+    assert handle(service, reply_to(prompt, "1", sender=BOB), later(1)) == "refused"
     answer = take_mail(service)
     assert [m["To"] for m in answer] == [ANN]  # the seat's own address, never the sender
     assert answer[0]["X-Tongiaki-Kind"] == "notice"
@@ -146,11 +146,11 @@ def test_a_stale_decision_garbage_and_a_bad_number_are_rejected_with_the_options
 ) -> None:
     _game(service, bot=False)
     first = _prompts(take_mail(service), ANN)[0]
-    service.handle(reply_to(first, "1"), later(1))
+    handle(service, reply_to(first, "1"), later(1))
     bob = _prompts(take_mail(service), BOB)[0]
-    service.handle(reply_to(bob, "1"), later(2))
+    handle(service, reply_to(bob, "1"), later(2))
     take_mail(service)
-    assert service.handle(reply_to(first, "2"), later(3)) == "rejected"
+    assert handle(service, reply_to(first, "2"), later(3)) == "rejected"
     stale = take_mail(service)
     assert len(stale) == 1 and "decision 1, which is past" in text_of(stale[0])
     assert "YOUR DECISION (number 3)" in text_of(stale[0])
@@ -161,7 +161,7 @@ def test_a_stale_decision_garbage_and_a_bad_number_are_rejected_with_the_options
         ("99", "There is no option 99"),
         ("expand Samoa a", "does not fit now"),
     ]:
-        assert service.handle(reply_to(current, line), later(4)) == "rejected"
+        assert handle(service, reply_to(current, line), later(4)) == "rejected"
         answer = take_mail(service)
         assert len(answer) == 1, line
         assert f"> {line}\n  rejected: " in text_of(answer[0]) and reason in text_of(answer[0])
@@ -173,9 +173,9 @@ def test_each_message_is_handled_once(service: Service) -> None:
     _game(service)
     prompt = _prompts(take_mail(service), ANN)[0]
     raw = reply_to(prompt, "1")
-    assert service.handle(raw, later(1)) == "applied"
+    assert handle(service, raw, later(1)) == "applied"
     take_mail(service)
-    assert service.handle(raw, later(2)) == "duplicate"
+    assert handle(service, raw, later(2)) == "duplicate"
     assert take_mail(service) == []
     with session(service.engine) as db:
         assert len(list(db.exec(select(Inbound)))) == 1
@@ -184,7 +184,7 @@ def test_each_message_is_handled_once(service: Service) -> None:
 def test_meta_commands_answer_at_any_time(service: Service) -> None:
     _game(service)
     prompt = _prompts(take_mail(service), ANN)[0]
-    assert service.handle(reply_to(prompt, "help\nboard\nlog\nstatus"), later(1)) == "answered"
+    assert handle(service, reply_to(prompt, "help\nboard\nlog\nstatus"), later(1)) == "answered"
     text = text_of(take_mail(service)[0])
     for heading in ("HOW TO PLAY BY MAIL", "BOARD", "LOG", "STATUS"):
         assert heading in text
@@ -205,7 +205,7 @@ def test_a_whole_game_played_by_mail(service: Service) -> None:
         count = option_count(prompts[0])
         minute += 1
         assert (
-            service.handle(reply_to(prompts[0], str(rng.randint(1, count))), later(minute))
+            handle(service, reply_to(prompts[0], str(rng.randint(1, count))), later(minute))
             == "applied"
         )
         assert minute < 1000
@@ -254,7 +254,7 @@ def test_without_plus_addressing_the_subject_carries_the_tag(tmp_path: Path) -> 
     assert re.search(r"\[Tongiaki g1 #1 s0-[a-z2-7]{10}\]$", str(prompt["Subject"]))
     reply = reply_to(prompt, "2")
     assert b"tongiaki+" not in reply
-    assert service.handle(reply, later(1)) == "applied"
+    assert handle(service, reply, later(1)) == "applied"
     assert _moves(service) == ["place Tonga b"]
 
 

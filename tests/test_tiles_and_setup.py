@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from engine import Setup, SetupError, State
-from engine.tiles import ISLANDS, SEAS, STACK_TILES, START_ISLAND
+from engine import (
+    ISLANDS,
+    SEAS,
+    STACK_TILES,
+    START_ISLAND,
+    Setup,
+    SetupError,
+    State,
+)
 
 SHARED_TILES = Path(__file__).resolve().parents[2] / "shared" / "tiles.json"
 PACKAGE_TILES = Path(__file__).resolve().parents[1] / "engine" / "tiles.json"

@@ -9,15 +9,24 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine import Setup, State, parse_choice
-from engine.bots import make_bot
-from engine.events import ChoiceMade, TileDrawn, TilePlaced, VoyagePassed
-from engine.hexgrid import DIRECTIONS
-from engine.outcome import Outcome, Standing
-from engine.tiles import SEAS
+from engine import (
+    DIRECTIONS,
+    SEAS,
+    ChoiceMade,
+    Outcome,
+    Setup,
+    Standing,
+    State,
+    TileDrawn,
+    TilePlaced,
+    VoyagePassed,
+    make_bot,
+    parse_choice,
+)
 from pbem import letters, view
 from pbem.compose import Picture, compose
 from pbem.config import Settings
+from pbem.manual import COMMAND_HELP
 from pbem.render import render, render_html, render_text
 from tests.samples import parts, sample_mails
 from tests.support.localmail import parse
@@ -51,7 +60,7 @@ def test_every_printed_option_parses_back_to_that_option(players: int, seed: int
     for state in _states(players, seed)[::3]:
         legal = state.legal_choices()
         mail = _prompt(state)
-        text, page = render_text(mail), render_html(mail)
+        text, page = render_text(mail, COMMAND_HELP), render_html(mail, COMMAND_HELP)
         printed = [m.groups() for line in text.splitlines() if (m := TEXT_OPTION.match(line))]
         in_html = HTML_OPTION.findall(page)
         assert len(printed) == len(in_html) == min(len(legal), view.MAX_LISTED)
@@ -71,7 +80,7 @@ def test_a_long_list_of_landings_is_cut_and_says_how_many_more() -> None:
         for s in _states(players, seed)
         if len(s.legal_choices()) > view.MAX_LISTED
     )
-    text = render_text(_prompt(big))
+    text = render_text(_prompt(big), COMMAND_HELP)
     unlisted = len(big.legal_choices()) - view.MAX_LISTED
     assert f"... and {unlisted} more: write the command itself." in text
 
@@ -131,7 +140,7 @@ def test_a_prompt_shows_the_deadline_in_both_zones() -> None:
     assert state.decision is not None
     at = letters.moment(7, state, NAMES[:3], [False] * 3)
     due = view.deadline(datetime(2026, 11, 24, 23, 30, tzinfo=UTC), "Asia/Tokyo")
-    text, page = render(letters.letter(at, state.decision.seat, deadline=due))
+    text, page = render(letters.letter(at, state.decision.seat, deadline=due), COMMAND_HELP)
     assert "Deadline: Tue 24 Nov 2026, 23:30 UTC (Wed 25 Nov, 08:30 Asia/Tokyo)" in text
     assert "Wed 25 Nov, 08:30 Asia/Tokyo" in page
 
@@ -250,7 +259,7 @@ def test_a_drawn_tile_is_shown_as_it_would_lie_for_each_red_direction(seed: int)
                     for b in island.beaches
                 ]
                 assert said == " ".join(" ".join(jetties).split())
-        text = render_text(_prompt(state))
+        text = render_text(_prompt(state), COMMAND_HELP)
         assert all(line in text for line in lines)
 
 

@@ -8,9 +8,7 @@ import random
 import statistics
 import time
 
-from engine.colours import COLOURS
-from engine.setup import Setup
-from engine.state import State, _land_choices
+from engine import COLOURS, Setup, State, clear_listing_caches
 
 
 def play(players: int, seed: int) -> State:
@@ -41,7 +39,7 @@ def games_per_second(players: int, seconds: float, rounds: int = 3) -> tuple[flo
 def listing_times(players: int, games: int) -> list[float]:
     """Seconds taken to list the legal choices at every decision of a few replayed games."""
     timings = []
-    _land_choices.cache_clear()  # time the work, not the cache of the games just played
+    clear_listing_caches()  # time the work, not the cache of the games just played
     for seed in range(games):
         final = play(players, seed)
         state = State(final.setup)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.bots import make_bot
-from engine.setup import Setup
-from engine.state import State
+from engine import COLOURS, Setup, State, make_bot
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -15,7 +13,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4, choices=range(2, 7))
     parser.add_argument("--bot", choices=("greedy", "random"), default="greedy")
     args = parser.parse_args(argv)
-    colours = ("blue", "red", "green", "yellow", "orange", "purple")[: args.players]
+    colours = COLOURS[: args.players]
     state = State(Setup.from_seed(colours, args.seed))
     bots = [make_bot(args.bot, args.seed * 10 + seat) for seat in range(args.players)]
     print(f"Tongiaki, {args.players} {args.bot} bots, seed {args.seed}.")

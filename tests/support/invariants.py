@@ -6,6 +6,9 @@ import json
 from itertools import combinations
 
 from engine import (
+    BOATS_PER_PLAYER,
+    ISLANDS,
+    START_ISLAND,
     Colonise,
     Emigrate,
     Expand,
@@ -14,38 +17,41 @@ from engine import (
     Land,
     Phase,
     Place,
+    Position,
     PutTile,
     State,
+    neighbour,
     parse_choice,
 )
-from engine.colours import BOATS_PER_PLAYER
-from engine.hexgrid import neighbour
-from engine.tiles import ISLANDS, START_ISLAND
 
 
 def check_invariants(state: State) -> None:
-    board = state.board
     for seat in range(state.seats):
-        total = state.reserve[seat] + state.boats_on_board(seat) + state.out_of_play[seat]
+        total = state.reserve_of(seat) + state.boats_on_board(seat) + state.out_of_play[seat]
         assert total == BOATS_PER_PLAYER, (seat, total)
-        assert state.reserve[seat] >= 0
+        assert state.reserve_of(seat) >= 0
         assert state.royal_islands(seat) <= 2
-    for pos, beaches in board.boats.items():
-        island = ISLANDS[board.name(pos)]
-        for beach, boats in zip(island.beaches, beaches, strict=True):
+    for name in state.islands():
+        island = ISLANDS[name]
+        beaches = [state.boats_on(name, b) for b in range(len(island.beaches))]
+        for index, (beach, boats) in enumerate(zip(island.beaches, beaches, strict=True)):
             assert min(boats) >= 0
-            assert sum(boats) <= beach.berths, (island.name, beaches)
-        if pos in board.royal:
-            assert island.name != START_ISLAND
+            assert sum(boats) <= beach.berths, (name, beaches)
+            assert state.free_berths(name, index) == beach.berths - sum(boats)
+        if state.royal_owner(name) is not None:
+            assert name != START_ISLAND
             assert all(sum(b) == 0 for b in beaches)
     if state.phase is Phase.TURN:
-        assert not board.full_beaches(), "a beach is full at the start of a turn"
+        assert not state.full_beaches(), "a beach is full at the start of a turn"
     if state.phase is Phase.SETUP:
-        tonga = board.boats[board.where[START_ISLAND]]
-        assert all(sum(b) <= 2 for b in tonga)
-    placed = [name for name, _ in board.tiles.values()]
+        tonga = range(len(ISLANDS[START_ISLAND].beaches))
+        assert all(sum(state.boats_on(START_ISLAND, b)) <= 2 for b in tonga)
+    placed = [name for name, _ in state.tiles.values()]
     assert len(placed) == len(set(placed))
+    for position, (name, _) in state.tiles.items():
+        assert state.tile_at(position) == name and state.position_of(name) == position
     assert state.drawn + 1 == len(placed) + len(state.set_aside) + (state.tile is not None)
+    assert state.tiles_left == len(state.stack_left) == state.islands_left + state.seas_left
     decision = state.decision
     if decision is not None:
         assert len(state.legal_choices()) >= 2, "a forced choice was left to the player"
@@ -72,8 +78,7 @@ def check_every_listed_choice_applies(state: State, limit: int = 12) -> None:
 
 def candidates(state: State) -> list[object]:
     """A wide superset of the choices of the current decision's kind, legal or not."""
-    board = state.board
-    names = list(board.where)
+    names = [state.tile_at(pos) or "" for pos in state.tiles]
     found: list[object] = []
     for name in names:
         if name not in ISLANDS:
@@ -108,10 +113,9 @@ def check_nothing_unlisted_applies(state: State) -> None:
     """An unlisted candidate is refused, except a tile place named from another neighbour,
     which must stand for the listed choice for that same place."""
     legal = state.legal_choices()
-    board = state.board
     for candidate in candidates(state):
         if candidate in legal:
-            assert state.resolve(candidate) == candidate  # type: ignore[arg-type]
+            assert state.resolve(candidate) == candidate
             continue
         try:
             resolved = state.resolve(candidate)  # type: ignore[arg-type]
@@ -119,6 +123,12 @@ def check_nothing_unlisted_applies(state: State) -> None:
             continue
         assert isinstance(candidate, PutTile) and isinstance(resolved, PutTile), candidate
         assert candidate.anchor is not None and resolved.anchor is not None
-        place = neighbour(board.where[candidate.anchor], candidate.direction)
-        assert place == neighbour(board.where[resolved.anchor], resolved.direction)
+        place = neighbour(_at(state, candidate.anchor), candidate.direction)
+        assert place == neighbour(_at(state, resolved.anchor), resolved.direction)
         assert (candidate.red, resolved in legal) == (resolved.red, True)
+
+
+def _at(state: State, tile: str) -> Position:
+    position = state.position_of(tile)
+    assert position is not None, tile
+    return position

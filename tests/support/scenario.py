@@ -4,20 +4,33 @@ A scenario either plays from the start (`new_game`) or starts from a position ar
 hand (`arrange`): Tonga at the centre, the given tiles around it, boats written as colour
 letters per beach ("Tonga a": "BR"), reserves holding whatever is not on the board, and the
 active player at the start of a turn. Every stack is explicit: the tiles named first, in
-that order, then the other tiles in the fixed order of `engine.tiles.STACK_TILES`.
+that order, then the other tiles in the fixed order of `engine.STACK_TILES`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from engine import Phase, PutTile, Setup, State
-from engine.board import Board
-from engine.colours import BOATS_PER_PLAYER, BY_LETTER, COLOURS, LETTERS
-from engine.events import ChoiceMade
-from engine.hexgrid import CENTRE, Position, neighbour
-from engine.setup import tile_name
-from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS, STACK_TILES, START_ISLAND
+from engine import (
+    BEACH_LETTERS,
+    BOATS_PER_PLAYER,
+    BY_LETTER,
+    CENTRE,
+    COLOURS,
+    ISLANDS,
+    LETTERS,
+    STACK_TILES,
+    START_ISLAND,
+    Board,
+    ChoiceMade,
+    Phase,
+    Position,
+    PutTile,
+    Setup,
+    State,
+    neighbour,
+    tile_name,
+)
 
 PlacedTile = tuple[str, Position, int]  # tile name, position, rotation
 
@@ -56,8 +69,10 @@ def arrange(
     top: Iterable[str] = (),
     active: int = 0,
     turn: int = 1,
+    phase: Phase = Phase.TURN,
 ) -> State:
-    """A position at the start of the turn of seat `active`, arranged by editing the state.
+    """A position at the start of the turn of seat `active` (or, with `phase`, at that kind
+    of decision), loaded from a snapshot written by hand.
 
     `tiles` are placed around Tonga (they are the first tiles of the stack, already drawn);
     `gone` are tiles drawn earlier whose place does not matter to the scenario (they count as
@@ -68,7 +83,7 @@ def arrange(
     seats = len(colours)
     placed = list(tiles)
     drawn_first = [tile_name(name) for name, _, _ in placed] + [tile_name(t) for t in gone]
-    state = State(Setup.from_names(colours, stack(*drawn_first, *top)))
+    setup = Setup.from_names(colours, stack(*drawn_first, *top))
     board = Board()
     board.place(START_ISLAND, CENTRE, 0, seats)
     for name, position, rotation in placed:
@@ -85,38 +100,62 @@ def arrange(
             raise ValueError(f"too many boats on {where}")
     for island, owner in (royal or {}).items():
         board.royal[board.where[tile_name(island)]] = colours.index(owner)
-    state.board = board
-    state.drawn = len(drawn_first)
-    left = state.stack_left
-    state.islands_left = sum(1 for t in left if t in ISLANDS)
-    state.seas_left = sum(1 for t in left if t in SEAS)
-    state.reserve = [BOATS_PER_PLAYER - state.boats_on_board(s) for s in range(seats)]
-    if min(state.reserve) < 0:
-        raise ValueError(f"more than {BOATS_PER_PLAYER} boats of one colour: {state.reserve}")
-    state.phase = Phase.TURN
-    state.active = active
-    state.turn = turn
-    state.setup_placed = 2 * seats
-    state.relist()
-    return state
+    reserve = [
+        BOATS_PER_PLAYER
+        - sum(board.seat_boats(pos, seat) for pos in board.boats)
+        - sum(1 for owner in board.royal.values() if owner == seat)
+        for seat in range(seats)
+    ]
+    if min(reserve) < 0:
+        raise ValueError(f"more than {BOATS_PER_PLAYER} boats of one colour: {reserve}")
+    snapshot = {
+        "setup": setup.to_json(),
+        "tiles": [[q, r, name, rot] for (q, r), (name, rot) in board.tiles.items()],
+        "boats": [[q, r, beaches] for (q, r), beaches in board.boats.items()],
+        "royal": [[q, r, seat] for (q, r), seat in board.royal.items()],
+        "reserve": reserve,
+        "out_of_play": [0] * seats,
+        "drawn": len(drawn_first),
+        "set_aside": [],
+        "phase": phase.value,
+        "active": active,
+        "setup_placed": 2 * seats,
+        "turn": turn,
+        "group": None,
+        "target": None,
+        "tile": None,
+        "colonising": False,
+        "redraw_due": False,
+        "ending": None,
+        "log": [],
+    }
+    return State.from_json(snapshot)
 
 
 def layout(state: State) -> dict[str, tuple[str, ...]]:
     """Every island on the board with each beach's boats as colour letters, in colour order."""
     order = [c for c in COLOURS if c in state.colours]
 
-    def letters(beach: list[int]) -> str:
+    def letters(beach: tuple[int, ...]) -> str:
         return "".join(LETTERS[c] * beach[state.colours.index(c)] for c in order)
 
     return {
-        state.board.name(pos): tuple(letters(beach) for beach in beaches)
-        for pos, beaches in state.board.boats.items()
+        island: tuple(
+            letters(state.boats_on(island, b)) for b in range(len(ISLANDS[island].beaches))
+        )
+        for island in state.islands()
     }
 
 
 def placed_tiles(state: State) -> dict[str, tuple[Position, int]]:
     """Every tile on the board: its position and rotation."""
-    return {name: (pos, rotation) for pos, (name, rotation) in state.board.tiles.items()}
+    return {name: (pos, rotation) for pos, (name, rotation) in state.tiles.items()}
+
+
+def royal(state: State) -> dict[str, str]:
+    """Every royal island with its owner's colour."""
+    owners = {island: state.royal_owner(island) for island in state.islands()}
+    return {island: state.colours[seat] for island, seat in owners.items() if seat is not None}
 
 
 def legal(state: State) -> set[str]:
@@ -132,7 +171,9 @@ def put_places(state: State) -> set[Position]:
         if choice.anchor is None:
             place = CENTRE
         else:
-            place = neighbour(state.board.where[choice.anchor], choice.direction)
+            anchor = state.position_of(choice.anchor)
+            assert anchor is not None
+            place = neighbour(anchor, choice.direction)
         rotations.setdefault(place, set()).add(choice.red)
     assert all(r == set(range(6)) for r in rotations.values()), rotations
     assert len(state.legal_choices()) == 6 * len(rotations)

@@ -1,0 +1,212 @@
+"""Commands, one object each: the players' (`pbem.play`) and the game master's
+(`pbem.gm_commands`), by mail and on the host's command line.
+
+A `Command` has its name, its syntax, its help line, whether it only looks at the game, and
+`run(round, argument)`. A `Commands` registry finds the command of a line; `run_lines`
+applies a mail's lines in order until one fails. The help texts, the command lists of the
+mails and the error for an unknown command are made from the registries, never typed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from engine import ChoiceError
+from engine.events import Event
+from pbem import letters, view
+from pbem.addressing import Tag
+from pbem.clock import as_utc
+from pbem.errors import PbemError
+from pbem.kinds import GameStatus, LineOutcome
+from pbem.models import Seat
+from pbem.render import render_board_text
+from pbem.table import Table
+from pbem.view import Answer, LineResult, when
+
+if TYPE_CHECKING:  # the mails go out through the caller's mailer; no import at run time
+    from pbem.mailing import Mailer
+
+
+class CommandError(PbemError, ValueError):
+    """A command that cannot be carried out as written; nothing of its line was changed.
+    (The engine refuses a move with its own `ChoiceError`, which refuses the line too.)"""
+
+
+@dataclass
+class Round:
+    """One mail's (or one command line's) worth of commands on one game, and what they did."""
+
+    table: Table
+    mail: Mailer
+    actor: str  # the sender's address, or "host"
+    seat: Seat | None  # the player's seat; None for a game master
+    answering: Tag | None  # the tag of the mail answered; None on the command line
+    opened: int  # the decision open when the commands came
+    may_change: bool = True  # False: the mail answered was used for a change already
+    inbound_id: int | None = None  # the mail the commands came in
+    results: list[LineResult] = field(default_factory=list)
+    answers: list[Answer] = field(default_factory=list)
+    announced: list[str] = field(default_factory=list)  # news for everyone
+    events: list[Event] = field(default_factory=list)
+    welcome: list[Seat] = field(default_factory=list)  # seats handed to a new address
+    show_board: bool = False
+    moves: int = 0  # decisions the sender made in this round
+
+    @property
+    def failed(self) -> bool:
+        return any(r.outcome == LineOutcome.REJECTED for r in self.results)
+
+    @property
+    def applied(self) -> bool:
+        return any(r.outcome == LineOutcome.APPLIED for r in self.results)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command: `run` returns what was done (shown to the sender), or raises
+    `CommandError` and changes nothing; a command that only looks returns ""."""
+
+    name: str
+    syntax: str  # "extend DURATION"
+    summary: str  # "more time for the open decision"
+    run: Callable[[Round, str], str]
+    example: str = ""  # "extend 1d"
+    looks: bool = False  # answers and changes nothing: the whole line is its name
+    listed: bool = True  # False: its help line is another command's ("pause, resume")
+
+    @property
+    def help_line(self) -> str:
+        """'extend DURATION: more time for the open decision, for example: extend 1d'"""
+        line = self.syntax + (f": {self.summary}" if self.summary else "")
+        return line + (f", for example: {self.example}" if self.example else "")
+
+
+class Commands:
+    """The commands of one kind of sender, in the order their help lists them."""
+
+    def __init__(
+        self,
+        commands: Sequence[Command],
+        *,
+        other: Command | None = None,
+        guard: Callable[[Round, Command], None] | None = None,
+        noun: str = "a command",
+    ) -> None:
+        self.noun = noun  # what an unknown verb is not: "a game master command"
+        self.commands = tuple(commands)
+        self.by_name = {c.name: c for c in self.commands}
+        self.other = other  # runs a line that names no command (a player's move)
+        self.guard = guard  # checked before any command that changes the game
+
+    def __iter__(self) -> Iterator[Command]:
+        return iter(self.commands)
+
+    def find(self, line: str) -> tuple[Command, str]:
+        """The command a line names, and the rest of the line."""
+        whole = line.lower().strip(" .!")
+        found = self.by_name.get(whole)
+        if found is not None and found.looks:
+            return found, ""
+        verb = whole.partition(" ")[0]
+        rest = line.strip().partition(" ")[2].strip()
+        found = self.by_name.get(verb)
+        if found is not None and not found.looks:
+            return found, rest.strip()
+        if self.other is not None:
+            return self.other, line
+        raise CommandError(self.unknown(line.strip().partition(" ")[0].lower()))
+
+    def unknown(self, verb: str) -> str:
+        changes = ", ".join(c.name for c in self if not c.looks)
+        looks = ", ".join(c.name for c in self if c.looks)
+        return f"{verb!r} is not {self.noun}. The commands: {changes} (and {looks})."
+
+    def looks(self) -> tuple[Command, ...]:
+        return tuple(c for c in self if c.looks)
+
+    def help_lines(self) -> tuple[str, ...]:
+        """The listed commands that change the game, one help line each."""
+        return tuple(c.help_line for c in self if c.listed and not c.looks)
+
+
+def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
+    """Apply `lines` in order until one fails; the lines after it are ignored."""
+    if not lines:
+        who = "reply" if round.seat is not None else "mail"
+        round.results.append(
+            LineResult("(nothing)", LineOutcome.REJECTED, f"no command found in your {who}")
+        )
+    for line in lines:
+        if round.failed:
+            round.results.append(LineResult(line, LineOutcome.IGNORED, "after a rejected line"))
+            continue
+        try:
+            command, argument = commands.find(line)
+            if not command.looks and commands.guard is not None:
+                commands.guard(round, command)
+            detail = command.run(round, argument)
+        except (CommandError, ChoiceError) as error:
+            round.results.append(LineResult(line, LineOutcome.REJECTED, str(error)))
+            continue
+        outcome = LineOutcome.ANSWERED if command.looks else LineOutcome.APPLIED
+        round.results.append(LineResult(line, outcome, detail))
+
+
+# -- the commands that look: the same for players and game masters ------------------------
+
+
+def status_text(table: Table) -> str:
+    """Whose decision it is, and its deadline."""
+    game = table.game
+    status = letters.waiting(
+        table.state,
+        table.names,
+        over=game.status == GameStatus.OVER or bool(game.ended_by),
+        paused=game.status == GameStatus.PAUSED,
+    )
+    if game.deadline_at is not None and game.status == GameStatus.RUNNING:
+        status += f" The deadline is {when(as_utc(game.deadline_at))}."
+    return status
+
+
+def _status(round: Round, argument: str) -> str:
+    round.answers.append(Answer("status", status_text(round.table)))
+    return ""
+
+
+def _log(round: Round, argument: str) -> str:
+    round.answers.append(Answer("log", round.table.log_text()))
+    return ""
+
+
+def board_text(table: Table) -> str:
+    """The board as text, for the host's command line."""
+    return render_board_text(view.board(table.state, table.names, table.bots))
+
+
+def _board(round: Round, argument: str) -> str:
+    round.show_board = True
+    if round.answering is None:  # the host reads the board on the command line
+        round.answers.append(Answer("board", board_text(round.table)))
+    return ""
+
+
+BOARD = Command("board", "board", "the current board", _board, looks=True)
+STATUS = Command("status", "status", "whose decision it is", _status, looks=True)
+LOG = Command("log", "log", "all moves so far", _log, looks=True)
+
+
+__all__ = [
+    "BOARD",
+    "LOG",
+    "STATUS",
+    "Command",
+    "CommandError",
+    "Commands",
+    "Round",
+    "board_text",
+    "run_lines",
+    "status_text",
+]

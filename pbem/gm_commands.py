@@ -1,0 +1,373 @@
+"""The game master's commands, by mail and on the host's command line: one `Command` each
+in `GM_COMMANDS`. Each is checked before it changes anything; the flow around them (who may
+give them, the log of actions, the mails that tell everyone) is `pbem.gm`.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlmodel import col, delete
+
+from engine import Phase, State
+from engine.bots import BOT_KINDS
+from engine.colours import BY_LETTER, COLOURS
+from pbem import decision_clock, view
+from pbem.clock import DurationError, as_utc, format_duration, parse_duration
+from pbem.commands import BOARD, LOG, STATUS, Command, CommandError, Commands, Round
+from pbem.identity import IdentityError, check_address, check_name
+from pbem.kinds import GameStatus, MailKind, MoveSource
+from pbem.models import Move, Seat
+from pbem.play import read_choice
+from pbem.view import Answer, when
+
+
+class GmError(CommandError):
+    """A game master's command that cannot be carried out; nothing was changed."""
+
+
+def _pause(round: Round, rest: str) -> str:
+    game, now = round.table.game, round.table.now
+    _no_argument("pause", rest)
+    if game.status == GameStatus.PAUSED:
+        raise GmError("The game is paused already.")
+    game.status = GameStatus.PAUSED
+    left = decision_clock.pause(game, now)
+    round.announced.append(
+        "The game master paused the game: no move can be made and no deadline runs "
+        "until it resumes."
+    )
+    return f"paused with {format_duration(left)} left for the open decision"
+
+
+def _resume(round: Round, rest: str) -> str:
+    game, now = round.table.game, round.table.now
+    _no_argument("resume", rest)
+    if game.status != GameStatus.PAUSED:
+        raise GmError("The game is not paused.")
+    game.status = GameStatus.RUNNING
+    decision_clock.resume(game, round.table.settings.reminders, now)
+    round.events += round.table.advance()
+    deadline = f"; the deadline is {when(as_utc(game.deadline_at))}" if game.deadline_at else ""
+    round.announced.append(f"The game master resumed the game{deadline}.")
+    return "resumed" + deadline
+
+
+def _extend(round: Round, rest: str) -> str:
+    game = round.table.game
+    seconds = _duration(rest, "extend 1d")
+    if game.deadline_at is None:
+        raise GmError("No deadline is running.")
+    decision_clock.shift(game, seconds, round.table.settings.reminders, round.table.now)
+    assert game.deadline_at is not None
+    deadline = when(as_utc(game.deadline_at))
+    round.announced.append(
+        f"The game master gave decision {game.decision} {format_duration(seconds)} more: "
+        f"its deadline is now {deadline}."
+    )
+    return f"the deadline of decision {game.decision} is now {deadline}"
+
+
+def _deadline(round: Round, rest: str) -> str:
+    seconds = _duration(rest, "deadline 24h")
+    if seconds < 60:
+        raise GmError("The time per decision must be at least a minute.")
+    round.table.game.deadline_seconds = seconds
+    round.announced.append(
+        f"The game master set the time per decision to {format_duration(seconds)}, "
+        "from the next decision on."
+    )
+    return f"each decision from the next one on has {format_duration(seconds)}"
+
+
+def _move(round: Round, rest: str) -> str:
+    state = round.table.state
+    word, _, text = rest.partition(" ")
+    seat = _seat(round.table.seats, word)
+    decision = state.decision
+    assert decision is not None
+    if decision.seat != seat.seat:
+        raise GmError(
+            f"Decision {decision.number} is {round.table.seats[decision.seat].name}'s "
+            f"({decision.colour}), not {seat.name}'s."
+        )
+    _current(round)
+    if not text.strip():
+        raise GmError("Say the choice: move SEAT CHOICE, like move red expand Samoa a,c.")
+    choice = read_choice(state, text, numbers=True, may_pass=decision.kind is Phase.TURN)
+    round.events += state.apply(choice)
+    round.table.record(seat.seat, MoveSource.GM)
+    round.events += round.table.advance()
+    made = str(state.log[decision.number - 1])
+    round.announced.append(f"The game master decided for {seat.name} ({seat.colour}): {made}.")
+    return f"decision {decision.number}: {made}"
+
+
+def _current(round: Round) -> None:
+    """A command by mail that changes the game must answer the decision open when the
+    mail came; the commands before it in the same mail may have moved the game on."""
+    tag = round.answering
+    if tag is not None and tag.decision != round.opened:
+        raise GmError(
+            f"Your mail answers decision {tag.decision}, but the game is at decision "
+            f"{round.opened} now. Look at the game below, then reply to this mail."
+        )
+
+
+def _undo(round: Round, rest: str) -> str:
+    game = round.table.game
+    if not (rest.isascii() and rest.isdigit()) or len(rest) > 6 or int(rest) < 1:
+        raise GmError("Say how many decisions to take back, like undo 2.")
+    count = int(rest)
+    if game.ended_by:
+        raise GmError("The game master ended this game; it cannot be taken back.")
+    made = len(round.table.state.log)
+    if count > made:
+        raise GmError(f"Only {made} decisions were made so far.")
+    _current(round)
+    kept = round.table.state.log[: made - count]
+    state = State.replay(round.table.state.setup, kept)
+    gone = delete(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
+    round.table.db.exec(gone)
+    round.table.state = state
+    round.events = []
+    game.epoch += 1  # the decisions taken back come again with new reply tokens
+    if game.status == GameStatus.OVER:
+        game.status = GameStatus.RUNNING
+    round.events += round.table.advance()
+    again = len(state.log) - len(kept)  # bots make their decisions again at once
+    decision = state.decision
+    if decision is None:
+        now_open = "the bots played on to the end of the game"
+    else:
+        seat = round.table.seats[decision.seat]
+        now_open = f"decision {decision.number}, {seat.name}'s ({seat.colour}), is open"
+        now_open += f" (the bots played {again} decision(s) at once)" if again else " again"
+    round.announced.append(f"The game master took back the last {count} decision(s): {now_open}.")
+    return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
+
+
+def _replace(round: Round, rest: str) -> str:
+    parts = rest.split()
+    if len(parts) < 2:
+        raise GmError("Write it as: replace SEAT ADDRESS [NAME].")
+    seat = _seat(round.table.seats, parts[0])
+    try:  # a seat's name as it was is left alone; a new one is checked
+        address = check_address(parts[1])
+        name = check_name(" ".join(parts[2:])) if len(parts) > 2 else seat.name
+    except IdentityError as error:
+        raise GmError(str(error)) from error
+    if any(s.address and s.address.lower() == address.lower() for s in round.table.seats):
+        raise GmError(f"{address} has a seat in this game already.")
+    _farewell(round, seat, "The game master handed your seat to another player.")
+    seat.address, seat.name = address, name
+    seat.secret = secrets.token_hex(16)
+    seat.bot, seat.absent, seat.auto_moves = None, False, 0
+    seat.away_until, seat.vacation_used = None, 0
+    _restart_if_open(round, seat)
+    round.welcome.append(seat)
+    round.announced.append(
+        f"The game master handed seat {seat.seat + 1} ({seat.colour}) to {seat.name}."
+    )
+    return f"seat {seat.seat + 1} ({seat.colour}) is {seat.name}'s now"
+
+
+def _bot(round: Round, rest: str) -> str:
+    word, _, kind = rest.partition(" ")
+    seat = _seat(round.table.seats, word)
+    kind = kind.strip().lower() or "greedy"
+    if kind not in BOT_KINDS:
+        raise GmError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
+    seat.bot, seat.absent = kind, False
+    round.events += round.table.advance()
+    round.announced.append(
+        f"The game master has the {kind} bot play {seat.name} ({seat.colour}) for now."
+    )
+    return f"the {kind} bot plays {seat.colour}"
+
+
+def _human(round: Round, rest: str) -> str:
+    seat = _seat(round.table.seats, rest)
+    if not seat.address:
+        raise GmError(
+            f"Seat {seat.seat + 1} ({seat.colour}) has no player: give it one with "
+            f"replace {seat.seat + 1} ADDRESS."
+        )
+    if not seat.bot and not seat.absent:
+        raise GmError(f"{seat.name} ({seat.colour}) plays the seat already.")
+    seat.bot, seat.absent, seat.auto_moves = None, False, 0
+    _restart_if_open(round, seat)
+    round.announced.append(f"{seat.name} ({seat.colour}) plays the seat again.")
+    return f"{seat.name} plays {seat.colour} again"
+
+
+def _kick(round: Round, rest: str) -> str:
+    seat = _seat(round.table.seats, rest)
+    if not seat.address:
+        raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
+    _farewell(round, seat, "The game master removed you from the game.")
+    seat.address, seat.bot, seat.absent = None, "greedy", False
+    round.events += round.table.advance()
+    round.announced.append(
+        f"The game master removed {seat.name} from the game: the greedy bot plays "
+        f"{seat.colour} from now on."
+    )
+    return f"{seat.name} is out; the greedy bot plays {seat.colour}"
+
+
+def _end(round: Round, rest: str) -> str:
+    game = round.table.game
+    _no_argument("end", rest)
+    game.status = GameStatus.OVER
+    game.ended_by = round.actor
+    round.table.start_clock()
+    round.announced.append("The game master ended the game: the scores stand as they are.")
+    return "the game is over"
+
+
+def _restart_if_open(round: Round, seat: Seat) -> None:
+    """A seat that gets a (new) player while its decision is open: its time starts anew."""
+    decision = round.table.state.decision
+    if decision is not None and decision.seat == seat.seat:
+        round.table.start_clock()
+
+
+def _farewell(round: Round, seat: Seat, why: str) -> None:
+    """The last mail to a player who loses their seat: news only, never a prompt, even
+    when the open decision is theirs (they can no longer make it)."""
+    if not seat.address:
+        return
+    assert round.table.game.id is not None
+    names = [s.name for s in round.table.seats]
+    everyone = view.players(round.table.state, names, [bool(s.bot) for s in round.table.seats])
+    last = " This is the last mail you get from this game. Thank you for playing!"
+    mail = view.Mail(
+        kind=MailKind.UPDATE,
+        game=round.table.game.id,
+        subject=f"You left game {round.table.game.id}",
+        you=everyone[seat.seat],
+        happened=(why + last,),
+    )
+    round.mail.queue(round.table, seat, mail, None)
+
+
+def _seat(seats: list[Seat], word: str) -> Seat:
+    """A seat named by its number (1-based), its colour, its colour's letter or its player."""
+    text = word.strip().lower()
+    if text.isascii() and text.isdigit() and len(text) < 3 and 1 <= int(text) <= len(seats):
+        return seats[int(text) - 1]
+    colour = BY_LETTER.get(text.upper()) if len(text) == 1 else text
+    for seat in seats:
+        if seat.colour == colour or seat.name.lower() == text:
+            return seat
+    if text in COLOURS:
+        raise GmError(f"Nobody plays {text} in this game.")
+    raise GmError(
+        f"No seat {word!r}: name a seat by its number (1-{len(seats)}), its colour or its player."
+    )
+
+
+def _duration(text: str, example: str) -> int:
+    try:
+        seconds = parse_duration(text)
+    except DurationError as error:
+        raise GmError(f"{error} Write it as: {example}.") from error
+    if seconds <= 0:
+        raise GmError(f"Give a duration, like {example}.")
+    return seconds
+
+
+def _no_argument(verb: str, rest: str) -> None:
+    if rest:
+        raise GmError(f"{verb} takes nothing after it.")
+
+
+def _help(round: Round, argument: str) -> str:
+    if round.answering is None:  # by mail, every mail to a game master lists the commands
+        round.answers.append(Answer("help", "\n".join(gm_help())))
+    return ""
+
+
+def _guard(round: Round, command: Command) -> None:
+    """What every command that changes the game needs."""
+    if not round.may_change:
+        raise GmError(
+            "The mail you answer was used for a change already: reply to the "
+            "newest mail the game sent you (each one changes the game once)."
+        )
+    if round.table.game.status == GameStatus.OVER and command.name != "undo":
+        raise GmError("The game is over.")
+
+
+GM_COMMANDS = Commands(
+    (
+        Command("pause", "pause, resume", "", _pause),
+        Command("resume", "resume", "", _resume, listed=False),
+        Command(
+            "extend",
+            "extend DURATION",
+            "more time for the open decision",
+            _extend,
+            example="extend 1d",
+        ),
+        Command(
+            "deadline",
+            "deadline DURATION",
+            "the time per decision from the next one on",
+            _deadline,
+            example="deadline 24h",
+        ),
+        Command(
+            "move",
+            "move SEAT CHOICE",
+            "decide for a seat",
+            _move,
+            example="move red expand Samoa a,c",
+        ),
+        Command("undo", "undo N", "take back the last N decisions", _undo, example="undo 2"),
+        Command(
+            "replace",
+            "replace SEAT ADDRESS [NAME]",
+            "hand a seat to someone else",
+            _replace,
+            example="replace 2 nina@example.org Nina",
+        ),
+        Command(
+            "bot",
+            "bot SEAT random|greedy",
+            "a bot plays the seat for now",
+            _bot,
+            example="bot blue greedy",
+        ),
+        Command("human", "human SEAT", "the player plays the seat again", _human),
+        Command(
+            "kick",
+            "kick SEAT",
+            "remove the player; the greedy bot plays the seat from now on",
+            _kick,
+        ),
+        Command("end", "end", "finish the game now, scores as they stand", _end),
+        STATUS,
+        LOG,
+        BOARD,
+        Command("help", "help", "this text", _help, looks=True),
+    ),
+    guard=_guard,
+    noun="a game master command",
+)
+
+
+def gm_help() -> tuple[str, ...]:
+    """The game master's commands, one line each, as the host's `help` lists them."""
+    looks = ", ".join(c.name for c in GM_COMMANDS.looks())
+    return (*GM_COMMANDS.help_lines(), f"{looks}: look at the game; change nothing")
+
+
+def gm_examples() -> str:
+    """The commands in a few words, for the command line's help."""
+    changes = ", ".join(c.syntax for c in GM_COMMANDS if c.listed and not c.looks)
+    looks = ", ".join(c.name for c in GM_COMMANDS.looks())
+    return f"{changes}; or {looks}"
+
+
+__all__ = ["GM_COMMANDS", "GmError", "gm_examples", "gm_help"]

@@ -1,0 +1,25 @@
+"""The commands as the mails list them, made once from the command registries."""
+
+from __future__ import annotations
+
+from engine import SYNTAX
+from pbem.gm_commands import GM_COMMANDS
+from pbem.play import PLAYER_COMMANDS
+from pbem.view import CommandHelp
+
+
+def command_help() -> CommandHelp:
+    """What the help of the players' and the game master's mails lists."""
+    return CommandHelp(
+        moves=tuple(SYNTAX.values()),
+        looks=tuple((c.name, c.summary) for c in PLAYER_COMMANDS.looks()),
+        settings=tuple(
+            (c.example, c.summary) for c in PLAYER_COMMANDS if not c.looks and c.example
+        ),
+        gm=GM_COMMANDS.help_lines(),
+    )
+
+
+COMMAND_HELP = command_help()
+
+__all__ = ["COMMAND_HELP", "command_help"]

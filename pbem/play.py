@@ -1,0 +1,182 @@
+"""The players' commands: a move (a listed option's number, or the move in the game's
+notation), the commands that look at the game, and a seat's settings (vacation, tz).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from engine import Choice, ChoiceError, State, parse_choice
+from pbem import decision_clock
+from pbem.clock import DurationError, as_utc, format_duration, parse_duration
+from pbem.commands import BOARD, LOG, STATUS, Command, CommandError, Commands, Round
+from pbem.inbound import shown
+from pbem.kinds import GameStatus, MoveSource
+from pbem.models import Seat
+from pbem.view import Answer, when
+
+SHORTEST_VACATION = 6 * 3600  # seconds
+
+
+def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = False) -> Choice:
+    """The choice a line names: the number of a listed option (when `numbers`), or a command;
+    `pass` (the house rule of a missed deadline) only when `may_pass`."""
+    text = line.strip().rstrip(").")
+    if text.isdigit() or text.isdecimal() or text.isnumeric():  # '3', and '³', '٣', '②' too
+        if not numbers:
+            raise ChoiceError(
+                "A number only picks from the options of the mail you answer; "
+                "for the decisions after it, write the command itself."
+            )
+        legal = state.legal_choices()
+        number = int(text) if text.isascii() and len(text) <= 6 else 0
+        if not text.isascii():
+            raise ChoiceError(
+                f"{shown(text, 20)!r} is not a number the game reads: write the option's "
+                f"number in digits 0-9 (1-{len(legal)})."
+            )
+        if not 1 <= number <= len(legal):
+            raise ChoiceError(
+                f"There is no option {shown(text, 20)}; the options are 1-{len(legal)}."
+            )
+        return legal[number - 1]
+    choice = parse_choice(line)
+    if str(choice) == "pass" and not may_pass:
+        raise ChoiceError(
+            "A turn is passed only by the game when its deadline passes; choose a move."
+        )
+    return choice
+
+
+def _seat(round: Round) -> Seat:
+    assert round.seat is not None, "a player's command needs the player's seat"
+    return round.seat
+
+
+def _move(round: Round, line: str) -> str:
+    """Make the sender's open decision: the first may be a listed option's number."""
+    table, seat = round.table, _seat(round)
+    state, game = table.state, table.game
+    decision = state.decision
+    if decision is None or game.status == GameStatus.OVER:
+        raise CommandError("The game is over.")
+    if game.status == GameStatus.PAUSED:
+        raise CommandError(
+            "The game master has paused the game: no move can be made until it resumes."
+        )
+    mine = decision.seat == seat.seat
+    first = round.moves == 0
+    answered = round.answering.decision if round.answering is not None else decision.number
+    if first and answered != decision.number:
+        now_open = "yours: the options are below" if mine else f"{decision.colour}'s"
+        raise CommandError(
+            f"This answers decision {answered}, which is past; "
+            f"decision {decision.number} is {now_open}."
+        )
+    if not mine:
+        raise CommandError(
+            f"It is not your decision now (decision {decision.number} is {decision.colour}'s)."
+        )
+    choice = read_choice(state, line, numbers=first)
+    events = state.apply(choice)
+    table.record(seat.seat, MoveSource.MAIL, round.inbound_id)
+    made = str(state.log[-1])
+    round.events += events
+    round.moves += 1
+    seat.auto_moves = 0
+    round.events += table.play_bots()
+    return made
+
+
+def _help(round: Round, argument: str) -> str:
+    round.answers.append(Answer("help"))  # the players' help is part of the mail's template
+    return ""
+
+
+def _tz(round: Round, argument: str) -> str:
+    seat, argument = _seat(round), argument.rstrip(".")
+    if argument.lower() in ("utc", "off", "none", ""):
+        seat.tz = None
+        return "your deadlines are shown in UTC only"
+    zone = _time_zone(argument)
+    seat.tz = zone
+    return f"your deadlines are shown in {zone} (and in UTC)"
+
+
+def _time_zone(text: str) -> str:
+    """The canonical name of a time zone ('europe/berlin' -> 'Europe/Berlin')."""
+    candidates = [text, "/".join(part[:1].upper() + part[1:] for part in text.split("/"))]
+    for name in candidates:
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+        return name
+    raise CommandError(
+        f"{text!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York."
+    )
+
+
+def _vacation(round: Round, argument: str) -> str:
+    """Time away: the seat's deadlines wait until the player is back."""
+    table, seat = round.table, _seat(round)
+    game, now, settings = table.game, table.now, table.settings
+    try:
+        seconds = parse_duration(argument.rstrip("."))
+    except DurationError as error:
+        raise CommandError(f"{error} Write it as: vacation 3d.") from error
+    allowance = settings.vacation_allowance_seconds
+    left = allowance - seat.vacation_used
+    if seconds < SHORTEST_VACATION:  # each vacation is news to everyone: not too many
+        raise CommandError(
+            f"A vacation lasts at least {format_duration(SHORTEST_VACATION)}; "
+            "write it as: vacation 3d."
+        )
+    if not 0 < seconds <= left:
+        raise CommandError(
+            f"You have {format_duration(max(left, 0))} of vacation left in this game "
+            f"(of {format_duration(allowance)}); ask for at most that much."
+        )
+    if game.status == GameStatus.OVER:
+        raise CommandError("The game is over.")
+    start = max(now, as_utc(seat.away_until)) if seat.away_until else now
+    seat.away_until = start + timedelta(seconds=seconds)
+    seat.vacation_used += seconds
+    decision = table.state.decision
+    if decision is not None and decision.seat == seat.seat and game.deadline_at is not None:
+        decision_clock.shift(game, seconds, settings.reminders, now)
+    back = when(seat.away_until)
+    round.announced.append(
+        f"{seat.name} ({seat.colour}) is on vacation until {back}: their deadlines wait."
+    )
+    left_after = format_duration(allowance - seat.vacation_used)
+    return (
+        f"you are away until {back}; your deadlines wait until then ({left_after} of vacation left)"
+    )
+
+
+MOVE = Command(
+    "move", "NUMBER or MOVE", "a listed option's number, or the move in the game's notation", _move
+)
+HELP = Command("help", "help", "this text", _help, looks=True)
+VACATION = Command(
+    "vacation",
+    "vacation DURATION",
+    "your deadlines wait while you are away, a few days per game in all",
+    _vacation,
+    example="vacation 3d",
+)
+TZ = Command(
+    "tz",
+    "tz ZONE",
+    "deadlines in your own time zone as well as in UTC",
+    _tz,
+    example="tz Europe/Berlin",
+)
+
+# what a player may write; any other line is read as a move
+PLAYER_COMMANDS = Commands((HELP, BOARD, STATUS, LOG, VACATION, TZ), other=MOVE)
+
+
+__all__ = ["MOVE", "PLAYER_COMMANDS", "SHORTEST_VACATION", "read_choice"]

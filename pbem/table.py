@@ -1,0 +1,182 @@
+"""One game as a mail or a tick of the clock finds it: the database session, the game's row,
+its seats, the state of play and the time, loaded once and handed to everything that reads
+or changes the game (`Table`); and the cache of states that makes loading cheap.
+
+What changes a game goes through a table: a move is recorded, bots and absent players play
+up to a person's decision, the state is saved and the clock of a new decision started.
+Nothing here queues mail; the caller tells the players (`pbem.mailing`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from engine import Choice, Setup, State, parse_choice
+from engine.bots import make_bot
+from engine.events import Event
+from pbem import decision_clock
+from pbem.config import Settings
+from pbem.errors import PbemError
+from pbem.kinds import GameStatus, MoveSource
+from pbem.models import Game, Move, Seat
+
+
+class GameError(PbemError, ValueError):
+    """A game that cannot be created or found as asked; nothing was changed."""
+
+
+class StateCache:
+    """The states of games as last saved by this process: a cache of the database, valid
+    only while the stored snapshot is that same text."""
+
+    def __init__(self) -> None:
+        self._states: dict[int, tuple[str, State]] = {}
+
+    def get(self, game: Game) -> State | None:
+        cached = self._states.get(game.id or 0)
+        if cached is not None and game.snapshot is not None and cached[0] == game.snapshot:
+            return cached[1].copy()
+        return None
+
+    def put(self, game: Game, state: State) -> None:
+        assert game.snapshot is not None
+        self._states[game.id or 0] = (game.snapshot, state.copy())
+
+
+@dataclass
+class Table:
+    """One game, loaded once for one mail or one tick, in the caller's transaction."""
+
+    db: Session
+    game: Game
+    seats: list[Seat]
+    state: State
+    now: datetime
+    settings: Settings
+    cache: StateCache
+
+    @classmethod
+    def load(
+        cls, db: Session, game_id: int, now: datetime, settings: Settings, cache: StateCache
+    ) -> Table:
+        """The game `game_id` as stored; raises GameError if there is none."""
+        game = db.get(Game, game_id)
+        if game is None:
+            raise GameError(f"There is no game {game_id}.")
+        seats = list(db.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
+        return cls(db, game, seats, _stored_state(db, game, cache), now, settings, cache)
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def bots(self) -> list[bool]:
+        return [bool(s.bot) for s in self.seats]
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def log(self) -> list[tuple[int, str, str]]:
+        """The moves so far: number, who made it, the choice in notation."""
+        moves = self.db.exec(
+            select(Move).where(Move.game_id == self.game.id).order_by(col(Move.number))
+        )
+        return [(m.number, self.seats[m.seat].name, m.choice) for m in moves]
+
+    def log_text(self) -> str:
+        return "\n".join(f"{number:>4}  {who:<12} {choice}" for number, who, choice in self.log())
+
+    # -- changing --------------------------------------------------------------------------
+
+    def record(self, seat: int, source: MoveSource, inbound_id: int | None = None) -> None:
+        """Log the choice `seat` just made (the last one in the state's log)."""
+        assert self.game.id is not None
+        self.db.add(
+            Move(
+                game_id=self.game.id,
+                number=len(self.state.log),
+                seat=seat,
+                choice=str(self.state.log[-1]),
+                source=source,
+                inbound_id=inbound_id,
+                created_at=self.now,
+            )
+        )
+
+    def advance(self) -> list[Event]:
+        """After a change: bots and absent seats play up to a person's decision, the game is
+        saved, and the clock of a new decision starts."""
+        events = self.play_bots()
+        self.save()
+        return events
+
+    def play_bots(self) -> list[Event]:
+        """Bot seats play without waiting, and so do absent players' seats (by the greedy bot)
+        while someone who is not absent still plays: when every player is absent, their
+        decisions wait for their deadlines, so the game does not run to its end at once."""
+        events: list[Event] = []
+        if self.game.status != GameStatus.RUNNING:
+            return events
+        present = any(not s.bot and not s.absent for s in self.seats)
+        while (decision := self.state.decision) is not None:
+            seat = self.seats[decision.seat]
+            if not seat.bot and not (seat.absent and present):
+                break
+            events += self.state.apply(bot_choice(self.game, self.state, seat.bot or "greedy"))
+            self.record(decision.seat, MoveSource.BOT if seat.bot else MoveSource.ABSENT)
+        return events
+
+    def save(self) -> None:
+        """Store the state; a decision that is new (or has no clock) gets its clock started."""
+        game, state = self.game, self.state
+        number = len(state.log) + 1
+        fresh = number != game.decision or game.deadline_at is None
+        game.decision = number
+        game.snapshot = json.dumps(state.to_json())
+        if game.status != GameStatus.PAUSED and not game.ended_by:
+            game.status = GameStatus.OVER if state.decision is None else GameStatus.RUNNING
+        self.cache.put(game, state)
+        if fresh or game.status == GameStatus.OVER:
+            self.start_clock()
+
+    def start_clock(self) -> None:
+        """The open decision's time starts now, or when its player is back from vacation."""
+        game, decision = self.game, self.state.decision
+        if decision is None or game.status == GameStatus.OVER:
+            decision_clock.stop(game)
+            return
+        decision_clock.start(
+            game,
+            seconds=game.deadline_seconds or self.settings.default_deadline_seconds,
+            away_until=self.seats[decision.seat].away_until,
+            reminders=self.settings.reminders,
+            now=self.now,
+        )
+
+
+def bot_choice(game: Game, state: State, kind: str) -> Choice:
+    """What a bot of `kind` chooses for the open decision: the same for the same game and
+    decision, so that a bot's moves can be told and checked."""
+    assert state.decision is not None
+    seed = (game.seed or 0) * 1_000_003 + (game.id or 0) * 7919 + state.decision.number
+    return make_bot(kind, seed).choose(state)
+
+
+def _stored_state(db: Session, game: Game, cache: StateCache) -> State:
+    cached = cache.get(game)
+    if cached is not None:
+        return cached
+    if game.snapshot:
+        data = json.loads(game.snapshot)
+        if len(data["log"]) + 1 == game.decision:
+            return State.from_json(data)
+    setup = Setup(tuple(game.colours.split(",")), tuple(game.stack.split(",")))
+    moves = db.exec(select(Move).where(Move.game_id == game.id).order_by(col(Move.number)))
+    return State.replay(setup, [parse_choice(m.choice) for m in moves])
+
+
+__all__ = ["GameError", "StateCache", "Table", "bot_choice"]
