@@ -51,6 +51,11 @@ _VERBS = {
 }
 
 
+def is_move_word(word: str) -> bool:
+    """Whether `word` begins a choice in the notation (`expand`, `sail`, ...)."""
+    return word.lower() in _VERBS
+
+
 def parse_choice(text: str) -> Choice:
     """Read one choice in the notation the mails print; raises NotationError when it is none."""
     cleaned = re.sub(r"\s*([:=])\s*", ":", text.strip().lower())

@@ -445,12 +445,14 @@ def reply(
     ] = "you@localhost",
     config: ConfigOption = None,
 ) -> None:
-    """Answer the latest prompt in the local outbox (else the latest mail, as a game master
-    would), as a reply dropped into the local inbox."""
+    """Answer the newest mail in the local outbox that asks for your decision (else the
+    newest mail, as a game master would), as a reply dropped into the local inbox."""
     settings = _settings(config)
-    prompt = _newest_mail(settings, sender, "Your move") or _newest_mail(settings, sender)
-    if prompt is None:
+    mails = _mails_to(settings, sender)
+    if not mails:
         _fail(f"no mail to {sender} in {settings.outbox_dir}")
+    asking = [m for m in mails if m["X-Tongiaki-Decision"]]
+    prompt = (asking or mails)[-1]
     message = EmailMessage()
     message["From"] = sender
     message["To"] = str(prompt["Reply-To"] or prompt["From"])
@@ -462,20 +464,16 @@ def reply(
     typer.echo(f"Replied to: {prompt['Subject']}")
 
 
-def _newest_mail(settings: Settings, address: str, subject: str = "") -> EmailMessage | None:
-    """The newest mail in the local outbox to `address` whose subject contains `subject`."""
+def _mails_to(settings: Settings, address: str) -> list[EmailMessage]:
+    """The mails in the local outbox to `address`, oldest first."""
     outbox = maildir(settings.outbox_dir)
     found = []
     for key in outbox.iterkeys():
         parsed = email.message_from_bytes(outbox.get_bytes(key), policy=default_policy)
-        to = parseaddr(str(parsed["To"]))[1].lower()
-        if to == address.lower() and subject in str(parsed["Subject"]):
+        assert isinstance(parsed, EmailMessage)
+        if parseaddr(str(parsed["To"]))[1].lower() == address.lower():
             found.append((_delivered(key), parsed))
-    if not found:
-        return None
-    newest = max(found, key=lambda item: item[0])[1]
-    assert isinstance(newest, EmailMessage)
-    return newest
+    return [mail for _, mail in sorted(found, key=lambda item: item[0])]
 
 
 def _delivered(key: str) -> tuple[int, int, str]:
@@ -486,16 +484,31 @@ def _delivered(key: str) -> tuple[int, int, str]:
 
 @app.command()
 def read(
+    number: Annotated[
+        int | None, typer.Argument(help="Which mail (its number in --list); else the newest.")
+    ] = None,
     address: Annotated[str, typer.Option("--to", help="Whose mail to show.")] = "you@localhost",
+    listing: Annotated[
+        bool, typer.Option("--list", help="List the mails, numbered, oldest first.")
+    ] = False,
     config: ConfigOption = None,
 ) -> None:
-    """Print the newest mail in the local outbox for an address (the embedded defaults)."""
+    """Print a mail in the local outbox for an address (the embedded defaults): the newest,
+    or mail N of `--list`."""
     settings = _settings(config)
-    newest = _newest_mail(settings, address)
-    if newest is None:
+    mails = _mails_to(settings, address)
+    if not mails:
         _fail(f"no mail for {address} in {settings.outbox_dir} yet")
-    body = newest.get_body(("plain",))
-    typer.echo(f"Subject: {newest['Subject']}\n")
+    if listing:
+        for index, mail in enumerate(mails, 1):
+            asks = "  (asks for your decision)" if mail["X-Tongiaki-Decision"] else ""
+            typer.echo(f"{index:>4}  {mail['Subject']}{asks}")
+        return
+    if number is not None and not 1 <= number <= len(mails):
+        _fail(f"there is no mail {number}: the mails are 1-{len(mails)} (see read --list)")
+    chosen = mails[-1] if number is None else mails[number - 1]
+    body = chosen.get_body(("plain",))
+    typer.echo(f"Subject: {chosen['Subject']}\n")
     typer.echo(body.get_content() if body is not None else "")
 
 

@@ -23,7 +23,7 @@ from pbem.kinds import GameStatus, LineOutcome
 from pbem.models import Seat
 from pbem.render import render_board_text
 from pbem.table import Table
-from pbem.view import Answer, LineResult, when
+from pbem.view import Answer, LineResult
 
 if TYPE_CHECKING:  # the mails go out through the caller's mailer; no import at run time
     from pbem.mailing import Mailer
@@ -93,7 +93,13 @@ class Commands:
         other: Command | None = None,
         guard: Callable[[Round, Command], None] | None = None,
         noun: str = "a command",
+        other_words: Callable[[str], bool] = lambda word: False,
+        sign_off: bool = False,
     ) -> None:
+        # whether a line that is no command, after commands that were done, ends the
+        # commands quietly (a sign-off) instead of being refused
+        self.sign_off = sign_off
+        self.other_words = other_words  # the first words of the lines `other` reads
         self.noun = noun  # what an unknown verb is not: "a game master command"
         self.commands = tuple(commands)
         self.by_name = {c.name: c for c in self.commands}
@@ -118,6 +124,11 @@ class Commands:
             return self.other, line
         raise CommandError(self.unknown(line.strip().partition(" ")[0].lower()))
 
+    def knows(self, line: str) -> bool:
+        """Whether a line begins like a command (its words may still be wrong)."""
+        verb = line.lower().strip(" .!").partition(" ")[0]
+        return verb in self.by_name or self.other_words(verb)
+
     def unknown(self, verb: str) -> str:
         changes = ", ".join(c.name for c in self if not c.looks)
         looks = ", ".join(c.name for c in self if c.looks)
@@ -132,16 +143,26 @@ class Commands:
 
 
 def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
-    """Apply `lines` in order until one fails; the lines after it are ignored."""
+    """Apply `lines` in order until one fails; the lines after it are ignored. With
+    `commands.sign_off`, once a line was done, a line that is no command (a greeting, a
+    name, "Thanks!") ends the commands: it and the lines after it are left unread, in one
+    quiet result, never an error."""
     if not lines:
         who = "reply" if round.seat is not None else "mail"
         round.results.append(
             LineResult("(nothing)", LineOutcome.REJECTED, f"no command found in your {who}")
         )
-    for line in lines:
+    for index, line in enumerate(lines):
         if round.failed:
             round.results.append(LineResult(line, LineOutcome.IGNORED, "after a rejected line"))
             continue
+        if commands.sign_off and index > 0 and not commands.knows(line):
+            after = len(lines) - index - 1
+            rest = f", nor the {after} line(s) after it" if after else ""
+            round.results.append(
+                LineResult(line, LineOutcome.IGNORED, f"not a command, so not read{rest}")
+            )
+            break
         try:
             command, argument = commands.find(line)
             if not command.looks and commands.guard is not None:
@@ -157,8 +178,8 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
 # -- the commands that look: the same for players and game masters ------------------------
 
 
-def status_text(table: Table) -> str:
-    """Whose decision it is, and its deadline."""
+def status_text(table: Table, tz: str | None = None) -> str:
+    """Whose decision it is, and its deadline (in UTC, and in the zone `tz` if given)."""
     game = table.game
     status = letters.waiting(
         table.state,
@@ -167,12 +188,15 @@ def status_text(table: Table) -> str:
         paused=game.status == GameStatus.PAUSED,
     )
     if game.deadline_at is not None and game.status == GameStatus.RUNNING:
-        status += f" The deadline is {when(as_utc(game.deadline_at))}."
+        shown = view.deadline(as_utc(game.deadline_at), tz)
+        local = f" ({shown.local})" if shown.local else ""
+        status += f" The deadline is {shown.utc}{local}."
     return status
 
 
 def _status(round: Round, argument: str) -> str:
-    round.answers.append(Answer("status", status_text(round.table)))
+    tz = round.seat.tz if round.seat is not None else None
+    round.answers.append(Answer("status", status_text(round.table, tz)))
     return ""
 
 

@@ -133,7 +133,7 @@ def letter(
     rejected = any(r.outcome == LineOutcome.REJECTED for r in results)
     happened = at.happened if news else ()
     headline = subject
-    if rejected:
+    if rejected and not mine:
         kind, subject = MailKind.ERROR, "Not applied: see why"
     elif at.final is not None:
         kind, subject = MailKind.GAME_OVER, _game_over_subject(at)
@@ -153,6 +153,8 @@ def letter(
     if mine and decision is not None:
         decision = replace(decision, deadline=deadline)
         subject = subject or f"Your move: {at.summary} (decision {decision.number})"
+        if rejected:  # the open decision is theirs: a prompt, with the refused line inside
+            subject += "; a line of your reply was not applied"
     return Mail(
         kind=kind,
         game=at.game,

@@ -4,19 +4,20 @@ notation), the commands that look at the game, and a seat's settings (vacation, 
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from engine import Choice, ChoiceError, State, parse_choice
+from engine import Choice, ChoiceError, ChoiceMade, State, is_move_word, parse_choice
 from pbem import decision_clock
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.commands import BOARD, LOG, STATUS, Command, CommandError, Commands, Round
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, MoveSource
 from pbem.models import Seat
-from pbem.view import Answer, when
+from pbem.view import Answer, deadline, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
+ENDS = ("off", "0", "end", "over", "none", "stop")  # vacation off: back now
 
 
 def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = False) -> Choice:
@@ -49,13 +50,42 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
     return choice
 
 
+def at_seat(moment: datetime, seat: Seat) -> str:
+    """A time as `seat` reads it: in UTC, and in their own zone when they set one."""
+    shown = deadline(moment, seat.tz)
+    return shown.utc + (f" ({shown.local})" if shown.local else "")
+
+
 def _seat(round: Round) -> Seat:
     assert round.seat is not None, "a player's command needs the player's seat"
     return round.seat
 
 
 def _move(round: Round, line: str) -> str:
-    """Make the sender's open decision: the first may be a listed option's number."""
+    """Make the sender's open decision: the first may be a listed option's number. A line
+    that names what the game already did by itself (the only option) counts as done."""
+    try:
+        return _make(round, line)
+    except ChoiceError:
+        if _forced_already(round, line):
+            return "already done: the only option"
+        raise
+
+
+def _forced_already(round: Round, line: str) -> bool:
+    """Whether `line` names a choice the game made for the sender by itself in this round."""
+    try:
+        said = str(parse_choice(line))
+    except ChoiceError:
+        return False
+    colour = _seat(round).colour
+    return any(
+        isinstance(e, ChoiceMade) and e.forced and e.colour == colour and e.choice == said
+        for e in round.events
+    )
+
+
+def _make(round: Round, line: str) -> str:
     table, seat = round.table, _seat(round)
     state, game = table.state, table.game
     decision = state.decision
@@ -79,7 +109,8 @@ def _move(round: Round, line: str) -> str:
             f"It is not your decision now (decision {decision.number} is {decision.colour}'s)."
         )
     choice = read_choice(state, line, numbers=first)
-    events = state.apply(choice)
+    events = state.apply(choice)  # raises ChoiceError, changing nothing, if it is not legal
+    _back_from_vacation(round)  # whoever plays is not away: the days left are kept
     table.record(seat.seat, MoveSource.MAIL, round.inbound_id)
     made = str(state.log[-1])
     round.events += events
@@ -91,6 +122,11 @@ def _move(round: Round, line: str) -> str:
 
 def _help(round: Round, argument: str) -> str:
     round.answers.append(Answer("help"))  # the players' help is part of the mail's template
+    return ""
+
+
+def _rules(round: Round, argument: str) -> str:
+    round.answers.append(Answer("rules"))  # the rules for players, as docs/rules.md has them
     return ""
 
 
@@ -118,10 +154,34 @@ def _time_zone(text: str) -> str:
     )
 
 
+def _back_from_vacation(round: Round) -> int:
+    """End the sender's vacation now, if they are away: the time not used is theirs again,
+    and the open decision's deadline comes back by as much. Returns the seconds given back."""
+    table, seat = round.table, _seat(round)
+    now = table.now
+    if seat.away_until is None or as_utc(seat.away_until) <= now:
+        return 0
+    unused = int((as_utc(seat.away_until) - now).total_seconds())
+    seat.away_until = None
+    seat.vacation_used = max(seat.vacation_used - unused, 0)
+    decision = table.state.decision
+    if decision is not None and decision.seat == seat.seat and table.game.deadline_at is not None:
+        decision_clock.shift(table.game, -unused, table.settings.reminders, now)
+    round.announced.append(f"{seat.name} ({seat.colour}) is back from vacation.")
+    return unused
+
+
 def _vacation(round: Round, argument: str) -> str:
-    """Time away: the seat's deadlines wait until the player is back."""
+    """Time away: the seat's deadlines wait until the player is back; `vacation off` ends
+    it early."""
     table, seat = round.table, _seat(round)
     game, now, settings = table.game, table.now, table.settings
+    if argument.rstrip(".").lower() in ENDS:
+        given_back = _back_from_vacation(round)
+        if not given_back:
+            raise CommandError("You are not on vacation.")
+        remaining = format_duration(settings.vacation_allowance_seconds - seat.vacation_used)
+        return f"your vacation is over; {remaining} of vacation left in this game"
     try:
         seconds = parse_duration(argument.rstrip("."))
     except DurationError as error:
@@ -160,6 +220,7 @@ MOVE = Command(
     "move", "NUMBER or MOVE", "a listed option's number, or the move in the game's notation", _move
 )
 HELP = Command("help", "help", "this text", _help, looks=True)
+RULES = Command("rules", "rules", "the rules of the game", _rules, looks=True)
 VACATION = Command(
     "vacation",
     "vacation DURATION",
@@ -176,7 +237,12 @@ TZ = Command(
 )
 
 # what a player may write; any other line is read as a move
-PLAYER_COMMANDS = Commands((HELP, BOARD, STATUS, LOG, VACATION, TZ), other=MOVE)
+PLAYER_COMMANDS = Commands(
+    (HELP, RULES, BOARD, STATUS, LOG, VACATION, TZ),
+    other=MOVE,
+    other_words=lambda word: is_move_word(word) or word.rstrip(").").isnumeric(),
+    sign_off=True,
+)
 
 
 __all__ = ["MOVE", "PLAYER_COMMANDS", "SHORTEST_VACATION", "read_choice"]

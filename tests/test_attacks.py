@@ -39,7 +39,7 @@ def test_a_vacation_with_a_trailing_rejected_line_acts_once(tmp_path: Path) -> N
     a new Message-ID) is logged as a replay and changes nothing, and is not answered'."""
     table = _start(tmp_path)
     prompt = table.latest[ANN]
-    body = "vacation 1d\nthanks!"  # a sign-off the service does not read: rejected
+    body = "vacation 1d\nplace Nowhere a"  # no such island: rejected
     assert table.handle(reply_to(prompt, body), START + MINUTE) == "rejected"
     first = table.sent()
     assert [to for to, _, _ in first] == [ANN, BOB]  # everyone hears of the vacation
@@ -61,9 +61,10 @@ def test_a_move_then_a_rejected_line_leaves_the_acted_key(tmp_path: Path) -> Non
     replay rule; its ReplyUse key is the 'unchanged' one."""
     table = _start(tmp_path)
     prompt = table.latest[ANN]
-    assert table.handle(reply_to(prompt, "place Tonga a\nthanks"), START + MINUTE) == "rejected"
+    body = "place Tonga a\nplace Tonga b"  # the second is not Ann's decision: rejected
+    assert table.handle(reply_to(prompt, body), START + MINUTE) == "rejected"
     table.mail()
-    outcome = table.handle(reply_to(prompt, "place Tonga a\nthanks"), START + 2 * MINUTE)
+    outcome = table.handle(reply_to(prompt, body), START + 2 * MINUTE)
     answered = table.sent()
     assert outcome == "ignored"
     assert answered == []

@@ -46,6 +46,13 @@ ROUNDS = 50
 runner = CliRunner()
 Sent = tuple[str, str, str]  # (To, X-Tongiaki-Kind, subject without "[Tongiaki g1] ")
 
+# a refused line in a reply to the open decision of its sender comes back in a prompt
+REFUSED = (
+    ANN,
+    "prompt",
+    "Your move: place a set-up boat on Tonga (decision 1); a line of your reply was not applied",
+)
+
 
 def flat(text: str) -> str:
     return " ".join(text.split())
@@ -162,7 +169,7 @@ def test_a_player_gets_ten_error_answers_a_day_and_a_move_is_always_answered(
         outcome = table.handle(reply_to(prompt, f"hello {n}"), START + n * MINUTE)
         assert outcome == "rejected"
         told.append(table.sent())
-    assert told[:BUDGET] == [[(ANN, "error", "Not applied: see why")]] * BUDGET
+    assert told[:BUDGET] == [[REFUSED]] * BUDGET
     assert told[BUDGET:] == [[]] * 5
     assert _rows(table.service) == before
     inbound = _inbound(table.service)
@@ -281,11 +288,11 @@ def _out_of_office(mail: EmailMessage, answers: str, text: str) -> bytes:
     ("answers", "counter", "expected"),
     [
         # the same tag and text again is a replay: the first reply alone is answered
-        ("reply-to", False, [(ANN, "error", "Not applied: see why")]),
+        ("reply-to", False, [REFUSED]),
         # no tag: one notice a day, and a notice has no tag either
         ("from", False, [(ANN, "notice", "Not applied: which game?")]),
         # a new text each time: answered until the budget is spent
-        ("reply-to", True, [(ANN, "error", "Not applied: see why")] * BUDGET),
+        ("reply-to", True, [REFUSED] * BUDGET),
         ("from", True, [(ANN, "notice", "Not applied: which game?")]),
         # from another address: the seat's own address hears of it once a day
         ("forwarded", True, [(ANN, "notice", "Not applied: a reply from another address")]),
@@ -510,7 +517,7 @@ def test_a_reply_to_a_decision_taken_back_does_not_apply_again(tmp_path: Path, h
     # another reply to the mail from before the undo
     assert table.handle(reply_to(prompt, "1"), START + 3 * HOUR) == "rejected"
     answer = table.mail()
-    assert _sent(answer) == [(ANN, "error", "Not applied: see why")]
+    assert _sent(answer) == [REFUSED]
     assert "before the game master took decisions back" in flat(text_of(answer[0]))
     assert _moves(table.service) == []
     # the new prompt works
@@ -628,7 +635,7 @@ def test_odd_player_lines_are_rejected_with_a_reason(
     before = _rows(table.service)
     assert table.reply(ANN, line, START + MINUTE) == "rejected"
     mails = table.mail()
-    assert _sent(mails) == [(ANN, "error", "Not applied: see why")]
+    assert _sent(mails) == [REFUSED]
     assert reason in flat(text_of(mails[0]))
     assert reason in _inbound(table.service)[0][1]
     assert _rows(table.service) == before

@@ -1,0 +1,215 @@
+"""Mails that say what happened (issue 14 item 1): a line naming what the game already did
+counts as done, a sign-off is no error, a refused line in a reply to one's own open decision
+comes back in a prompt, `pbem reply` answers the mail that asks, vacations end."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+from typer.testing import CliRunner
+
+from engine import ChoiceMade, Phase, Setup, State
+from pbem.cli import app
+from pbem.db import session
+from pbem.models import Inbound, Seat
+from pbem.replies import handle
+from pbem.service import SeatSpec, Service
+from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
+
+ANN, BOB = "ann@example.test", "bob@example.test"
+HOUR = timedelta(hours=1)
+
+
+def _game(tmp_path: Path, **changes: object) -> Service:
+    service = local_service(tmp_path, **changes)
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], seed=5, now=START)
+    return service
+
+
+def _prompt_for(mails: list[EmailMessage], address: str) -> EmailMessage:
+    asking = [m for m in mails if m["To"] == address and m["X-Tongiaki-Decision"]]
+    assert asking, [(m["To"], m["Subject"]) for m in mails]
+    return asking[-1]
+
+
+def _detail(service: Service) -> str:
+    with session(service.engine) as db:
+        rows = list(db.exec(select(Inbound)))
+    return rows[-1].detail
+
+
+def test_a_sign_off_after_the_commands_is_no_error(tmp_path: Path) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    body = "place Tonga a\n\nThanks!\nAnn"
+    assert handle(service, reply_to(prompt, body), START + HOUR) == "applied"
+    mails = take_mail(service)
+    to_ann = [m for m in mails if m["To"] == ANN]
+    assert [m["X-Tongiaki-Kind"] for m in to_ann] == ["update"]
+    assert not any("Not applied" in str(m["Subject"]) for m in mails)
+    text = text_of(to_ann[0])
+    assert "> Thanks!\n  ignored: not a command, so not read, nor the 1 line(s) after it" in text
+    assert "'thanks!' is not a command" not in text
+    # the first line that is no command still gets an answer that says why
+    prompt = _prompt_for(mails, BOB)
+    assert handle(service, reply_to(prompt, "Thanks!"), START + 2 * HOUR) == "rejected"
+    assert "'thanks!' is not a command" in _detail(service)
+
+
+def test_a_refused_line_in_a_reply_to_ones_own_decision_comes_back_in_a_prompt(
+    tmp_path: Path,
+) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, "place Tunga a"), START + HOUR) == "rejected"
+    (mail,) = take_mail(service)
+    assert mail["X-Tongiaki-Kind"] == "prompt"
+    assert str(mail["Subject"]).startswith("[Tongiaki g1] Your move: place a set-up boat")
+    assert str(mail["Subject"]).endswith("a line of your reply was not applied")
+    assert mail["X-Tongiaki-Decision"] == "1 setup"
+    text = text_of(mail)
+    assert "> place Tunga a\n  rejected:" in text
+    # the mail that says no is the mail to answer: its reply address acts
+    assert handle(service, reply_to(mail, "1"), START + 2 * HOUR) == "applied"
+
+
+def _forced_emigration_game() -> tuple[int, list[str], str, str]:
+    """A seed, the moves up to a decision of the first seat, and two lines: an emigration
+    after which the game makes the first seat's last emigration by itself, and that one."""
+    for seed in range(400):
+        state = State(Setup.from_seed(("red", "blue"), seed))
+        made: list[str] = []
+        while (decision := state.decision) is not None and len(made) < 160:
+            options = state.legal_choices()
+            if decision.seat == 0 and decision.kind is Phase.EMIGRATE and len(options) > 1:
+                for option in options:
+                    trial = state.copy()
+                    forced = [
+                        e
+                        for e in trial.apply(option)
+                        if isinstance(e, ChoiceMade) and e.forced and e.colour == "red"
+                    ]
+                    if forced and forced[0].choice.startswith("emigrate"):
+                        return seed, made, str(option), forced[0].choice
+            choice = options[(len(made) * 7 + seed) % len(options)]
+            state.apply(choice)
+            made.append(str(choice))
+    raise AssertionError("no game with a forced emigration found")
+
+
+def test_a_line_naming_what_the_game_did_by_itself_counts_as_done(tmp_path: Path) -> None:
+    seed, made, chosen, forced = _forced_emigration_game()
+    service = local_service(tmp_path)
+    service.new_game(
+        [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], seed=seed, now=START
+    )
+    at = START
+    for number, line in enumerate(made):
+        at += timedelta(minutes=1)
+        mover = ANN if _whose(service) == 0 else BOB
+        prompt = _prompt_for(take_mail(service), mover)
+        assert handle(service, reply_to(prompt, line), at) == "applied", (number, line)
+    prompt = _prompt_for(take_mail(service), ANN)
+    lower = forced.lower()  # as a player types it
+    assert handle(service, reply_to(prompt, f"{chosen}\n{lower}"), at + HOUR) == "applied"
+    assert "already done: the only option" in _detail(service)
+    mails = take_mail(service)
+    assert not any("Not applied" in str(m["Subject"]) for m in mails)
+    text = text_of(next(m for m in mails if m["To"] == ANN))
+    assert f"> {lower}\n  applied: already done: the only option" in text
+
+
+def _whose(service: Service) -> int:
+    with session(service.engine) as db:
+        _, _, state = service.game(db, 1)
+    assert state.decision is not None
+    return state.decision.seat
+
+
+@pytest.mark.parametrize("off", ["vacation off", "vacation 0", "Vacation off."])
+def test_a_vacation_ends_when_asked_and_the_days_not_used_come_back(
+    tmp_path: Path, off: str
+) -> None:
+    service = _game(tmp_path, default_deadline="2d")
+    prompt = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, "vacation 3d"), START + HOUR) == "applied"
+    with session(service.engine) as db:
+        game, _, _ = service.game(db, 1)
+        away_deadline = game.deadline_at
+    assert away_deadline is not None
+    mails = take_mail(service)
+    assert handle(service, reply_to(mails[0], off), START + 25 * HOUR) == "applied"
+    with session(service.engine) as db:
+        game, seats, _ = service.game(db, 1)
+        assert seats[0].away_until is None
+        assert seats[0].vacation_used == 86400  # one day used of the three asked
+        assert game.deadline_at is not None
+        assert game.deadline_at.replace(tzinfo=None) == (
+            away_deadline.replace(tzinfo=None) - timedelta(days=2)
+        )
+    told = take_mail(service)
+    assert any("Ann (red) is back from vacation." in text_of(m) for m in told if m["To"] == BOB)
+    again = next(m for m in told if m["To"] == ANN)
+    assert handle(service, reply_to(again, "vacation end"), START + 26 * HOUR) == "rejected"
+    assert "You are not on vacation." in _detail(service)
+
+
+def test_a_move_ends_a_vacation_and_keeps_the_days_left(tmp_path: Path) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, "vacation 4d"), START + HOUR) == "applied"
+    mails = take_mail(service)
+    ann = next(m for m in mails if m["To"] == ANN)
+    assert handle(service, reply_to(ann, "place Tonga a"), START + 13 * HOUR) == "applied"
+    with session(service.engine) as db:
+        seat = db.exec(select(Seat).where(Seat.seat == 0)).one()
+        assert seat.away_until is None
+        assert seat.vacation_used == 12 * 3600
+    assert any("Ann (red) is back from vacation." in text_of(m) for m in take_mail(service))
+
+
+def test_status_and_vacation_answers_show_the_players_own_zone(tmp_path: Path) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    body = "tz Pacific/Tongatapu\nstatus\nvacation 1d"
+    assert handle(service, reply_to(prompt, body), START + HOUR) == "applied"
+    text = text_of(next(m for m in take_mail(service) if m["To"] == ANN))
+    status = text.split("\nSTATUS\n", 1)[1].split("\n\n", 1)[0]
+    assert "The deadline is" in status and "Pacific/Tongatapu" in status
+    assert "you are away until" in text and "Pacific/Tongatapu" in text.split("you are away")[1]
+
+
+runner = CliRunner()
+
+
+def _ok(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_pbem_reply_answers_the_mail_that_asks_and_read_reaches_older_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PBEM_CONFIG", raising=False)
+    _ok("new-game", "--player", "You:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
+    _ok("poll")
+    _ok("reply", "place Atlantis b")  # refused: the answer carries the decision again
+    _ok("poll")
+    listed = _ok("read", "--list").splitlines()
+    assert len(listed) == 3
+    assert "Welcome to game 1" in listed[0]
+    assert listed[2].endswith("(asks for your decision)") and "not applied" in listed[2]
+    assert "Welcome to game 1" in _ok("read", "1")
+    # twice in a row: each reply answers the newest mail that asks, never a past decision
+    _ok("reply", "place Tonga b")
+    assert "handled 1 messages" in _ok("poll")
+    assert "(decision 3)" in _ok("read")
+    assert "past" not in _ok("read")
+    missing = runner.invoke(app, ["read", "9"])
+    assert missing.exit_code == 2 and "there is no mail 9" in missing.output
