@@ -22,7 +22,7 @@ from engine.choices import (
 from engine.colours import BY_LETTER, COLOURS
 from engine.errors import AmbiguousChoiceError, NotationError
 from engine.hexgrid import parse_direction
-from engine.tiles import BEACH_LETTERS, SEAS, match_island
+from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island
 
 SYNTAX = {
     "place": "place ISLAND BEACHES, for example: place Tonga c",
@@ -93,7 +93,11 @@ def _island(tokens: list[str]) -> tuple[str, list[str]]:
             f"{' '.join(tokens[:run])!r} could be {' or '.join(ambiguous)}: write more of the name."
         )
     what = " ".join(tokens[:run]) or " ".join(tokens[:1])
-    raise NotationError(f"No island is called {what!r}." if what else "An island name is missing.")
+    if not what:
+        raise NotationError("An island name is missing.")
+    close = suggest_island(what)
+    hint = f" Did you mean {' or '.join(close)}?" if close else ""
+    raise NotationError(f"No island is called {what!r}.{hint}")
 
 
 def _beaches(tokens: list[str]) -> tuple[int, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import unicodedata
@@ -90,6 +91,9 @@ def normalise_name(text: str) -> str:
 
 
 _ISLAND_KEYS = {normalise_name(name): name for name in ISLANDS}
+# other names players know an island by: the tiles print the German "Fidschi"
+ISLAND_ALIASES = {"Fiji": "Fidschi"}
+_ALIAS_KEYS = {normalise_name(alias): name for alias, name in ISLAND_ALIASES.items()}
 
 
 def match_island(text: str) -> list[str]:
@@ -99,4 +103,14 @@ def match_island(text: str) -> list[str]:
         return []
     if key in _ISLAND_KEYS:
         return [_ISLAND_KEYS[key]]
+    if key in _ALIAS_KEYS:
+        return [_ALIAS_KEYS[key]]
     return [name for k, name in _ISLAND_KEYS.items() if k.startswith(key)]
+
+
+def suggest_island(text: str) -> list[str]:
+    """The islands whose names are close to a misspelt `text` ('tunga' -> Tonga), best first."""
+    key = normalise_name(text)
+    keys = {**_ISLAND_KEYS, **_ALIAS_KEYS}
+    close = difflib.get_close_matches(key, list(keys), n=3, cutoff=0.6) if key else []
+    return list(dict.fromkeys(keys[k] for k in close))

@@ -4,6 +4,7 @@ comes back in a prompt, `pbem reply` answers the mail that asks, vacations end."
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from engine import ChoiceMade, Phase, Setup, State
+from engine import ChoiceError, ChoiceMade, Phase, Setup, State, parse_choice
 from pbem.cli import app
 from pbem.db import session
 from pbem.models import Inbound, Seat
@@ -213,3 +214,28 @@ def test_pbem_reply_answers_the_mail_that_asks_and_read_reaches_older_ones(
     assert "past" not in _ok("read")
     missing = runner.invoke(app, ["read", "9"])
     assert missing.exit_code == 2 and "there is no mail 9" in missing.output
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("place Tunga a", "Did you mean Tonga?"),
+        ("expand samao a", "Did you mean Samoa?"),
+        ("emigrate Tahitu a N", "Did you mean Tahiti or"),
+        ("place Qwxz a", "No island is called 'qwxz'. Write it as"),
+    ],
+)
+def test_a_misspelt_island_gets_a_suggestion(line: str, says: str) -> None:
+    with pytest.raises(ChoiceError, match=re.escape(says)):
+        parse_choice(line)
+
+
+def test_fiji_is_the_island_the_tiles_call_fidschi() -> None:
+    assert str(parse_choice("place Fiji a")) == "place Fidschi a"
+
+
+def test_a_typo_by_mail_is_answered_with_the_island_meant(tmp_path: Path) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, "place Tunga a"), START + HOUR) == "rejected"
+    assert "Did you mean Tonga?" in text_of(take_mail(service)[0])
