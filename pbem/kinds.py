@@ -48,6 +48,14 @@ class MoveSource(StrEnum):
     GM = "gm"
 
 
+class MailMode(StrEnum):
+    """How much mail a player wants (`mail all|turns|digest`)."""
+
+    ALL = "all"  # every update
+    TURNS = "turns"  # only mails that need an answer, reminders, and the final result
+    DIGEST = "digest"  # prompts as they come, everything else once a day
+
+
 class MailKind(StrEnum):
     """What a mail is: picks its templates and is its X-Tongiaki-Kind header."""
 

@@ -15,7 +15,7 @@ from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _hash_message_ids(connection: Connection) -> None:
@@ -67,6 +67,18 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE inbound ADD COLUMN message_hash VARCHAR",
         _hash_message_ids,
         "CREATE UNIQUE INDEX ix_inbound_message_hash ON inbound (message_hash)",
+    ),
+    # around the table: resigning, languages, how much mail, table talk (the tables
+    # observer, talk, mail_choice and held are new: `create_all` makes them)
+    5: (
+        "ALTER TABLE game ADD COLUMN observers_talk BOOLEAN NOT NULL DEFAULT 0",
+        "ALTER TABLE seat ADD COLUMN resigned BOOLEAN NOT NULL DEFAULT 0",
+        "ALTER TABLE seat ADD COLUMN lang VARCHAR NOT NULL DEFAULT 'en'",
+        "ALTER TABLE seat ADD COLUMN mail_mode VARCHAR NOT NULL DEFAULT 'all'",
+        "ALTER TABLE seat ADD COLUMN digest_hour INTEGER NOT NULL DEFAULT 8",
+        "ALTER TABLE seat ADD COLUMN digest_at DATETIME",
+        "ALTER TABLE seat ADD COLUMN talk_now BOOLEAN NOT NULL DEFAULT 0",
+        "ALTER TABLE seat ADD COLUMN talk_seen INTEGER NOT NULL DEFAULT 0",
     ),
 }
 

@@ -8,7 +8,7 @@ from typing import Literal
 from sqlalchemy import LargeBinary, UniqueConstraint
 from sqlmodel import Column, Field, SQLModel
 
-from pbem.kinds import AnswerKind, EnumText, GameStatus, MailOutcome, MoveSource
+from pbem.kinds import AnswerKind, EnumText, GameStatus, MailMode, MailOutcome, MoveSource
 
 
 class Game(SQLModel, table=True):
@@ -31,6 +31,7 @@ class Game(SQLModel, table=True):
     wake_at: datetime | None = Field(default=None, index=True)  # next reminder or deadline
     paused_left: int | None = None  # seconds the open decision had left when paused
     epoch: int = 0  # how often the game master took decisions back: signs the reply tokens
+    observers_talk: bool = False  # whether observers may `say` to the table
 
 
 class Seat(SQLModel, table=True):
@@ -49,11 +50,64 @@ class Seat(SQLModel, table=True):
     absent: bool = False  # played by the greedy bot until the player writes again
     away_until: datetime | None = None  # on vacation until then
     vacation_used: int = 0  # seconds of vacation taken in this game
+    resigned: bool = False  # the player left; a bot plays the seat, the points stay theirs
+    lang: str = "en"  # the language of the player's mails
+    mail_mode: MailMode = Field(default=MailMode.ALL, sa_type=EnumText(MailMode))
+    digest_hour: int = 8  # the hour of the daily digest, in the player's zone
+    digest_at: datetime | None = None  # when the last digest was sent (or the mode chosen)
+    talk_now: bool = False  # table talk mailed at once, not with the next mail of the game
+    talk_seen: int = 0  # the last table talk delivered to the seat (`Talk.id`)
 
     @property
     def label(self) -> str:
         """The seat as logs and the game master name it: numbered from 1, with its player."""
         return f"seat {self.seat + 1} ({self.name}, {self.colour})"
+
+
+class Observer(SQLModel, table=True):
+    """Someone who watches a game: every update and the final board, never a prompt."""
+
+    __table_args__ = (UniqueConstraint("game_id", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    address: str
+    name: str
+    secret: str  # signs the reply addresses of the observer's mails
+    added_at: datetime
+    talk_seen: int = 0  # the last table talk delivered (`Talk.id`)
+
+
+class Talk(SQLModel, table=True):
+    """Table talk: what a player (or an observer) said to the table or to one player."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    at: datetime
+    seat: int | None  # the speaker's seat; None for an observer
+    observer_id: int | None = None
+    speaker: str  # the name and colour as shown: "Ann (red)"
+    to_seat: int | None = None  # one player, or None for everyone at the table
+    text: str
+
+
+class MailChoice(SQLModel, table=True):
+    """A player's mail settings for all their games (`mail ... all-games`), by address."""
+
+    address: str = Field(primary_key=True)  # lower case
+    mail_mode: MailMode = Field(default=MailMode.ALL, sa_type=EnumText(MailMode))
+    digest_hour: int = 8
+    talk_now: bool = False
+
+
+class Held(SQLModel, table=True):
+    """News kept for a player's daily digest instead of being mailed at once."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat: int
+    at: datetime
+    lines: str  # what happened, one line each, as the update would have said it
 
 
 class Move(SQLModel, table=True):

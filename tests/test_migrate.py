@@ -17,7 +17,7 @@ from pbem.clock import as_utc
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
-from pbem.models import Game, Inbound, Outbox, Seat
+from pbem.models import Game, Inbound, Observer, Outbox, Seat
 from pbem.replies import handle
 from pbem.service import Service
 from tests.support.localmail import START, later, local_service, take_mail
@@ -40,7 +40,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     path = _version_1(tmp_path / "old" / "pbem.sqlite")
     assert schema_version(create_engine(f"sqlite:///{path}")) == 1
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 4
+    assert schema_version(engine) == SCHEMA_VERSION == 5
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, state = service.game(db, 1)
@@ -177,5 +177,37 @@ def test_a_version_3_database_knows_its_handled_mail_by_a_hash_of_the_message_id
     reply = (
         f"From: bob@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
         "Message-ID: <after-upgrade@example.test>\r\n\r\nplace Tonga b\r\n"
+    ).encode()
+    assert handle(service, reply, later(11)) == "applied"
+
+
+FIXTURE_V4 = Path(__file__).parent / "fixtures" / "schema-v4.sql"
+
+
+def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path: Path) -> None:
+    """Version 4 (the previous one) handled Ann's reply `place Tonga a` and `tz
+    Europe/Berlin` to game 1 (Ann red, Bob blue, game master gm@example.test)."""
+    service = local_service(tmp_path)
+    path = tmp_path / "old" / "pbem.sqlite"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIXTURE_V4.read_text())
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 4
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION == 5
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        game, seats, _ = service.game(db, 1)
+        assert (game.decision, game.observers_talk) == (2, False)
+        assert [(s.tz, s.resigned, s.lang, s.mail_mode, s.talk_seen) for s in seats] == [
+            ("Europe/Berlin", False, "en", "all", 0),
+            (None, False, "en", "all", 0),
+        ]
+        assert db.exec(select(Observer)).all() == []
+        db.commit()
+    address = reply_address("tongiaki@example.test", Tag(1, 1, 2, token(seats[1].secret, 1, 1, 2)))
+    reply = (
+        f"From: bob@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
+        "Message-ID: <after-upgrade-5@example.test>\r\n\r\nplace Tonga b\r\n"
     ).encode()
     assert handle(service, reply, later(11)) == "applied"
