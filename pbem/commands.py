@@ -13,14 +13,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine import ChoiceError
+from engine import BY_LETTER, COLOURS, ChoiceError
 from engine.events import Event
 from pbem import letters, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
 from pbem.errors import PbemError
+from pbem.inbound import shown
 from pbem.kinds import GameStatus, LineOutcome
-from pbem.models import Seat
+from pbem.models import Seat, Talk
 from pbem.render import render_board_text
 from pbem.table import Table
 from pbem.view import Answer, LineResult
@@ -53,6 +54,9 @@ class Round:
     welcome: list[Seat] = field(default_factory=list)  # seats handed to a new address
     show_board: bool = False
     moves: int = 0  # decisions the sender made in this round
+    asked: str = ""  # a command that waits for `confirm` on the next line (`resign`)
+    talk: list[Talk] = field(default_factory=list)  # table talk said in this round
+    farewell: bool = False  # the sender left the game in this round
 
     @property
     def failed(self) -> bool:
@@ -175,6 +179,23 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
         round.results.append(LineResult(line, outcome, detail))
 
 
+def find_seat(seats: Sequence[Seat], word: str) -> Seat:
+    """A seat named by its number (1-based), its colour, its colour's letter or its player."""
+    text = word.strip().lower()
+    if text.isascii() and text.isdigit() and len(text) < 3 and 1 <= int(text) <= len(seats):
+        return seats[int(text) - 1]
+    colour = BY_LETTER.get(text.upper()) if len(text) == 1 else text
+    for seat in seats:
+        if seat.colour == colour or seat.name.lower() == text:
+            return seat
+    if text in COLOURS:
+        raise CommandError(f"Nobody plays {text} in this game.")
+    raise CommandError(
+        f"No seat {shown(word, 40)!r}: name a seat by its number (1-{len(seats)}), its colour "
+        "or its player."
+    )
+
+
 # -- the commands that look: the same for players and game masters ------------------------
 
 
@@ -231,6 +252,7 @@ __all__ = [
     "Commands",
     "Round",
     "board_text",
+    "find_seat",
     "run_lines",
     "status_text",
 ]

@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from engine import BOT_KINDS
 from pbem.clock import DurationError, check_reminders, parse_duration
 from pbem.errors import PbemError
 from pbem.identity import IdentityError, check_address
@@ -66,6 +67,9 @@ class Settings:
     token_lifetime: str = "14d"  # a reply address acts this long after its decision closed
     authenticated_from: str = "off"  # off | dmarc: the receiving server must vouch for From
     authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
+    absent_bot: str = "greedy"  # the bot that plays resigned and kicked seats
+    talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
+    gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
     log_level: str = "INFO"
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
@@ -188,6 +192,10 @@ def _check(settings: Settings) -> None:
     for name in ("poll_seconds", "outbox_seconds"):
         if getattr(settings, name) <= 0:
             raise ConfigError(f"{name!r} must be more than 0")
+    if settings.absent_bot not in BOT_KINDS:
+        raise ConfigError(f"'absent_bot' must be one of {', '.join(BOT_KINDS)}")
+    if settings.talk_per_day < 0:
+        raise ConfigError("'talk_per_day' must be 0 (no table talk) or more")
     for name, addresses in (
         ("from_address", (settings.from_address,)),
         ("gm_addresses", settings.gm_addresses),

@@ -8,18 +8,20 @@ tests and `pbem poll --now` can run it at any simulated time.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, func, or_, select
 
 from engine import Choice, Pass, Phase, State
 from pbem import decision_clock, letters
 from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import session
-from pbem.kinds import GameStatus, MoveSource
-from pbem.models import Game, Setting
+from pbem.kinds import GameStatus, MailMode, MoveSource
+from pbem.models import Game, Held, Seat, Setting
 from pbem.service import Service
 from pbem.table import Table, bot_choice
 from pbem.view import when
@@ -34,6 +36,7 @@ class TickReport:
     reminders: int = 0
     automatic: int = 0  # automatic moves at a deadline
     graced: int = 0  # games whose passed deadline got fresh time after the service was down
+    digests: int = 0  # daily digests sent
 
 
 def tick(service: Service, now: datetime) -> TickReport:
@@ -63,7 +66,70 @@ def tick(service: Service, now: datetime) -> TickReport:
             report.reminders += 1
         elif done == "automatic":
             report.automatic += 1
+    report.digests = _send_digests(service, now)
     return report
+
+
+def digest_due(seat: Seat, since: datetime) -> datetime:
+    """When the digest after `since` is due: the next `digest_hour` o'clock in the player's
+    zone (UTC if they set none)."""
+    try:
+        zone = ZoneInfo(seat.tz or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    local = as_utc(since).astimezone(zone)
+    due = local.replace(hour=seat.digest_hour, minute=0, second=0, microsecond=0)
+    if due <= local:
+        due = (local + timedelta(days=1)).replace(hour=seat.digest_hour, minute=0, second=0)
+    return due.astimezone(UTC)
+
+
+def _send_digests(service: Service, now: datetime) -> int:
+    """Each player who chose a digest gets, once a day at their hour, one mail per game with
+    the news held since their last one."""
+    with session(service.engine) as db:
+        waiting = db.exec(
+            select(Held.game_id, Held.seat, func.min(Held.at)).group_by(
+                col(Held.game_id), col(Held.seat)
+            )
+        ).all()
+        db.commit()
+    sent = 0
+    for game_id, seat_number, first in waiting:
+        with session(service.engine) as db:
+            table = service.table(db, game_id, now)
+            seat = table.seats[seat_number]
+            if seat.digest_at is not None and as_utc(seat.digest_at) > as_utc(first):
+                since = as_utc(seat.digest_at)
+            else:
+                since = as_utc(first)
+            if now < digest_due(seat, since) and seat.mail_mode == MailMode.DIGEST:
+                continue
+            held = list(
+                db.exec(
+                    select(Held)
+                    .where(Held.game_id == game_id, Held.seat == seat_number)
+                    .order_by(col(Held.id))
+                )
+            )
+            lines: list[str] = []
+            for row in held:
+                lines += json.loads(row.lines)
+                db.delete(row)
+            seat.digest_at = now
+            if seat.address and not seat.resigned:
+                at, picture = service.mail.moment(table, announced=lines)
+                mail = letters.letter(
+                    at,
+                    seat.seat,
+                    remark=service.mail.remark(seat),
+                    subject=f"Your daily digest of game {game_id}",
+                    deadline=service.mail.deadline_view(table.game, seat),
+                )
+                service.mail.queue(table, seat, mail, picture)
+                sent += 1
+            db.commit()
+    return sent
 
 
 def _note_tick(service: Service, now: datetime) -> datetime | None:

@@ -11,10 +11,18 @@ from sqlmodel import col, delete
 
 from engine import Phase, State
 from engine.bots import BOT_KINDS
-from engine.colours import BY_LETTER, COLOURS
 from pbem import decision_clock, view
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
-from pbem.commands import BOARD, LOG, STATUS, Command, CommandError, Commands, Round
+from pbem.commands import (
+    BOARD,
+    LOG,
+    STATUS,
+    Command,
+    CommandError,
+    Commands,
+    Round,
+    find_seat,
+)
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.kinds import GameStatus, MailKind, MoveSource
 from pbem.models import Move, Seat
@@ -83,7 +91,7 @@ def _deadline(round: Round, rest: str) -> str:
 def _move(round: Round, rest: str) -> str:
     state = round.table.state
     word, _, text = rest.partition(" ")
-    seat = _seat(round.table.seats, word)
+    seat = find_seat(round.table.seats, word)
     decision = state.decision
     assert decision is not None
     if decision.seat != seat.seat:
@@ -151,7 +159,7 @@ def _replace(round: Round, rest: str) -> str:
     parts = rest.split()
     if len(parts) < 2:
         raise GmError("Write it as: replace SEAT ADDRESS [NAME].")
-    seat = _seat(round.table.seats, parts[0])
+    seat = find_seat(round.table.seats, parts[0])
     try:  # a seat's name as it was is left alone; a new one is checked
         address = check_address(parts[1])
         name = check_name(" ".join(parts[2:])) if len(parts) > 2 else seat.name
@@ -163,7 +171,7 @@ def _replace(round: Round, rest: str) -> str:
     seat.address, seat.name = address, name
     seat.secret = secrets.token_hex(16)
     seat.bot, seat.absent, seat.auto_moves = None, False, 0
-    seat.away_until, seat.vacation_used = None, 0
+    seat.away_until, seat.vacation_used, seat.resigned = None, 0, False
     _restart_if_open(round, seat)
     round.welcome.append(seat)
     round.announced.append(
@@ -174,7 +182,7 @@ def _replace(round: Round, rest: str) -> str:
 
 def _bot(round: Round, rest: str) -> str:
     word, _, kind = rest.partition(" ")
-    seat = _seat(round.table.seats, word)
+    seat = find_seat(round.table.seats, word)
     kind = kind.strip().lower() or "greedy"
     if kind not in BOT_KINDS:
         raise GmError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
@@ -187,7 +195,7 @@ def _bot(round: Round, rest: str) -> str:
 
 
 def _human(round: Round, rest: str) -> str:
-    seat = _seat(round.table.seats, rest)
+    seat = find_seat(round.table.seats, rest)
     if not seat.address:
         raise GmError(
             f"Seat {seat.seat + 1} ({seat.colour}) has no player: give it one with "
@@ -195,14 +203,14 @@ def _human(round: Round, rest: str) -> str:
         )
     if not seat.bot and not seat.absent:
         raise GmError(f"{seat.name} ({seat.colour}) plays the seat already.")
-    seat.bot, seat.absent, seat.auto_moves = None, False, 0
+    seat.bot, seat.absent, seat.auto_moves, seat.resigned = None, False, 0, False
     _restart_if_open(round, seat)
     round.announced.append(f"{seat.name} ({seat.colour}) plays the seat again.")
     return f"{seat.name} plays {seat.colour} again"
 
 
 def _kick(round: Round, rest: str) -> str:
-    seat = _seat(round.table.seats, rest)
+    seat = find_seat(round.table.seats, rest)
     if not seat.address:
         raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
     _farewell(round, seat, "The game master removed you from the game.")
@@ -249,22 +257,6 @@ def _farewell(round: Round, seat: Seat, why: str) -> None:
         happened=(why + last,),
     )
     round.mail.queue(round.table, seat, mail, None)
-
-
-def _seat(seats: list[Seat], word: str) -> Seat:
-    """A seat named by its number (1-based), its colour, its colour's letter or its player."""
-    text = word.strip().lower()
-    if text.isascii() and text.isdigit() and len(text) < 3 and 1 <= int(text) <= len(seats):
-        return seats[int(text) - 1]
-    colour = BY_LETTER.get(text.upper()) if len(text) == 1 else text
-    for seat in seats:
-        if seat.colour == colour or seat.name.lower() == text:
-            return seat
-    if text in COLOURS:
-        raise GmError(f"Nobody plays {text} in this game.")
-    raise GmError(
-        f"No seat {word!r}: name a seat by its number (1-{len(seats)}), its colour or its player."
-    )
 
 
 def _duration(text: str, example: str) -> int:

@@ -3,6 +3,7 @@ outbox in the caller's transaction (sending is the runner's job)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -15,9 +16,9 @@ from pbem.addressing import GM_SEAT, Tag, gm_token, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
 from pbem.config import Settings
-from pbem.kinds import GameStatus, MailKind
+from pbem.kinds import GameStatus, MailKind, MailMode
 from pbem.manual import COMMAND_HELP
-from pbem.models import Game, GmTag, Outbox, Seat
+from pbem.models import Game, GmTag, Held, Outbox, Seat
 from pbem.picture import board_png
 from pbem.render import render
 from pbem.table import Table
@@ -92,7 +93,32 @@ class Mailer:
                 show_board=news or (mine and show_board),
                 deadline=self.deadline_view(table.game, seat),
             )
-            self.queue(table, seat, mail, picture)
+            if mine or self.wanted(table, seat, mail):
+                self.queue(table, seat, mail, picture)
+
+    def wanted(self, table: Table, seat: Seat, mail: view.Mail) -> bool:
+        """Whether `seat` gets this mail now, by how much mail its player wants: a mail that
+        asks for their decision and the final result always; news by their mail mode (for a
+        digest, the news is held for the day's mail). A player who resigned gets only the
+        final result."""
+        if seat.resigned:
+            return mail.kind == MailKind.GAME_OVER
+        if mail.decision is not None or mail.kind in (MailKind.GAME_OVER, MailKind.REMINDER):
+            return True
+        if seat.mail_mode == MailMode.TURNS:
+            return False
+        if seat.mail_mode == MailMode.DIGEST:
+            assert table.game.id is not None
+            if mail.happened:
+                held = Held(
+                    game_id=table.game.id,
+                    seat=seat.seat,
+                    at=table.now,
+                    lines=json.dumps(mail.happened),
+                )
+                table.db.add(held)
+            return False
+        return True
 
     def remark(self, seat: Seat) -> str:
         """A word to a player about how their seat is played, when it is not by them."""

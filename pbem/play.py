@@ -4,19 +4,23 @@ notation), the commands that look at the game, and a seat's settings (vacation, 
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlmodel import col, func, select
 
 from engine import Choice, ChoiceError, ChoiceMade, State, is_move_word, parse_choice
 from pbem import decision_clock
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
-from pbem.commands import BOARD, LOG, STATUS, Command, CommandError, Commands, Round
+from pbem.commands import BOARD, LOG, STATUS, Command, CommandError, Commands, Round, find_seat
 from pbem.inbound import shown
-from pbem.kinds import GameStatus, MoveSource
-from pbem.models import Seat
+from pbem.kinds import GameStatus, MailMode, MoveSource
+from pbem.models import Game, MailChoice, Seat, Talk
 from pbem.view import Answer, deadline, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
+TALK_LENGTH = 300  # characters of one thing said to the table
 ENDS = ("off", "0", "end", "over", "none", "stop")  # vacation off: back now
 
 
@@ -216,6 +220,177 @@ def _vacation(round: Round, argument: str) -> str:
     )
 
 
+def _talk_text(text: str) -> str:
+    """What a player says, as others read it: one line, no control or invisible
+    characters (bidi overrides included), at most TALK_LENGTH characters."""
+    kept = "".join(
+        c for c in text if c == "\u200d" or unicodedata.category(c) not in ("Cc", "Cf", "Cs")
+    )
+    kept = " ".join(kept.split())
+    if not kept:
+        raise CommandError("Say something: say TEXT, like say Good luck, everyone!")
+    return kept if len(kept) <= TALK_LENGTH else kept[: TALK_LENGTH - 3] + "..."
+
+
+def _talk(round: Round, text: str, to: Seat | None) -> Talk:
+    table, seat = round.table, _seat(round)
+    limit = table.settings.talk_per_day
+    since = table.now - timedelta(days=1)
+    said = table.db.exec(
+        select(func.count())
+        .select_from(Talk)
+        .where(Talk.game_id == table.game.id, Talk.seat == seat.seat, col(Talk.at) > since)
+    ).one()
+    if said >= limit:
+        raise CommandError(
+            f"You said {limit} things to the table in the last 24 hours, the most this "
+            "game relays in a day; say it tomorrow."
+            if limit
+            else "Table talk is off in this game service."
+        )
+    assert table.game.id is not None
+    talk = Talk(
+        game_id=table.game.id,
+        at=table.now,
+        seat=seat.seat,
+        speaker=f"{seat.name} ({seat.colour})",
+        to_seat=None if to is None else to.seat,
+        text=_talk_text(text),
+    )
+    table.db.add(talk)
+    table.db.flush()
+    round.talk.append(talk)
+    return talk
+
+
+def _say(round: Round, argument: str) -> str:
+    talk = _talk(round, argument, None)
+    return f"said to the table: {talk.text}"
+
+
+def _tell(round: Round, argument: str) -> str:
+    word, _, text = argument.partition(" ")
+    if not word or not text.strip():
+        raise CommandError("Write it as: tell SEAT TEXT, like tell red Shall we share Samoa?")
+    to = find_seat(round.table.seats, word)
+    if to.seat == _seat(round).seat:
+        raise CommandError("That is your own seat: tell another player.")
+    if not to.address or to.resigned:
+        raise CommandError(f"{to.name} ({to.colour}) is not a player who reads mail.")
+    talk = _talk(round, text, to)
+    return f"said to {to.name} ({to.colour}) only: {talk.text}"
+
+
+def _resign(round: Round, argument: str) -> str:
+    word = argument.rstrip(".!").lower()
+    if word == "confirm":
+        return _leave(round)
+    if word:
+        raise CommandError("Write resign, then confirm on the next line (or resign confirm).")
+    round.asked = "resign"
+    bot = round.table.settings.absent_bot
+    return (
+        f"to leave the game, write confirm on the next line or resign confirm: the {bot} bot "
+        "then plays your seat to the end, and your points stay yours"
+    )
+
+
+def _confirm(round: Round, argument: str) -> str:
+    if round.asked != "resign" or argument:
+        raise CommandError("There is nothing to confirm: confirm follows a line resign.")
+    return _leave(round)
+
+
+def _leave(round: Round) -> str:
+    """The sender resigns: a bot plays the seat to the end; the points stay the player's."""
+    table, seat = round.table, _seat(round)
+    if table.game.status == GameStatus.OVER:
+        raise CommandError("The game is over.")
+    bot = table.settings.absent_bot
+    seat.resigned, seat.bot, seat.absent, seat.away_until = True, bot, False, None
+    round.asked = ""
+    round.farewell = True
+    round.announced.append(
+        f"{seat.name} ({seat.colour}) resigned: the {bot} bot plays {seat.colour} to the end "
+        f"of the game, and its points stay {seat.name}'s."
+    )
+    round.events += table.advance()
+    return f"you left the game; the {bot} bot plays your seat to the end"
+
+
+def _mail(round: Round, argument: str) -> str:
+    """How much mail the sender gets: `mail all|turns|digest [HOUR]`, `mail talk now|later`,
+    for this game, or for all their games with `all-games`."""
+    table, seat = round.table, _seat(round)
+    words = argument.rstrip(".").lower().split()
+    everywhere = "all-games" in words
+    words = [w for w in words if w != "all-games"]
+    changes: dict[str, object] = {}
+    if words[:1] == ["talk"] and words[1:] in (["now"], ["later"]):
+        changes["talk_now"] = words[1] == "now"
+        said = (
+            "table talk comes to you at once"
+            if words[1] == "now"
+            else "table talk comes with the next mail of the game"
+        )
+    elif words[:1] and words[0] in tuple(MailMode) and len(words) <= 2:
+        mode = MailMode(words[0])
+        changes["mail_mode"] = mode
+        if len(words) == 2:
+            if mode != MailMode.DIGEST or not (words[1].isdigit() and int(words[1]) < 24):
+                raise CommandError("Write the digest's hour as 0-23: mail digest 18.")
+            changes["digest_hour"] = int(words[1])
+        if mode == MailMode.DIGEST:
+            changes["digest_at"] = table.now
+        said = {
+            MailMode.ALL: "you get every mail of the game",
+            MailMode.TURNS: "you get only mails that ask for your decision, reminders and "
+            "the final result",
+            MailMode.DIGEST: "you get mails that ask for your decision as they come, and "
+            f"everything else once a day at {changes.get('digest_hour', seat.digest_hour)}:00 "
+            f"{seat.tz or 'UTC'}",
+        }[mode]
+    else:
+        raise CommandError(
+            "Write it as: mail all, mail turns, mail digest [HOUR], or mail talk now|later; "
+            "add all-games for all your games."
+        )
+    seats = [seat]
+    if everywhere:
+        seats += _seats_elsewhere(round, seat)
+        _remember(round, seat, changes)
+    for each in seats:
+        for name, value in changes.items():
+            setattr(each, name, value)
+    return said + (" (in all your games)" if everywhere else " (in this game)")
+
+
+def _seats_elsewhere(round: Round, seat: Seat) -> list[Seat]:
+    """The sender's seats in their other games that are not over."""
+    assert seat.address is not None
+    query = (
+        select(Seat)
+        .join(Game)
+        .where(
+            func.lower(Seat.address) == seat.address.lower(),
+            Seat.id != seat.id,
+            col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
+        )
+    )
+    return list(round.table.db.exec(query))
+
+
+def _remember(round: Round, seat: Seat, changes: dict[str, object]) -> None:
+    """Mail settings for all games: kept by address, for the games still to come."""
+    assert seat.address is not None
+    address = seat.address.lower()
+    choice = round.table.db.get(MailChoice, address) or MailChoice(address=address)
+    for name, value in changes.items():
+        if name != "digest_at":
+            setattr(choice, name, value)
+    round.table.db.add(choice)
+
+
 MOVE = Command(
     "move", "NUMBER or MOVE", "a listed option's number, or the move in the game's notation", _move
 )
@@ -236,9 +411,38 @@ TZ = Command(
     example="tz Europe/Berlin",
 )
 
+SAY = Command(
+    "say",
+    "say TEXT",
+    "to everyone at the table",
+    _say,
+    example="say Good luck, everyone!",
+)
+TELL = Command(
+    "tell",
+    "tell SEAT TEXT",
+    "to one player (by seat number, colour or name)",
+    _tell,
+    example="tell red Shall we share Samoa?",
+)
+MAIL = Command(
+    "mail",
+    "mail all|turns|digest [HOUR] [all-games]",
+    "how much mail you get; mail talk now|later: table talk at once or with the next mail",
+    _mail,
+    example="mail digest 18",
+)
+RESIGN = Command(
+    "resign",
+    "resign",
+    "leave the game: a bot plays your seat to the end (asks you to confirm)",
+    _resign,
+)
+CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
+
 # what a player may write; any other line is read as a move
 PLAYER_COMMANDS = Commands(
-    (HELP, RULES, BOARD, STATUS, LOG, VACATION, TZ),
+    (HELP, RULES, BOARD, STATUS, LOG, VACATION, TZ, SAY, TELL, MAIL, RESIGN, CONFIRM),
     other=MOVE,
     other_words=lambda word: is_move_word(word) or word.rstrip(").").isnumeric(),
     sign_off=True,

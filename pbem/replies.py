@@ -340,9 +340,16 @@ class Replies:
             per_day = self.settings.answers_per_day
             if not may_answer(table.db, seat.address, kind, table.now, per_day):
                 return outcome, _told(results) + "; not answered (answer budget spent)", acted
+        if round.farewell:  # the game masters hear who left
+            self.service.mail.queue_gm(
+                table,
+                subject=f"{seat.name} ({seat.colour}) resigned",
+                notice=f"{seat.name} ({seat.colour}) resigned from game {table.game.id}.",
+                happened=announced,
+            )
         self.service.mail.queue_round(
             table,
-            round.events if moved else [],
+            round.events,
             sender=seat,
             answers=round.answers,
             results=results,

@@ -27,7 +27,7 @@ from pbem.config import Settings
 from pbem.db import session
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.mailing import Mailer
-from pbem.models import Game, Seat
+from pbem.models import Game, MailChoice, Seat
 from pbem.table import GameError, StateCache, Table
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,11 @@ class Service:
                 )
                 for index, spec in enumerate(seats)
             ]
+            for row in rows:  # the mail settings the player chose for all their games
+                choice = db.get(MailChoice, row.address.lower()) if row.address else None
+                if choice is not None:
+                    row.mail_mode, row.digest_hour = choice.mail_mode, choice.digest_hour
+                    row.talk_now, row.digest_at = choice.talk_now, now
             db.add_all(rows)
             table = Table(db, game, rows, State(setup), now, self.settings, self.cache)
             events = table.advance()

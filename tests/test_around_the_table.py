@@ -1,0 +1,193 @@
+"""Around the table (issue 15): table talk, resigning, and how much mail a player gets."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+from sqlmodel import col, select
+
+from pbem.db import session
+from pbem.deadlines import digest_due, tick
+from pbem.gm import GameMaster
+from pbem.models import Held, Inbound, MailChoice, Seat, Talk
+from pbem.replies import handle
+from pbem.service import SeatSpec, Service
+from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
+
+ANN, BOB, CY = "ann@example.test", "bob@example.test", "cy@example.test"
+HOUR = timedelta(hours=1)
+
+
+def _game(service: Service, *, gm: str | None = "gm@example.test") -> int:
+    return service.new_game(
+        [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue"), SeatSpec("Cy", CY, "green")],
+        seed=11,
+        gm=gm,
+        now=START,
+    )
+
+
+def _newest(mails: list[EmailMessage], address: str) -> EmailMessage:
+    return [m for m in mails if m["To"] == address][-1]
+
+
+def _detail(service: Service) -> str:
+    with session(service.engine) as db:
+        return db.exec(select(Inbound).order_by(col(Inbound.id).desc())).first().detail  # type: ignore[union-attr]
+
+
+def _seats(service: Service, game: int = 1) -> list[Seat]:
+    with session(service.engine) as db:
+        return list(db.exec(select(Seat).where(Seat.game_id == game).order_by(col(Seat.seat))))
+
+
+def test_say_and_tell_are_kept_with_the_speakers_name_and_never_an_address(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    body = "say Good luck, everyone!\ntell red Shall we share Samoa?\ntell 3 \u202ehello\u202c"
+    assert handle(service, reply_to(_newest(mails, BOB), body), START + HOUR) == "applied"
+    with session(service.engine) as db:
+        said = [(t.seat, t.speaker, t.to_seat, t.text) for t in db.exec(select(Talk))]
+    assert said == [
+        (1, "Bob (blue)", None, "Good luck, everyone!"),
+        (1, "Bob (blue)", 0, "Shall we share Samoa?"),
+        (1, "Bob (blue)", 2, "hello"),  # no bidi override reaches anyone
+    ]
+    assert "said to the table: Good luck, everyone!" in _detail(service)
+
+
+def test_tell_names_another_player_and_say_needs_words(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    cases = [
+        ("tell blue hi", "That is your own seat"),
+        ("tell pink hi", "No seat 'pink'"),
+        ("tell red", "Write it as: tell SEAT TEXT"),
+        ("say", "Say something"),
+    ]
+    for minute, (line, says) in enumerate(cases, 1):
+        prompt = _newest(mails, BOB)
+        assert handle(service, reply_to(prompt, line), START + minute * HOUR) == "rejected"
+        assert says in _detail(service)
+        mails += take_mail(service)
+    with session(service.engine) as db:
+        assert db.exec(select(Talk)).all() == []
+
+
+def test_table_talk_has_a_limit_per_player_and_day(tmp_path: Path) -> None:
+    service = local_service(tmp_path, talk_per_day=2)
+    _game(service)
+    mails = take_mail(service)
+    for n in range(1, 4):
+        outcome = handle(service, reply_to(_newest(mails, CY), f"say hello {n}"), START + n * HOUR)
+        mails += take_mail(service)
+        assert outcome == ("applied" if n <= 2 else "rejected")
+    assert "You said 2 things to the table in the last 24 hours" in _detail(service)
+    later = START + 26 * HOUR
+    assert handle(service, reply_to(_newest(mails, CY), "say hello again"), later) == "applied"
+
+
+def test_resign_asks_to_confirm_then_a_bot_plays_the_seat_and_everyone_hears(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, ANN), "resign"), START + HOUR) == "applied"
+    assert not _seats(service)[0].resigned
+    told = take_mail(service)
+    assert [m["To"] for m in told] == [ANN]
+    assert "write confirm on the next line or resign confirm" in " ".join(text_of(told[0]).split())
+
+    assert handle(service, reply_to(told[0], "resign\nconfirm"), START + 2 * HOUR) == "applied"
+    ann = _seats(service)[0]
+    assert (ann.resigned, ann.bot, ann.address) == (True, "greedy", ANN)
+    told = take_mail(service)
+    to_gm = [m for m in told if m["To"] == "gm@example.test"]
+    assert to_gm and "Ann (red) resigned" in str(to_gm[0]["Subject"])
+    for address in (BOB, CY):
+        text = " ".join(text_of(_newest(told, address)).split())
+        assert "Ann (red) resigned: the greedy bot plays red to the end" in text
+    with session(service.engine) as db:
+        _, _, state = service.game(db, 1)
+    assert state.decision is not None and state.decision.seat != 0  # the bot placed Ann's boat
+
+    # a resigned player gets no more news, but the final result
+    bob = _newest(told, BOB)
+    take_mail(service)
+    assert handle(service, reply_to(bob, "say bye Ann"), START + 3 * HOUR) == "applied"
+    assert ANN not in [m["To"] for m in take_mail(service)]
+    GameMaster(service).run_host(1, ["end"], START + 4 * HOUR)
+    final = [m for m in take_mail(service) if m["To"] == ANN]
+    assert [m["X-Tongiaki-Kind"] for m in final] == ["game_over"]
+
+
+def test_mail_turns_leaves_out_news_but_never_a_prompt(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, CY), "mail turns"), START + HOUR) == "applied"
+    assert "you get only mails that ask for your decision" in _detail(service)
+    take_mail(service)
+    # Ann and Bob place their boats: Cy hears nothing of Ann's, then gets the prompt
+    assert handle(service, reply_to(_newest(mails, ANN), "1"), START + 2 * HOUR) == "applied"
+    after_ann = take_mail(service)
+    assert CY not in [m["To"] for m in after_ann]
+    assert handle(service, reply_to(_newest(after_ann, BOB), "1"), START + 3 * HOUR) == "applied"
+    to_cy = [m for m in take_mail(service) if m["To"] == CY]
+    assert [m["X-Tongiaki-Kind"] for m in to_cy] == ["prompt"]
+
+
+def test_a_digest_holds_the_news_and_comes_once_a_day_at_the_players_hour(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    assert (
+        handle(service, reply_to(_newest(mails, CY), "mail digest 18"), START + HOUR) == "applied"
+    )
+    take_mail(service)
+    assert handle(service, reply_to(_newest(mails, ANN), "1"), START + 2 * HOUR) == "applied"
+    assert CY not in [m["To"] for m in take_mail(service)]
+    with session(service.engine) as db:
+        held = db.exec(select(Held)).all()
+    assert len(held) == 1 and "Red put 1 boat on Tonga" in held[0].lines
+
+    assert tick(service, START + 8 * HOUR).digests == 0  # 17:00 UTC: not yet
+    report = tick(service, START + 9 * HOUR + timedelta(minutes=1))  # 18:01 UTC
+    assert report.digests == 1
+    (digest,) = [m for m in take_mail(service) if m["To"] == CY]
+    assert "Your daily digest of game 1" in str(digest["Subject"])
+    assert "Red put 1 boat on Tonga" in text_of(digest)
+    with session(service.engine) as db:
+        assert db.exec(select(Held)).all() == []
+    assert tick(service, START + 10 * HOUR).digests == 0  # once a day
+
+
+def test_the_digest_hour_is_in_the_players_zone() -> None:
+    seat = Seat(game_id=1, seat=0, name="Ann", address=ANN, colour="red", secret="x")
+    seat.digest_hour, seat.tz = 8, "Pacific/Tongatapu"  # UTC+13
+    due = digest_due(seat, START)  # 09:00 UTC on 23 Nov = 22:00 in Tonga
+    assert due == START.replace(hour=19)  # 08:00 in Tonga on 24 Nov
+
+
+def test_mail_settings_for_all_games_reach_the_other_games_and_the_next(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    _game(service)
+    mails = take_mail(service)
+    first = next(m for m in mails if m["To"] == BOB and "g1]" in str(m["Subject"]))
+    outcome = handle(service, reply_to(first, "mail turns all-games"), START + HOUR)
+    assert outcome == "applied"
+    assert [s.mail_mode for s in _seats(service, 2)] == ["all", "turns", "all"]
+    with session(service.engine) as db:
+        assert db.get(MailChoice, BOB) is not None
+    _game(service)
+    assert [s.mail_mode for s in _seats(service, 3)] == ["all", "turns", "all"]
