@@ -79,7 +79,11 @@ def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
 
 
 class State:
-    """A game in progress. `apply` changes it in place; `copy` is cheap."""
+    """A game in progress. `apply` changes it in place; `copy` is cheap.
+
+    Its data is private: read it through the properties and queries below, which return
+    values and read-only views (the same state always answers the same).
+    """
 
     def __init__(self, setup: Setup) -> None:
         n = len(setup.colours)

@@ -12,12 +12,25 @@ from email.message import Message
 from pbem.headers import header_text, raw_header_texts
 
 # numbers of at most 9 digits: a longer one is no tag of ours (and int() would refuse it)
-_PLUS = re.compile(r"\+g(\d{1,9})-(\d{1,9}|gm)-(\d{1,9})-([a-z2-7]{10})@", re.IGNORECASE)
+_PLUS = re.compile(
+    r"\+g(\d{1,9})-(\d{1,9}|gm|o[1-9]\d{0,8})-(\d{1,9})-([a-z2-7]{10})@", re.IGNORECASE
+)
 _SUBJECT = re.compile(
-    r"\[Tongiaki g(\d{1,9}) #(\d{1,9}) s(\d{1,9}|gm)-([a-z2-7]{10})\]", re.IGNORECASE
+    r"\[Tongiaki g(\d{1,9}) #(\d{1,9}) s(\d{1,9}|gm|o[1-9]\d{0,8})-([a-z2-7]{10})\]", re.IGNORECASE
 )
 
 GM_SEAT = -1  # the seat number of the game master's tags: "gm" in addresses
+
+
+def observer_seat(observer_id: int) -> int:
+    """The seat number of an observer's tags ("o7" in addresses for observer 7): below
+    GM_SEAT, so that it is never a seat of the game."""
+    return GM_SEAT - observer_id
+
+
+def observer_of(seat: int) -> int | None:
+    """The observer a tag's seat number names, or None for a seat or the game master."""
+    return GM_SEAT - seat if seat < GM_SEAT else None
 
 
 @dataclass(frozen=True)
@@ -29,16 +42,27 @@ class Tag:
 
     @property
     def seat_text(self) -> str:
-        return "gm" if self.seat == GM_SEAT else str(self.seat)
+        if self.seat == GM_SEAT:
+            return "gm"
+        observer = observer_of(self.seat)
+        return str(self.seat) if observer is None else f"o{observer}"
 
     @property
     def seat_label(self) -> str:
         """The seat as logs name it: numbered from 1, as the game master names seats."""
-        return "game master" if self.seat == GM_SEAT else f"seat {self.seat + 1}"
+        if self.seat == GM_SEAT:
+            return "game master"
+        observer = observer_of(self.seat)
+        return f"seat {self.seat + 1}" if observer is None else f"observer {observer}"
 
 
 def _seat(text: str) -> int:
-    return GM_SEAT if text.lower() == "gm" else int(text)
+    text = text.lower()
+    if text == "gm":
+        return GM_SEAT
+    if text.startswith("o"):
+        return observer_seat(int(text[1:]))
+    return int(text)
 
 
 def token(secret: str, game: int, seat: int, decision: int, epoch: int = 0) -> str:

@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import col, select
 from typer.core import TyperGroup
 
-from pbem import letters, view
+from pbem import export, letters, view
 from pbem.clock import as_utc, utc_now
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import backup, check_intact, explain, open_database, reading, session
@@ -173,6 +173,12 @@ def new_game(
     ] = None,
     deadline: Annotated[str | None, typer.Option(help="Time per decision, e.g. 48h or 2d.")] = None,
     gm: Annotated[str | None, typer.Option(help="The game master's address.")] = None,
+    observer: Annotated[
+        list[str], typer.Option(help="ADDRESS[:NAME] of someone who watches the game.")
+    ] = [],  # noqa: B006
+    observers_talk: Annotated[
+        bool, typer.Option("--observers-talk", help="Observers may say things to the table.")
+    ] = False,
     now: Annotated[str | None, typer.Option(help="Create it as if at this ISO 8601 time.")] = None,
     config: ConfigOption = None,
 ) -> None:
@@ -187,6 +193,8 @@ def new_game(
             stack=tiles,
             deadline=deadline,
             gm=gm,
+            observers=[(a, n or None) for a, _, n in (o.partition(":") for o in observer)],
+            observers_talk=observers_talk,
             now=_parse_time(now) if now else utc_now(),
         )
     except GameError as error:
@@ -537,6 +545,62 @@ def demo(config: ConfigOption = None) -> None:
     )
     with _alone(service):
         serve(Service(service.engine, settings), utc_now)
+
+
+@app.command("export")
+def export_command(
+    game: Annotated[int, typer.Argument(help="The game.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="The HTML file to write (else game-GAME.html)."),
+    ] = None,
+    notation: Annotated[
+        bool,
+        typer.Option(
+            "--notation",
+            help="Only the game in notation: to --out, else printed (no pictures drawn).",
+        ),
+    ] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Write the record of a game: one HTML page (the board after every turn, the moves, the
+    public table talk, the final table) and the game in notation next to it (FILE.txt)."""
+    service = _service(config)
+    with reading(service.engine) as db:
+        try:
+            played = export.load(db, game)
+        except GameError as error:
+            _fail(str(error))
+    text = export.notation(played)
+    if notation:
+        if out is None:
+            typer.echo(text, nl=False)
+        else:
+            _write(out, text)
+            typer.echo(f"wrote {out} ({len(played.moves)} choices)")
+        return
+    target = out or Path(f"game-{game}.html")
+    if target.suffix == ".txt":
+        _fail(f"{target}: the page needs a name of its own, like game-{game}.html")
+
+    def progress(done: int, total: int) -> None:
+        if done % 10 == 0 or (done == total and total >= 10):
+            typer.echo(f"drew {done} of {total} boards", err=True)
+
+    page = export.render_record(export.record(played, progress))
+    _write(target, page)
+    _write(target.with_suffix(".txt"), text)  # after the page: a failure writes neither
+    typer.echo(
+        f"wrote {target} ({len(page) // 1024} KB) and {target.with_suffix('.txt')} "
+        f"({len(played.moves)} choices)"
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        _fail(f"cannot write {path}: {error.strerror or error}")
 
 
 def main() -> None:

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from engine import BY_LETTER, COLOURS, ChoiceError
-from engine.events import Event
+from sqlmodel import col, select
+
+from engine import BY_LETTER, COLOURS, ChoiceError, Event
 from pbem import letters, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
 from pbem.errors import PbemError
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, LineOutcome
-from pbem.models import Seat, Talk
+from pbem.models import Move, Observer, Seat, Talk
 from pbem.render import render_board_text
 from pbem.table import Table
 from pbem.view import Answer, LineResult
@@ -42,16 +44,18 @@ class Round:
     table: Table
     mail: Mailer
     actor: str  # the sender's address, or "host"
-    seat: Seat | None  # the player's seat; None for a game master
+    seat: Seat | None  # the player's seat; None for a game master or an observer
     answering: Tag | None  # the tag of the mail answered; None on the command line
     opened: int  # the decision open when the commands came
     may_change: bool = True  # False: the mail answered was used for a change already
     inbound_id: int | None = None  # the mail the commands came in
+    observer: Observer | None = None  # the observer who wrote
     results: list[LineResult] = field(default_factory=list)
     answers: list[Answer] = field(default_factory=list)
     announced: list[str] = field(default_factory=list)  # news for everyone
     events: list[Event] = field(default_factory=list)
     welcome: list[Seat] = field(default_factory=list)  # seats handed to a new address
+    watchers: list[Observer] = field(default_factory=list)  # observers added
     show_board: bool = False
     moves: int = 0  # decisions the sender made in this round
     asked: str = ""  # a command that waits for `confirm` on the next line (`resign`)
@@ -226,6 +230,38 @@ def _log(round: Round, argument: str) -> str:
     return ""
 
 
+def _log_talk(round: Round, argument: str) -> str:
+    """The moves so far with the table talk its reader may see, in the order of time."""
+    table = round.table
+    names = {s.seat: f"{s.name} ({s.colour})" for s in table.seats}
+    moves = table.db.exec(
+        select(Move).where(Move.game_id == table.game.id).order_by(col(Move.number))
+    )
+    talk = list(
+        table.db.exec(select(Talk).where(Talk.game_id == table.game.id).order_by(col(Talk.id)))
+    )
+    everything = round.seat is None and round.observer is None  # a game master
+    if everything and not table.settings.gm_reads_talk:
+        talk, note = [], ["(The table talk is the players' own: the host keeps it from you.)"]
+    else:
+        note = []
+    if round.seat is not None:
+        mine = round.seat.seat
+        talk = [t for t in talk if t.to_seat is None or mine in (t.to_seat, t.seat)]
+    elif round.observer is not None:
+        talk = [t for t in talk if t.to_seat is None]
+    lines: list[tuple[datetime, int, str]] = [
+        (as_utc(m.created_at), 0, f"{m.number:>4}  {table.seats[m.seat].name:<12} {m.choice}")
+        for m in moves
+    ]
+    for t in talk:
+        to = "the table" if t.to_seat is None else names.get(t.to_seat, "?")
+        lines.append((as_utc(t.at), 1, f"      {t.speaker} to {to}: {t.text}"))
+    lines.sort(key=lambda item: (item[0], item[1]))
+    round.answers.append(Answer("log", "\n".join([*(line for *_, line in lines), *note])))
+    return ""
+
+
 def board_text(table: Table) -> str:
     """The board as text, for the host's command line."""
     return render_board_text(view.board(table.state, table.names, table.bots))
@@ -241,11 +277,15 @@ def _board(round: Round, argument: str) -> str:
 BOARD = Command("board", "board", "the current board", _board, looks=True)
 STATUS = Command("status", "status", "whose decision it is", _status, looks=True)
 LOG = Command("log", "log", "all moves so far", _log, looks=True)
+LOG_TALK = Command(
+    "log talk", "log talk", "all moves so far with the table talk", _log_talk, looks=True
+)
 
 
 __all__ = [
     "BOARD",
     "LOG",
+    "LOG_TALK",
     "STATUS",
     "Command",
     "CommandError",

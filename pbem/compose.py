@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import quopri
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,9 +42,11 @@ def compose(
     tag: Tag | None,
     now: datetime,
     headers: dict[str, str] | None = None,
+    calendar: bytes | None = None,
 ) -> bytes:
     """A multipart mail: text, and HTML with the board picture inline when there is one;
-    `tag` makes its reply address answer a decision.
+    `tag` makes its reply address answer a decision. A `calendar` (an iCalendar object, as
+    `pbem.calendar` makes them) comes after them as the attachment `deadline.ics`.
 
     The headers are made by the `email` package; the body parts are put together here, with
     the picture encoded once per round: the service writes several such mails for every move,
@@ -74,7 +77,11 @@ def compose(
     page = _text(html, "html")
     if picture is not None:
         page = _multipart("related", f"{boundary}_r", [page, picture.part])
-    return _multipart("alternative", boundary, [_text(text, "plain"), page], head.as_bytes())
+    shown = [_text(text, "plain"), page]
+    if calendar is None:
+        return _multipart("alternative", boundary, shown, head.as_bytes())
+    alternative = _multipart("alternative", boundary, shown)
+    return _multipart("mixed", f"{boundary}_m", [alternative, _calendar(calendar)], head.as_bytes())
 
 
 def _body(boundary: str, parts: list[bytes]) -> bytes:
@@ -107,6 +114,19 @@ class Picture:
             'Content-Disposition: inline; filename="board.png"\n\n'
         )
         return cls(png, cid, head.encode("ascii") + base64.encodebytes(png) + b"\n")
+
+
+def _calendar(ics: bytes) -> bytes:
+    """The iCalendar part, in base64 so that its CRLF lines arrive as they are; its METHOD
+    (REQUEST, CANCEL) is also a parameter of the type, where clients look for invitations."""
+    found = re.search(rb"^METHOD:([A-Za-z-]+)\r?$", ics, re.MULTILINE)
+    method = found.group(1).decode("ascii").upper() if found else "PUBLISH"
+    head = (
+        f'Content-Type: text/calendar; charset="utf-8"; method={method}; name="deadline.ics"\n'
+        "Content-Transfer-Encoding: base64\n"
+        'Content-Disposition: attachment; filename="deadline.ics"\n\n'
+    )
+    return head.encode("ascii") + base64.encodebytes(ics) + b"\n"
 
 
 def _text(body: str, subtype: str) -> bytes:

@@ -70,6 +70,7 @@ class Settings:
     absent_bot: str = "greedy"  # the bot that plays resigned and kicked seats
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
     gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
+    export_on_game_over: str = "none"  # none | attach: the record of the game (HTML)
     log_level: str = "INFO"
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
@@ -109,6 +110,7 @@ class Settings:
 SQLITE_URL = "sqlite:///"  # then a relative path; an absolute one starts with a fourth /
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 AUTHENTICATED_FROM = ("off", "dmarc")
+EXPORT_ON_GAME_OVER = ("none", "attach")
 _SECTIONS = {"imap": ImapSettings, "smtp": SmtpSettings}
 _TLS_MODES = ("tls", "starttls", "none")
 
@@ -180,6 +182,8 @@ def _check(settings: Settings) -> None:
             "'authserv_id' must name the receiving server (as in its Authentication-Results "
             "headers) when 'authenticated_from' is dmarc"
         )
+    if settings.export_on_game_over not in EXPORT_ON_GAME_OVER:
+        raise ConfigError(f"'export_on_game_over' must be one of {', '.join(EXPORT_ON_GAME_OVER)}")
     if settings.mail not in ("maildir", "imap"):
         raise ConfigError("'mail' must be maildir or imap")
     if settings.database_url and not settings.database_url.startswith(SQLITE_URL):

@@ -92,6 +92,7 @@ class GameMaster:
             at, _ = mail.moment(table)
             for seat in round.welcome:
                 mail.queue(table, seat, letters.welcome(at, seat.seat), None)
+        mail.welcome_watchers(table, round.watchers)
         if round.announced or round.events:
             mail.queue_round(
                 table, round.events, announced=round.announced, subject="News from the game master"

@@ -9,13 +9,13 @@ import secrets
 
 from sqlmodel import col, delete
 
-from engine import Phase, State
-from engine.bots import BOT_KINDS
+from engine import BOT_KINDS, Phase, State
 from pbem import decision_clock, view
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.commands import (
     BOARD,
     LOG,
+    LOG_TALK,
     STATUS,
     Command,
     CommandError,
@@ -24,8 +24,9 @@ from pbem.commands import (
     find_seat,
 )
 from pbem.identity import IdentityError, check_address, check_name
+from pbem.inbound import shown
 from pbem.kinds import GameStatus, MailKind, MoveSource
-from pbem.models import Move, Seat
+from pbem.models import Move, Observer, Seat
 from pbem.play import read_choice
 from pbem.view import Answer, when
 
@@ -153,6 +154,50 @@ def _undo(round: Round, rest: str) -> str:
         now_open += f" (the bots played {again} decision(s) at once)" if again else " again"
     round.announced.append(f"The game master took back the last {count} decision(s): {now_open}.")
     return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
+
+
+def _observe(round: Round, rest: str) -> str:
+    """Someone watches the game: every update and the final board, never a prompt."""
+    parts = rest.split()
+    if not parts:
+        raise GmError("Write it as: observe ADDRESS [NAME].")
+    table = round.table
+    try:
+        address = check_address(parts[0])
+        name = check_name(" ".join(parts[1:]) if len(parts) > 1 else address.partition("@")[0])
+    except IdentityError as error:
+        raise GmError(str(error)) from error
+    taken = [s.address for s in table.seats] + [o.address for o in table.observers]
+    if any(a and a.lower() == address.lower() for a in taken):
+        raise GmError(f"{address} has a seat or watches this game already.")
+    assert table.game.id is not None
+    watcher = Observer(
+        game_id=table.game.id,
+        address=address,
+        name=name,
+        secret=secrets.token_hex(16),
+        added_at=table.now,
+    )
+    table.db.add(watcher)
+    table.db.flush()
+    table.observers.append(watcher)
+    round.watchers.append(watcher)
+    round.announced.append(f"{name} watches the game now.")
+    return f"{name} ({address}) watches the game"
+
+
+def _unobserve(round: Round, rest: str) -> str:
+    table = round.table
+    text = rest.strip().lower()
+    found = [o for o in table.observers if text in (o.address.lower(), o.name.lower())]
+    if not text or not found:
+        watching = ", ".join(o.name for o in table.observers) or "nobody"
+        raise GmError(f"Nobody watches as {shown(rest, 40)!r}; watching: {watching}.")
+    watcher = found[0]
+    table.db.delete(watcher)
+    table.observers.remove(watcher)
+    round.announced.append(f"{watcher.name} no longer watches the game.")
+    return f"{watcher.name} no longer watches the game"
 
 
 def _replace(round: Round, rest: str) -> str:
@@ -339,8 +384,22 @@ GM_COMMANDS = Commands(
             _kick,
         ),
         Command("end", "end", "finish the game now, scores as they stand", _end),
+        Command(
+            "observe",
+            "observe ADDRESS [NAME]",
+            "someone watches the game (every update, never a prompt)",
+            _observe,
+            example="observe olga@example.org Olga",
+        ),
+        Command(
+            "unobserve",
+            "unobserve ADDRESS|NAME",
+            "they no longer watch",
+            _unobserve,
+        ),
         STATUS,
         LOG,
+        LOG_TALK,
         BOARD,
         Command("help", "help", "this text", _help, looks=True),
     ),

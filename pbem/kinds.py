@@ -68,6 +68,7 @@ class MailKind(StrEnum):
     ANSWER = "answer"
     GAME_OVER = "game_over"
     GM = "gm"
+    WATCH = "watch"  # news for someone who watches the game
 
 
 class AnswerKind(StrEnum):

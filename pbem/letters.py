@@ -186,6 +186,37 @@ def reminder(at: Moment, seat: int, deadline: view.Deadline | None) -> Mail:
     )
 
 
+def watch(
+    at: Moment,
+    name: str,
+    *,
+    results: Sequence[LineResult] = (),
+    answers: Sequence[Answer] = (),
+    subject: str = "",
+) -> Mail:
+    """The mail of someone who watches the game: the news, the board and the final result;
+    never a decision to make."""
+    you = Player(seat=-1, name=name, colour="", points=0, islands=(), reserve=0)
+    if at.final is not None:
+        kind, title = MailKind.GAME_OVER, _game_over_subject(at)
+    else:
+        kind, title = MailKind.WATCH, f"Watching: {at.waiting.split(':')[0]}"
+    return Mail(
+        kind=kind,
+        game=at.game,
+        subject=subject or title,
+        you=you,
+        results=tuple(results),
+        answers=tuple(answers),
+        happened=at.happened,
+        waiting=at.waiting if at.final is None else "",
+        board=at.board,
+        final=at.final,
+        seats=at.everyone,
+        picture=at.picture,
+    )
+
+
 def _decider(at: Moment) -> str:
     assert at.decision is not None
     player = next(p for p in at.everyone if p.colour == at.decision.colour)

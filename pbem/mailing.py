@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, func, select
 
-from engine import Termination
-from engine.events import Event
+from engine import Event, Termination
 from pbem import letters, view
-from pbem.addressing import GM_SEAT, Tag, gm_token, token
+from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.kinds import GameStatus, MailKind, MailMode
 from pbem.manual import COMMAND_HELP
-from pbem.models import Game, GmTag, Held, Outbox, Seat
+from pbem.models import Game, GmTag, Held, Observer, Outbox, Seat, Talk
 from pbem.picture import board_png
 from pbem.render import render
 from pbem.table import Table
@@ -95,6 +95,8 @@ class Mailer:
             )
             if mine or self.wanted(table, seat, mail):
                 self.queue(table, seat, mail, picture)
+        if news:
+            self.watchers_hear(table, at, picture)
 
     def wanted(self, table: Table, seat: Seat, mail: view.Mail) -> bool:
         """Whether `seat` gets this mail now, by how much mail its player wants: a mail that
@@ -140,7 +142,116 @@ class Mailer:
         number = mail.decision.number if mail.decision is not None else game.decision
         signed = token(seat.secret, game.id, seat.seat, number, game.epoch)
         tag = Tag(game.id, seat.seat, number, signed)
+        talk = self._talk_for(table, seat.talk_seen, seat.seat)
+        if talk:
+            seat.talk_seen = talk[-1].id or seat.talk_seen
+        mail = replace(
+            mail,
+            talk=tuple(_said(t, seat.seat) for t in talk),
+            watching=tuple(o.name for o in table.observers),
+        )
         self._queue_mail(db, game, seat.address, mail, picture, tag, now)
+
+    def queue_watch(
+        self, table: Table, watcher: Observer, mail: view.Mail, picture: Picture | None
+    ) -> None:
+        """A mail to someone who watches the game; its reply address is theirs (for `say`,
+        `status` and the other commands that look)."""
+        game = table.game
+        assert game.id is not None and watcher.id is not None
+        seat = observer_seat(watcher.id)
+        tag = Tag(
+            game.id,
+            seat,
+            game.decision,
+            token(watcher.secret, game.id, seat, game.decision, game.epoch),
+        )
+        talk = [
+            t for t in self._talk_for(table, watcher.talk_seen, None) if t.observer_id != watcher.id
+        ]
+        if talk:
+            watcher.talk_seen = talk[-1].id or watcher.talk_seen
+        mail = replace(
+            mail,
+            talk=tuple(_said(t, None) for t in talk),
+            watching=tuple(o.name for o in table.observers),
+        )
+        self._queue_mail(table.db, game, watcher.address, mail, picture, tag, table.now)
+
+    def welcome_watchers(self, table: Table, watchers: Sequence[Observer]) -> None:
+        """Someone starts to watch the game: a first mail with the board."""
+        if not watchers:
+            return
+        at, picture = self.moment(table)
+        for watcher in watchers:
+            subject = f"You watch game {at.game}"
+            self.queue_watch(
+                table, watcher, letters.watch(at, watcher.name, subject=subject), picture
+            )
+
+    def watchers_hear(
+        self,
+        table: Table,
+        at: letters.Moment,
+        picture: Picture,
+        *,
+        sender: Observer | None = None,
+        results: Sequence[LineResult] = (),
+        answers: Sequence[Answer] = (),
+    ) -> None:
+        """Everyone who watches gets the news of this moment (the sender their answer)."""
+        for watcher in table.observers:
+            mine = watcher is sender
+            if not mine and not at.happened and at.final is None:
+                continue
+            mail = letters.watch(
+                at,
+                watcher.name,
+                results=results if mine else (),
+                answers=answers if mine else (),
+            )
+            self.queue_watch(table, watcher, mail, picture)
+
+    def deliver_talk(self, table: Table, said: Sequence[Talk]) -> None:
+        """Table talk just said reaches at once those who want it so (the others get it
+        with their next mail of the game), and the game masters when the host lets them."""
+        if not said:
+            return
+        waiting = [
+            seat
+            for seat in table.seats
+            if seat.address
+            and not seat.resigned
+            and seat.talk_now
+            and self._talk_for(table, seat.talk_seen, seat.seat)
+        ]
+        if waiting:
+            at, _ = self.moment(table)
+            for seat in waiting:
+                mail = view.Mail(
+                    kind=MailKind.UPDATE,
+                    game=at.game,
+                    subject=f"Table talk in game {at.game}",
+                    you=at.everyone[seat.seat],
+                    waiting=at.waiting if at.final is None else "",
+                )
+                self.queue(table, seat, mail, None)
+        if self.settings.gm_reads_talk:
+            names = {s.seat: f"{s.name} ({s.colour})" for s in table.seats}
+            lines = [
+                f"{t.speaker} to {'the table' if t.to_seat is None else names[t.to_seat]}: {t.text}"
+                for t in said
+            ]
+            self.queue_gm(table, subject=f"Table talk in game {table.game.id}", happened=lines)
+
+    def _talk_for(self, table: Table, seen: int, seat: int | None) -> list[Talk]:
+        """Table talk after `seen` that `seat` may read (None: an observer), oldest first:
+        what was said to everyone and to that seat, not what the seat said itself."""
+        query = select(Talk).where(Talk.game_id == table.game.id, col(Talk.id) > seen)
+        talk = list(table.db.exec(query.order_by(col(Talk.id))))
+        if seat is None:
+            return [t for t in talk if t.to_seat is None]
+        return [t for t in talk if t.seat != seat and t.to_seat in (None, seat)]
 
     def queue_gm(
         self,
@@ -244,6 +355,12 @@ class Mailer:
             headers=_headers(mail),
         )
         _outbox(db, game.id, address, message, now)
+
+
+def _said(talk: Talk, reader: int | None) -> str:
+    """A line of table talk as its reader sees it."""
+    to = "the table" if talk.to_seat is None else "you only" if talk.to_seat == reader else ""
+    return f"{talk.speaker} to {to}: {talk.text}"
 
 
 def _outbox(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import SYNTAX
 from pbem.gm_commands import GM_COMMANDS
-from pbem.play import PLAYER_COMMANDS
+from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS
 from pbem.view import CommandHelp
 
 
@@ -17,6 +17,7 @@ def command_help() -> CommandHelp:
             (c.example, c.summary) for c in PLAYER_COMMANDS if not c.looks and c.example
         ),
         gm=GM_COMMANDS.help_lines(),
+        watching=tuple(c.name for c in OBSERVER_COMMANDS),
     )
 
 

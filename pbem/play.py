@@ -13,7 +13,17 @@ from sqlmodel import col, func, select
 from engine import Choice, ChoiceError, ChoiceMade, State, is_move_word, parse_choice
 from pbem import decision_clock
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
-from pbem.commands import BOARD, LOG, STATUS, Command, CommandError, Commands, Round, find_seat
+from pbem.commands import (
+    BOARD,
+    LOG,
+    LOG_TALK,
+    STATUS,
+    Command,
+    CommandError,
+    Commands,
+    Round,
+    find_seat,
+)
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, MailMode, MoveSource
 from pbem.models import Game, MailChoice, Seat, Talk
@@ -233,13 +243,22 @@ def _talk_text(text: str) -> str:
 
 
 def _talk(round: Round, text: str, to: Seat | None) -> Talk:
-    table, seat = round.table, _seat(round)
+    table, watcher = round.table, round.observer
+    if watcher is not None:
+        if not table.game.observers_talk:
+            raise CommandError("Observers of this game watch; they do not talk to the table.")
+        mine = col(Talk.observer_id) == watcher.id
+        speaker, seat_number = f"{watcher.name} (watching)", None
+    else:
+        seat = _seat(round)
+        mine = col(Talk.seat) == seat.seat
+        speaker, seat_number = f"{seat.name} ({seat.colour})", seat.seat
     limit = table.settings.talk_per_day
     since = table.now - timedelta(days=1)
     said = table.db.exec(
         select(func.count())
         .select_from(Talk)
-        .where(Talk.game_id == table.game.id, Talk.seat == seat.seat, col(Talk.at) > since)
+        .where(Talk.game_id == table.game.id, mine, col(Talk.at) > since)
     ).one()
     if said >= limit:
         raise CommandError(
@@ -252,8 +271,9 @@ def _talk(round: Round, text: str, to: Seat | None) -> Talk:
     talk = Talk(
         game_id=table.game.id,
         at=table.now,
-        seat=seat.seat,
-        speaker=f"{seat.name} ({seat.colour})",
+        seat=seat_number,
+        observer_id=None if watcher is None else watcher.id,
+        speaker=speaker,
         to_seat=None if to is None else to.seat,
         text=_talk_text(text),
     )
@@ -440,9 +460,14 @@ RESIGN = Command(
 )
 CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
 
+# what an observer may write
+OBSERVER_COMMANDS = Commands(
+    (HELP, BOARD, STATUS, LOG, LOG_TALK, SAY), noun="a command for observers"
+)
+
 # what a player may write; any other line is read as a move
 PLAYER_COMMANDS = Commands(
-    (HELP, RULES, BOARD, STATUS, LOG, VACATION, TZ, SAY, TELL, MAIL, RESIGN, CONFIRM),
+    (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, VACATION, TZ, SAY, TELL, MAIL, RESIGN, CONFIRM),
     other=MOVE,
     other_words=lambda word: is_move_word(word) or word.rstrip(").").isnumeric(),
     sign_off=True,

@@ -13,6 +13,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from pbem.rulestext import blocks as rules_blocks
 from pbem.view import Board, CommandHelp, GmMail, Mail, Notice
 
 WIDTH = 78
@@ -67,6 +68,7 @@ def environment() -> Environment:
     env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
     env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
     env.globals["shared"] = _shared
+    env.globals["rules"] = rules_blocks
     return env
 
 

@@ -11,8 +11,8 @@ from email.message import Message
 
 from sqlmodel import Session, col, func, select
 
-from pbem import view
-from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, token_epoch
+from pbem import letters, view
+from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, observer_of, token_epoch
 from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
 from pbem.budget import may_answer
@@ -23,7 +23,7 @@ from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
 from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome
 from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
-from pbem.play import PLAYER_COMMANDS
+from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS
 from pbem.replytext import reply_text
 from pbem.service import Service
 from pbem.table import Table
@@ -178,6 +178,9 @@ class Replies:
         game, seats = table.game, table.seats
         if tag.seat == GM_SEAT:
             return self._handle_gm(table, lines, sender, tag, inbound)
+        watcher_id = observer_of(tag.seat)
+        if watcher_id is not None:
+            return self._handle_watcher(table, lines, sender, tag, inbound, watcher_id)
         epoch = None
         if 0 <= tag.seat < len(seats):
             epoch = token_epoch(seats[tag.seat].secret, tag, game.epoch)
@@ -302,6 +305,60 @@ class Replies:
         )
         return outcome, _told(round.results)
 
+    def _handle_watcher(
+        self,
+        table: Table,
+        lines: list[str],
+        sender: str,
+        tag: Tag,
+        inbound: Inbound,
+        watcher_id: int,
+    ) -> tuple[MailOutcome, str]:
+        """A reply from someone who watches: only the commands that look, and `say` when the
+        game lets observers talk."""
+        watcher = next((o for o in table.observers if o.id == watcher_id), None)
+        if watcher is None or token_epoch(watcher.secret, tag, table.game.epoch) is None:
+            return MailOutcome.REFUSED, "bad token"
+        if sender != watcher.address.lower():
+            return MailOutcome.REFUSED, "sender is not the observer's address"
+        keys = _replay_keys(tag, lines, table.game, None)
+        replayed = self._replayed(table.db, keys)
+        if replayed:
+            return MailOutcome.IGNORED, replayed
+        round = Round(
+            table,
+            self.service.mail,
+            sender,
+            None,
+            tag,
+            opened=table.game.decision,
+            inbound_id=inbound.id,
+            observer=watcher,
+        )
+        run_lines(round, lines, OBSERVER_COMMANDS)
+        table.db.add(ReplyUse(key=keys[not round.applied], inbound_id=inbound.id, at=table.now))
+        outcome = (
+            MailOutcome.REJECTED
+            if round.failed
+            else MailOutcome.APPLIED
+            if round.applied
+            else MailOutcome.ANSWERED
+        )
+        kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER
+        per_day = self.settings.answers_per_day
+        if may_answer(table.db, sender, kind, table.now, per_day):
+            at, picture = self.service.mail.moment(table)
+            mail = letters.watch(
+                at,
+                watcher.name,
+                results=round.results,
+                answers=round.answers,
+                subject="Not applied: see why" if round.failed else "Your answer",
+            )
+            self.service.mail.queue_watch(table, watcher, mail, picture)
+        self.service.mail.deliver_talk(table, round.talk)
+        return outcome, _told(round.results)
+
     def _play(
         self, table: Table, seat: Seat, tag: Tag, lines: list[str], inbound: Inbound
     ) -> tuple[MailOutcome, str, bool]:
@@ -356,6 +413,7 @@ class Replies:
             show_board=round.show_board,
             announced=announced,
         )
+        self.service.mail.deliver_talk(table, round.talk)
         return outcome, _told(results), acted
 
     def _answer_lost(self, db: Session, sender: str, now: datetime) -> None:

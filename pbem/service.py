@@ -27,7 +27,7 @@ from pbem.config import Settings
 from pbem.db import session
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.mailing import Mailer
-from pbem.models import Game, MailChoice, Seat
+from pbem.models import Game, MailChoice, Observer, Seat
 from pbem.table import GameError, StateCache, Table
 
 log = logging.getLogger(__name__)
@@ -60,11 +60,15 @@ class Service:
         stack: Sequence[str] | None = None,
         deadline: str | None = None,
         gm: str | None = None,
+        observers: Sequence[tuple[str, str | None]] = (),
+        observers_talk: bool = False,
         now: datetime,
     ) -> int:
-        """Create a game, play its bot seats up to the first human decision, queue the mails."""
+        """Create a game, play its bot seats up to the first human decision, queue the mails.
+        `observers` (address, name or None) watch it; with `observers_talk` they may `say`."""
         now = as_utc(now)
         seats = _check_seats(specs)
+        watchers = _check_observers(observers, seats)
         colours = [s.colour for s in seats]
         try:
             if stack:
@@ -96,6 +100,7 @@ class Service:
                 deadline_seconds=seconds,
                 gm_address=gm,
                 gm_secret=secrets.token_hex(16),
+                observers_talk=observers_talk,
             )
             db.add(game)
             db.flush()
@@ -118,7 +123,18 @@ class Service:
                     row.mail_mode, row.digest_hour = choice.mail_mode, choice.digest_hour
                     row.talk_now, row.digest_at = choice.talk_now, now
             db.add_all(rows)
-            table = Table(db, game, rows, State(setup), now, self.settings, self.cache)
+            watching = [
+                Observer(
+                    game_id=game.id,
+                    address=address,
+                    name=name,
+                    secret=secrets.token_hex(16),
+                    added_at=now,
+                )
+                for address, name in watchers
+            ]
+            db.add_all(watching)
+            table = Table(db, game, rows, State(setup), now, self.settings, self.cache, watching)
             events = table.advance()
             at, picture = self.mail.moment(table, events)
             for row in rows:
@@ -129,6 +145,7 @@ class Service:
                 seat = rows[decision.seat]
                 prompt = letters.letter(at, seat.seat, deadline=self.mail.deadline_view(game, seat))
                 self.mail.queue(table, seat, prompt, picture)
+            self.mail.welcome_watchers(table, watching)
             self.mail.queue_gm(  # the game's own game master and the host's, if any
                 table,
                 subject=f"You are the game master of game {game.id}",
@@ -152,6 +169,25 @@ class Service:
         """The game `game_id` as stored, to read: its row, its seats and its state."""
         table = self.table(db, game_id, utc_now())
         return table.game, table.seats, table.state
+
+
+def _check_observers(
+    observers: Sequence[tuple[str, str | None]], seats: Sequence[SeatSpec]
+) -> list[tuple[str, str]]:
+    """Observers' addresses and names, checked; raises GameError."""
+    taken = {s.address.lower() for s in seats if s.address}
+    checked: list[tuple[str, str]] = []
+    for address, name in observers:
+        try:
+            address = check_address(address)
+            name = check_name(name or address.partition("@")[0])
+        except IdentityError as error:
+            raise GameError(str(error)) from error
+        if address.lower() in taken:
+            raise GameError(f"{address} has a seat or watches the game already.")
+        taken.add(address.lower())
+        checked.append((address, name))
+    return checked
 
 
 def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:

@@ -10,19 +10,17 @@ Nothing here queues mail; the caller tells the players (`pbem.mailing`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from engine import Choice, Setup, State, parse_choice
-from engine.bots import make_bot
-from engine.events import Event
+from engine import Choice, Event, Setup, State, make_bot, parse_choice
 from pbem import decision_clock
 from pbem.config import Settings
 from pbem.errors import PbemError
 from pbem.kinds import GameStatus, MoveSource
-from pbem.models import Game, Move, Seat
+from pbem.models import Game, Move, Observer, Seat
 
 
 class GameError(PbemError, ValueError):
@@ -58,6 +56,7 @@ class Table:
     now: datetime
     settings: Settings
     cache: StateCache
+    observers: list[Observer] = field(default_factory=list)
 
     @classmethod
     def load(
@@ -68,7 +67,11 @@ class Table:
         if game is None:
             raise GameError(f"There is no game {game_id}.")
         seats = list(db.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
-        return cls(db, game, seats, _stored_state(db, game, cache), now, settings, cache)
+        observers = list(
+            db.exec(select(Observer).where(Observer.game_id == game_id).order_by(col(Observer.id)))
+        )
+        state = _stored_state(db, game, cache)
+        return cls(db, game, seats, state, now, settings, cache, observers)
 
     @property
     def names(self) -> list[str]:

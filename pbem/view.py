@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import engine  # for engine.preview: `from engine import preview` reads as its module
 from engine import (
     BEACH_LETTERS,
     DIRECTION_WORDS,
@@ -18,6 +19,7 @@ from engine import (
     LETTERS,
     SEAS,
     SYNTAX,
+    Choice,
     ChoiceMade,
     Event,
     Outcome,
@@ -27,14 +29,17 @@ from engine import (
     Termination,
     TileDrawn,
     TilePlaced,
+    TilePreview,
     VoyagePassed,
     neighbour,
     what_is_asked,
 )
 from pbem.hexmap import hex_map, sea_legend, tile_turns
 from pbem.kinds import LineOutcome, MailKind
+from pbem.leads import leads
 
 MAX_LISTED = 120
+SHORT_LEADS = 12  # more options listed than this: each says where it leads in fewer words
 
 # the commands that can answer each kind of decision
 COMMANDS_FOR = {
@@ -121,6 +126,7 @@ class Board:
 class Option:
     number: int
     command: str
+    leads: str = ""  # where the option leads, in a few words ("" when nothing to say)
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,8 @@ class Mail:
     final: Final | None = None
     seats: tuple[Player, ...] = ()
     picture: str | None = None  # the Content-ID of the board picture
+    talk: tuple[str, ...] = ()  # table talk for this reader since their last mail
+    watching: tuple[str, ...] = ()  # the names of those who watch the game
 
 
 @dataclass(frozen=True)
@@ -204,6 +212,7 @@ class CommandHelp:
     looks: tuple[tuple[str, str], ...]  # a player's commands that look: (name, what it shows)
     settings: tuple[tuple[str, str], ...]  # a seat's settings: (example, what it does)
     gm: tuple[str, ...]  # the game master's commands, one help line each
+    watching: tuple[str, ...] = ()  # what an observer may write
 
     @staticmethod
     def listed(pairs: Sequence[tuple[str, str]]) -> str:
@@ -315,19 +324,37 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
     legal = state.legal_choices()
     kind = open_decision.kind
     verbs = _verbs(legal)
+    listed = legal[:MAX_LISTED]
+    short = len(listed) > SHORT_LEADS
     return Decision(
         number=open_decision.number,
         kind=kind,
         colour=open_decision.colour,
         asked=what_is_asked(state),
         options=tuple(
-            Option(n, str(choice)) for n, choice in enumerate(legal[:MAX_LISTED], start=1)
+            Option(n, str(choice), _leads(state, choice, short=short))
+            for n, choice in enumerate(listed, start=1)
         ),
         total=len(legal),
         syntax=tuple(SYNTAX[verb] for verb in COMMANDS_FOR[kind] if verb in verbs),
         deadline=deadline,
         turns=_turns(open_decision.tile, legal),
     )
+
+
+def _leads(state: State, choice: Choice, *, short: bool) -> str:
+    """Where `choice` leads, in words; nothing for the boats of the set-up and of a new
+    island, which never fill a beach."""
+    if state.phase in (Phase.SETUP, Phase.COLONY_BOAT):
+        return ""
+    seen = engine.preview(state, choice)
+    around: dict[int, str] = {}
+    if isinstance(seen, TilePreview):
+        for direction in range(6):
+            tile = state.tile_at(neighbour(seen.place, direction))
+            if tile is not None:
+                around[direction] = tile
+    return leads(seen, short=short, around=around)
 
 
 def _turns(tile: str | None, legal: Sequence[object]) -> tuple[str, ...]:

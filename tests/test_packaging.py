@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "engine", "pbem", "templates", "README.md")
+SOURCES = ("pyproject.toml", "engine", "pbem", "templates", "docs", "README.md")
 
 
 def test_an_installed_copy_creates_a_game_and_mails_it(tmp_path: Path) -> None:
@@ -25,12 +25,18 @@ def test_an_installed_copy_creates_a_game_and_mails_it(tmp_path: Path) -> None:
     assert sorted(p.name for p in (target / "pbem" / "templates").glob("*.j2")) == sorted(
         p.name for p in (ROOT / "templates").glob("*.j2")
     )
+    assert (target / "pbem" / "docs" / "rules.md").read_text() == (
+        ROOT / "docs" / "rules.md"
+    ).read_text()
     work = tmp_path / "work"
     work.mkdir()
     env = {"PYTHONPATH": str(target)}
     new_game = ("new-game", "--player", "Ann:ann@example.test", "--bot", "Kai:greedy")
     assert _run(work, env, "-m", "pbem.cli", *new_game).strip() == "1"
-    where = "import pbem.render, engine.tiles; print(pbem.render.__file__, engine.tiles.__file__)"
+    where = (
+        "import pbem.render, pbem.rulestext, engine.tiles; "
+        "print(pbem.render.__file__, pbem.rulestext.rules_path(), engine.tiles.__file__)"
+    )
     assert all(f.startswith(str(target)) for f in _run(work, env, "-c", where).split())
     # Ann's welcome and her set-up prompt, rendered from the installed templates
     assert "sent 2 mails, 0 failed" in _run(work, env, "-m", "pbem.cli", "poll")

@@ -1,0 +1,96 @@
+"""The rules for players (`docs/rules.md`, installed as `pbem/docs/rules.md`) as the mails show
+them: headings, paragraphs and list items, each as plain text and as HTML.
+
+Only the markdown that file uses is read: `#` and `##` headings, `- ` list items, paragraphs,
+`code` and **bold**.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from markupsafe import Markup, escape
+
+CODE_STYLE = (
+    "font-family:Menlo,Consolas,'Courier New',monospace;font-size:14px;"
+    "background:#f3f6f8;padding:0 3px;border-radius:3px;white-space:nowrap;"
+)
+NBSP = "\u00a0"
+_CODE = re.compile(r"`([^`]+)`")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One heading, paragraph or list item; `gap` when a blank line comes before it."""
+
+    kind: str  # "title", "heading", "paragraph" or "item"
+    source: str  # its markdown, on one line
+    gap: bool
+
+    @property
+    def text(self) -> str:
+        return _BOLD.sub(r"\1", _CODE.sub(r"\1", self.source))
+
+    @property
+    def unbroken(self) -> str:
+        """`text` with the spaces inside commands as NO-BREAK SPACE, so that wrapping keeps
+        each command on one line (the template turns them back into spaces)."""
+        kept = _CODE.sub(lambda m: m[1].replace(" ", NBSP), self.source)
+        return _BOLD.sub(r"\1", kept)
+
+    @property
+    def html(self) -> Markup:
+        page = str(escape(self.source))
+        page = _CODE.sub(lambda m: f'<code style="{CODE_STYLE}">{m[1]}</code>', page)
+        return Markup(_BOLD.sub(r"<b>\1</b>", page))
+
+
+def rules_path() -> Path:
+    """The installed copy, or `docs/rules.md` of the checkout."""
+    here = Path(__file__).resolve().parent
+    installed = here / "docs" / "rules.md"
+    return installed if installed.is_file() else here.parent / "docs" / "rules.md"
+
+
+def parse(markdown: str) -> tuple[Block, ...]:
+    """The blocks of a markdown text; the lines of one paragraph or item are joined."""
+    blocks: list[Block] = []
+    kind = ""
+    lines: list[str] = []
+
+    def close() -> None:
+        nonlocal kind, lines
+        if lines:
+            after = blocks[-1].kind if blocks else ""
+            gap = bool(blocks) and kind != "item" and after not in ("title", "heading")
+            blocks.append(Block(kind, " ".join(lines), gap or kind == "heading"))
+        kind, lines = "", []
+
+    for raw in markdown.splitlines():
+        line = raw.strip()
+        heading = re.fullmatch(r"(#{1,2}) +(.+)", line)
+        if not line or heading or line.startswith("- "):
+            close()
+        if heading:
+            kind, lines = ("title" if len(heading[1]) == 1 else "heading"), [heading[2]]
+            close()
+        elif line.startswith("- "):
+            kind, lines = "item", [line[2:].strip()]
+        elif line:
+            kind = kind or "paragraph"
+            lines.append(line)
+    close()
+    return tuple(blocks)
+
+
+@cache
+def blocks() -> tuple[Block, ...]:
+    """The rules for players, read once."""
+    return parse(rules_path().read_text(encoding="utf-8"))
+
+
+__all__ = ["NBSP", "Block", "blocks", "parse", "rules_path"]
