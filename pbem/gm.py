@@ -95,7 +95,11 @@ class GameMaster:
         mail.welcome_watchers(table, round.watchers)
         if round.announced or round.events:
             mail.queue_round(
-                table, round.events, announced=round.announced, subject="News from the game master"
+                table,
+                round.events,
+                announced=round.announced,
+                subject="News from the game master",
+                welcomed=round.watchers,
             )
         if round.answering is not None and not round.applied:  # an answer alone: in the budget
             kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER

@@ -74,9 +74,11 @@ class Mailer:
         show_board: bool = False,
         announced: Sequence[str] = (),
         subject: str = "",
+        welcomed: Sequence[Observer] = (),
     ) -> None:
         """The sender hears how their reply went; if anything moved or is announced, everyone
-        hears what happened, and whoever decides next gets their options."""
+        hears what happened (but observers `welcomed` in this round, who got the board),
+        and whoever decides next gets their options."""
         at, picture = self.moment(table, events, announced)
         news = bool(events) or bool(announced)
         for seat in table.seats:
@@ -96,7 +98,7 @@ class Mailer:
             if mine or self.wanted(table, seat, mail):
                 self.queue(table, seat, mail, picture)
         if news:
-            self.watchers_hear(table, at, picture)
+            self.watchers_hear(table, at, picture, skip=welcomed)
 
     def wanted(self, table: Table, seat: Seat, mail: view.Mail) -> bool:
         """Whether `seat` gets this mail now, by how much mail its player wants: a mail that
@@ -198,9 +200,12 @@ class Mailer:
         sender: Observer | None = None,
         results: Sequence[LineResult] = (),
         answers: Sequence[Answer] = (),
+        skip: Sequence[Observer] = (),
     ) -> None:
         """Everyone who watches gets the news of this moment (the sender their answer)."""
         for watcher in table.observers:
+            if any(watcher is other for other in skip):
+                continue
             mine = watcher is sender
             if not mine and not at.happened and at.final is None:
                 continue

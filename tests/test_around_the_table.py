@@ -191,3 +191,115 @@ def test_mail_settings_for_all_games_reach_the_other_games_and_the_next(tmp_path
         assert db.get(MailChoice, BOB) is not None
     _game(service)
     assert [s.mail_mode for s in _seats(service, 3)] == ["all", "turns", "all"]
+
+
+OLGA = "olga@example.test"
+
+
+def test_table_talk_comes_with_the_next_mail_or_at_once_and_a_tell_to_one_only(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path, gm_reads_talk=True)
+    _game(service)
+    mails = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, CY), "mail talk now"), START + HOUR) == (
+        "applied"
+    )
+    take_mail(service)
+    body = "say Good luck, everyone!\ntell red Shall we share Samoa?"
+    assert handle(service, reply_to(_newest(mails, BOB), body), START + 2 * HOUR) == "applied"
+    told = take_mail(service)
+    # Cy wants talk at once; Ann gets it with her next mail; the game master gets a copy
+    to_cy = [m for m in told if m["To"] == CY]
+    assert [str(m["Subject"]) for m in to_cy] == ["[Tongiaki g1] Table talk in game 1"]
+    cy_text = text_of(to_cy[0])
+    assert "TABLE TALK\n- Bob (blue) to the table: Good luck, everyone!" in cy_text
+    assert "Samoa" not in cy_text
+    assert BOB not in [m["To"] for m in told] or "TABLE TALK" not in text_of(_newest(told, BOB))
+    gm = [m for m in told if m["To"] == "gm@example.test"]
+    assert gm and "Bob (blue) to Ann (red): Shall we share Samoa?" in text_of(gm[0])
+    assert ANN not in [m["To"] for m in told]
+    players = (ANN, BOB, CY)  # the game masters know the addresses; the players never
+    assert all(BOB not in text_of(m) for m in told if m["To"] in players and m["To"] != BOB)
+    # Ann's next mail (her set-up prompt after her own move) carries both lines
+    assert handle(service, reply_to(_newest(mails, ANN), "1"), START + 3 * HOUR) == "applied"
+    ann_text = text_of(_newest(take_mail(service), ANN))
+    assert "- Bob (blue) to the table: Good luck, everyone!" in ann_text
+    assert "- Bob (blue) to you only: Shall we share Samoa?" in ann_text
+    # and only once
+    assert handle(service, reply_to(_newest(mails, ANN), "status"), START + 4 * HOUR) == (
+        "answered"
+    )
+    assert "TABLE TALK" not in text_of(_newest(take_mail(service), ANN))
+    # log talk: each reads what they may
+    assert handle(service, reply_to(_newest(mails, CY), "log talk"), START + 5 * HOUR) == (
+        "answered"
+    )
+    cy_log = text_of(_newest(take_mail(service), CY))
+    assert "Bob (blue) to the table: Good luck, everyone!" in cy_log
+    assert "Samoa" not in cy_log
+
+
+def test_observers_watch_every_update_never_get_a_prompt_and_talk_only_if_allowed(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    service.new_game(
+        [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")],
+        seed=3,
+        observers=[(OLGA, "Olga")],
+        now=START,
+    )
+    mails = take_mail(service)
+    to_olga = [m for m in mails if m["To"] == OLGA]
+    assert [m["X-Tongiaki-Kind"] for m in to_olga] == ["watch"]
+    assert "You watch game 1" in str(to_olga[0]["Subject"])
+    assert "Watching: Olga." in text_of(_newest(mails, ANN))
+    assert handle(service, reply_to(_newest(mails, ANN), "1"), START + HOUR) == "applied"
+    told = take_mail(service)
+    olga = [m for m in told if m["To"] == OLGA]
+    assert [m["X-Tongiaki-Kind"] for m in olga] == ["watch"]
+    assert "Red put 1 boat on Tonga" in text_of(olga[0])
+    assert not any(m["X-Tongiaki-Decision"] for m in olga)
+    # Olga may look, not move, and not talk in this game
+    assert handle(service, reply_to(olga[0], "status"), START + 2 * HOUR) == "answered"
+    assert "Now waiting for Bob (blue)" in text_of(take_mail(service)[0])
+    assert handle(service, reply_to(olga[0], "1"), START + 3 * HOUR) == "rejected"
+    assert "is not a command for observers" in _detail(service)
+    take_mail(service)
+    assert handle(service, reply_to(olga[0], "say hi"), START + 4 * HOUR) == "rejected"
+    assert "Observers of this game watch" in _detail(service)
+    # another address cannot use Olga's reply address
+    forged = reply_to(olga[0], "status", sender="mallory@example.test")
+    assert handle(service, forged, START + 5 * HOUR) == "refused"
+
+
+def test_the_game_master_adds_an_observer_who_may_talk_when_the_game_allows_it(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    service.new_game(
+        [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")],
+        seed=3,
+        gm="gm@example.test",
+        observers_talk=True,
+        now=START,
+    )
+    take_mail(service)
+    results, _ = GameMaster(service).run_host(1, ["observe olga@example.test Olga"], START + HOUR)
+    assert [r.outcome for r in results] == ["applied"]
+    told = take_mail(service)
+    olga = _newest(told, OLGA)
+    assert "You watch game 1" in str(olga["Subject"])
+    assert "Olga watches the game now." in text_of(_newest(told, ANN))
+    assert handle(service, reply_to(olga, "say Nice opening!"), START + 2 * HOUR) == "applied"
+    take_mail(service)
+    results, _ = GameMaster(service).run_host(1, ["unobserve Olga"], START + 3 * HOUR)
+    assert [r.outcome for r in results] == ["applied"]
+    told = take_mail(service)
+    assert OLGA not in [m["To"] for m in told]
+    ann = text_of(_newest(told, ANN))
+    assert "Olga (watching) to the table: Nice opening!" in ann
+    assert "Watching:" not in ann
+    again, _ = GameMaster(service).run_host(1, ["observe ann@example.test"], START + 4 * HOUR)
+    assert again[0].outcome == "rejected" and "has a seat or watches" in again[0].detail
