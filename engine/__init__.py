@@ -91,6 +91,7 @@ from engine.setup import Setup, SetupError, tile_name
 from engine.state import State, clear_listing_caches
 from engine.tiles import (
     BEACH_LETTERS,
+    ISLAND_ALIASES,
     ISLANDS,
     SEAS,
     STACK_TILES,
@@ -111,6 +112,7 @@ __all__ = [
     "DIRECTIONS",
     "DIRECTION_WORDS",
     "ISLANDS",
+    "ISLAND_ALIASES",
     "LETTERS",
     "SEAS",
     "STACK_TILES",

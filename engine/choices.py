@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from engine.colours import LETTERS
 from engine.hexgrid import DIRECTIONS
-from engine.tiles import BEACH_LETTERS
+from engine.tiles import BEACH_LETTERS, SEAS
 
 
 def _beaches(indices: tuple[int, ...]) -> str:
@@ -121,7 +121,9 @@ class PutTile:
     red: int
 
     def __str__(self) -> str:
-        place = "centre" if self.anchor is None else f"{self.anchor} {DIRECTIONS[self.direction]}"
+        # a sea tile is written "sea N", so that it never reads as the direction N
+        anchor = f"sea {self.anchor}" if self.anchor in SEAS else self.anchor
+        place = "centre" if anchor is None else f"{anchor} {DIRECTIONS[self.direction]}"
         return f"put {place} red {DIRECTIONS[self.red]}"
 
 

@@ -31,7 +31,8 @@ SYNTAX = {
     "colonise": "colonise",
     "emigrate": "emigrate ISLAND BEACH JETTY, for example: emigrate Samoa b NE",
     "land": "land ISLAND BEACH:COLOURS ... [out:COLOURS], for example: land Samoa a:RR b:B",
-    "put": "put TILE DIRECTION red DIRECTION, for example: put Samoa NE red S",
+    "put": "put TILE DIRECTION red DIRECTION, for example: put Samoa NE red S or put sea B S "
+    "red N",
 }
 
 _VERBS = {
@@ -215,6 +216,8 @@ def _put(args: list[str]) -> Choice:
 
 
 def _anchor(tokens: list[str]) -> str:
+    if len(tokens) == 2 and tokens[0] == "sea" and tokens[1].upper() in SEAS:
+        return tokens[1].upper()  # "sea N": the sea tile N
     if len(tokens) == 1 and tokens[0].upper() in SEAS:
         return tokens[0].upper()
     island, rest = _island(tokens)

@@ -30,6 +30,8 @@ def automatic_reason(message: Message, service_address: str, sender: str) -> str
     content_type = message.get_content_type()
     if content_type == "multipart/report":
         return "a delivery or read report"
+    if _calendar_reply(message):
+        return "a calendar's answer to the deadline event (method=REPLY)"
     local = sender.partition("@")[0]
     if not sender:
         return "no sender"
@@ -40,3 +42,20 @@ def automatic_reason(message: Message, service_address: str, sender: str) -> str
     if local_base == service_local and sender.endswith("@" + service_domain):
         return "sent by this service"
     return None
+
+
+def _calendar_reply(message: Message) -> bool:
+    """Whether a mail is a calendar's Accept/Decline answer: a text/calendar part with
+    method=REPLY, at the top or among the first parts (walked without recursion)."""
+    parts, seen = [message], 0
+    while parts and seen < 20:
+        part = parts.pop()
+        seen += 1
+        if part.get_content_type() == "text/calendar":
+            if str(part.get_param("method", "")).upper() == "REPLY":
+                return True
+        elif part.is_multipart():
+            payload = part.get_payload()
+            if isinstance(payload, list):
+                parts.extend(p for p in payload[:10] if isinstance(p, Message))
+    return False

@@ -43,10 +43,12 @@ def compose(
     now: datetime,
     headers: dict[str, str] | None = None,
     calendar: bytes | None = None,
+    record: tuple[str, bytes] | None = None,
 ) -> bytes:
     """A multipart mail: text, and HTML with the board picture inline when there is one;
     `tag` makes its reply address answer a decision. A `calendar` (an iCalendar object, as
-    `pbem.calendar` makes them) comes after them as the attachment `deadline.ics`.
+    `pbem.calendar` makes them) comes after them as the attachment `deadline.ics`, and a
+    `record` (file name, HTML) as an attached file.
 
     The headers are made by the `email` package; the body parts are put together here, with
     the picture encoded once per round: the service writes several such mails for every move,
@@ -78,10 +80,23 @@ def compose(
     if picture is not None:
         page = _multipart("related", f"{boundary}_r", [page, picture.part])
     shown = [_text(text, "plain"), page]
-    if calendar is None:
+    extra = [_calendar(calendar)] if calendar is not None else []
+    if record is not None:
+        extra.append(_attachment(*record))
+    if not extra:
         return _multipart("alternative", boundary, shown, head.as_bytes())
     alternative = _multipart("alternative", boundary, shown)
-    return _multipart("mixed", f"{boundary}_m", [alternative, _calendar(calendar)], head.as_bytes())
+    return _multipart("mixed", f"{boundary}_m", [alternative, *extra], head.as_bytes())
+
+
+def _attachment(filename: str, page: bytes) -> bytes:
+    """An HTML file attached (the record of a game), in base64."""
+    head = (
+        f'Content-Type: text/html; charset="utf-8"; name="{filename}"\n'
+        "Content-Transfer-Encoding: base64\n"
+        f'Content-Disposition: attachment; filename="{filename}"\n\n'
+    )
+    return head.encode("ascii") + base64.encodebytes(page) + b"\n"
 
 
 def _body(boundary: str, parts: list[bytes]) -> bytes:

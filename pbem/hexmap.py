@@ -56,7 +56,7 @@ def short_name(island: str) -> str:
 
 def tile_label(name: str) -> str:
     """How a put command names a tile as anchor: an island's short name or a sea letter."""
-    return name if name in SEAS else short_name(name)
+    return f"sea {name}" if name in SEAS else short_name(name)
 
 
 def place_label(anchor: str | None, direction: int) -> tuple[str, str]:
@@ -155,7 +155,7 @@ def tile_turns(name: str, reds: Iterable[int]) -> list[str]:
 def sea_legend(state: State) -> list[str]:
     """One line per sea tile on the board, in placement order: its trails and their dangers."""
     return [
-        f"{name}: {', '.join(sea_trails(name, rotation))}"
+        f"sea {name}: {', '.join(sea_trails(name, rotation))}"
         for name, rotation in state.tiles.values()
         if name in SEAS
     ]

@@ -50,10 +50,11 @@ def moment(
     announced: Sequence[str] = (),
     ended: Termination | None = None,
     paused: bool = False,
+    resigned: Sequence[bool] = (),
 ) -> Moment:
     """`announced`: what the service or the game master did, told before the events;
     `ended`: why the game ended when the rules did not end it (the game master did)."""
-    board = view.board(state, names, bots)
+    board = view.board(state, names, bots, resigned)
     over = ended is not None or state.decision is None
     return Moment(
         game=game,
@@ -226,4 +227,4 @@ def _decider(at: Moment) -> str:
 def _game_over_subject(at: Moment) -> str:
     assert at.final is not None
     winners = [player.name for rank, player, _ in at.final.standings if rank == 1]
-    return f"Game over: {' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"
+    return f"Game over: {' and '.join(winners)} {'won' if len(winners) == 1 else 'share the win'}"

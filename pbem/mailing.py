@@ -11,11 +11,13 @@ from datetime import datetime
 from sqlmodel import Session, col, func, select
 
 from engine import Event, Termination
+from pbem import calendar as ics
 from pbem import letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
 from pbem.config import Settings
+from pbem.export import game_record_html
 from pbem.kinds import GameStatus, MailKind, MailMode
 from pbem.manual import COMMAND_HELP
 from pbem.models import Game, GmTag, Held, Observer, Outbox, Seat, Talk
@@ -30,6 +32,7 @@ class Mailer:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._records: dict[tuple[int, int], tuple[str, bytes]] = {}  # the last game's record
 
     def gm_addresses(self, game: Game) -> list[str]:
         """Who may act as game master of `game`: its own GM, and the host's GMs."""
@@ -60,6 +63,7 @@ class Mailer:
             announced=announced,
             ended=Termination.GAME_MASTER if game.ended_by else None,
             paused=game.status == GameStatus.PAUSED,
+            resigned=[s.resigned for s in table.seats],
         )
         return at, picture
 
@@ -152,7 +156,65 @@ class Mailer:
             talk=tuple(_said(t, seat.seat) for t in talk),
             watching=tuple(o.name for o in table.observers),
         )
-        self._queue_mail(db, game, seat.address, mail, picture, tag, now)
+        self._queue_mail(
+            db,
+            game,
+            seat.address,
+            mail,
+            picture,
+            tag,
+            now,
+            self._event(table, seat, mail),
+            self._record(table) if mail.kind == MailKind.GAME_OVER else None,
+        )
+
+    def _record(self, table: Table) -> tuple[str, bytes] | None:
+        """The record of the game for its game-over mails, when the host attaches it: made
+        once for all of them."""
+        if self.settings.export_on_game_over != "attach":
+            return None
+        game_id = table.game.id
+        assert game_id is not None
+        key = (game_id, table.game.decision)
+        if self._records.get(key) is None:
+            table.db.flush()  # the last moves and the game's end, as the record reads them
+            page = game_record_html(table.db, game_id).encode()
+            self._records = {key: (f"tongiaki-game-{game_id}.html", page)}
+        return self._records[key]
+
+    def _event(self, table: Table, seat: Seat, mail: view.Mail) -> bytes | None:
+        """The calendar part of a mail to `seat`: the deadline of a decision it asks for (a
+        request, updated by every later one), or the cancelling of that event with the first
+        other mail after it."""
+        game, now = table.game, table.now
+        assert game.id is not None and seat.address is not None
+        clock = game.clock_from is not None and game.deadline_at is not None
+        if mail.decision is not None and clock and game.status == GameStatus.RUNNING:
+            assert game.clock_from is not None and game.deadline_at is not None
+            start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
+            seat.calendar_open = True
+            return ics.deadline_event(
+                game_id=game.id,
+                seat=seat.seat,
+                decision_number=mail.decision.number,
+                deadline_at=deadline,
+                first_reminder_at=ics.first_reminder(start, deadline, self.settings.reminders, now),
+                organizer_address=self.settings.from_address,
+                organizer_name=self.settings.from_name,
+                attendee=seat.address,
+                now=now,
+            )
+        if seat.calendar_open:
+            seat.calendar_open = False
+            return ics.cancel_event(
+                game_id=game.id,
+                seat=seat.seat,
+                organizer_address=self.settings.from_address,
+                organizer_name=self.settings.from_name,
+                attendee=seat.address,
+                now=now,
+            )
+        return None
 
     def queue_watch(
         self, table: Table, watcher: Observer, mail: view.Mail, picture: Picture | None
@@ -344,6 +406,8 @@ class Mailer:
         picture: Picture | None,
         tag: Tag,
         now: datetime,
+        calendar: bytes | None = None,
+        record: tuple[str, bytes] | None = None,
     ) -> None:
         assert game.id is not None
         text, html = render(mail, COMMAND_HELP)
@@ -358,6 +422,8 @@ class Mailer:
             tag=tag,
             now=now,
             headers=_headers(mail),
+            calendar=calendar,
+            record=record,
         )
         _outbox(db, game.id, address, message, now)
 

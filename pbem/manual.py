@@ -13,9 +13,7 @@ def command_help() -> CommandHelp:
     return CommandHelp(
         moves=tuple(SYNTAX.values()),
         looks=tuple((c.name, c.summary) for c in PLAYER_COMMANDS.looks()),
-        settings=tuple(
-            (c.example, c.summary) for c in PLAYER_COMMANDS if not c.looks and c.example
-        ),
+        settings=tuple(c.help_line for c in PLAYER_COMMANDS if c.listed and not c.looks),
         gm=GM_COMMANDS.help_lines(),
         watching=tuple(c.name for c in OBSERVER_COMMANDS),
     )

@@ -79,6 +79,7 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE seat ADD COLUMN digest_at DATETIME",
         "ALTER TABLE seat ADD COLUMN talk_now BOOLEAN NOT NULL DEFAULT 0",
         "ALTER TABLE seat ADD COLUMN talk_seen INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE seat ADD COLUMN calendar_open BOOLEAN NOT NULL DEFAULT 0",
     ),
 }
 

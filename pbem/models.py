@@ -57,6 +57,7 @@ class Seat(SQLModel, table=True):
     digest_at: datetime | None = None  # when the last digest was sent (or the mode chosen)
     talk_now: bool = False  # table talk mailed at once, not with the next mail of the game
     talk_seen: int = 0  # the last table talk delivered to the seat (`Talk.id`)
+    calendar_open: bool = False  # the seat's calendar has the event of a decision it was asked
 
     @property
     def label(self) -> str:

@@ -419,7 +419,7 @@ RULES = Command("rules", "rules", "the rules of the game", _rules, looks=True)
 VACATION = Command(
     "vacation",
     "vacation DURATION",
-    "your deadlines wait while you are away, a few days per game in all",
+    "your deadlines wait while you are away, a few days per game in all; vacation off ends it",
     _vacation,
     example="vacation 3d",
 )
@@ -441,22 +441,24 @@ SAY = Command(
 TELL = Command(
     "tell",
     "tell SEAT TEXT",
-    "to one player (by seat number, colour or name)",
+    "to one player, named by seat number, colour or name",
     _tell,
     example="tell red Shall we share Samoa?",
 )
 MAIL = Command(
     "mail",
     "mail all|turns|digest [HOUR] [all-games]",
-    "how much mail you get; mail talk now|later: table talk at once or with the next mail",
+    "how much mail you get (every mail, only your turns, or a daily digest at HOUR); "
+    "mail talk now|later: table talk at once or with your next mail",
     _mail,
     example="mail digest 18",
 )
 RESIGN = Command(
     "resign",
     "resign",
-    "leave the game: a bot plays your seat to the end (asks you to confirm)",
+    "leave the game: a bot plays your seat to the end; asks you to confirm",
     _resign,
+    example="resign",
 )
 CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
 

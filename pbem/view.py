@@ -15,6 +15,7 @@ from engine import (
     BEACH_LETTERS,
     DIRECTION_WORDS,
     DIRECTIONS,
+    ISLAND_ALIASES,
     ISLANDS,
     LETTERS,
     SEAS,
@@ -34,11 +35,11 @@ from engine import (
     neighbour,
     what_is_asked,
 )
-from pbem.hexmap import hex_map, sea_legend, tile_turns
+from pbem.hexmap import hex_map, sea_legend, short_name, tile_turns
 from pbem.kinds import LineOutcome, MailKind
 from pbem.leads import leads
 
-MAX_LISTED = 120
+MAX_LISTED = 40  # options listed by number; the others are written as commands
 SHORT_LEADS = 12  # more options listed than this: each says where it leads in fewer words
 
 # the commands that can answer each kind of decision
@@ -106,6 +107,7 @@ class Player:
     islands: tuple[str, ...]
     reserve: int
     bot: bool = False
+    resigned: bool = False  # the player left the game; a bot played on, the points are theirs
 
     @property
     def letter(self) -> str:
@@ -120,6 +122,7 @@ class Board:
     players: tuple[Player, ...]
     islands_left: int
     seas_left: int
+    key: tuple[str, ...] = ()  # names the map shortens, and other names: "Mangar. is Mangareva"
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,7 @@ class Final:
     standings: tuple[tuple[int, Player, int], ...]  # rank, player, boats on the board
     tie_break: str
     termination: Termination | None = None  # why the game ended, for a template to switch on
+    points_from: tuple[str, ...] = ()  # each player's islands and their points, in order
 
 
 @dataclass(frozen=True)
@@ -210,7 +214,7 @@ class CommandHelp:
 
     moves: tuple[str, ...]  # the moves' syntax, as the engine's notation has them
     looks: tuple[tuple[str, str], ...]  # a player's commands that look: (name, what it shows)
-    settings: tuple[tuple[str, str], ...]  # a seat's settings: (example, what it does)
+    settings: tuple[str, ...]  # the other commands of a player, one help line each
     gm: tuple[str, ...]  # the game master's commands, one help line each
     watching: tuple[str, ...] = ()  # what an observer may write
 
@@ -250,7 +254,12 @@ class GmMail:
     picture: str | None = None
 
 
-def players(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> tuple[Player, ...]:
+def players(
+    state: State,
+    names: Sequence[str],
+    bots: Sequence[bool] = (),
+    resigned: Sequence[bool] = (),
+) -> tuple[Player, ...]:
     by_colour = {s.colour: s for s in state.standings().standings}
     return tuple(
         Player(
@@ -261,19 +270,29 @@ def players(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> tu
             islands=by_colour[colour].islands,
             reserve=state.reserve_of(seat),
             bot=bool(bots[seat]) if bots else False,
+            resigned=bool(resigned[seat]) if resigned else False,
         )
         for seat, colour in enumerate(state.colours)
     )
 
 
-def board(state: State, names: Sequence[str], bots: Sequence[bool] = ()) -> Board:
+def board(
+    state: State,
+    names: Sequence[str],
+    bots: Sequence[bool] = (),
+    resigned: Sequence[bool] = (),
+) -> Board:
     return Board(
         map=hex_map(state),
         seas=tuple(sea_legend(state)),
         islands=_islands(state),
-        players=players(state, names, bots),
+        players=players(state, names, bots, resigned),
         islands_left=state.islands_left,
         seas_left=state.seas_left,
+        key=(
+            *(f"{short_name(n)} is {n}" for n in state.islands() if short_name(n) != n),
+            *(f"{n} is {alias}" for alias, n in ISLAND_ALIASES.items() if n in state.islands()),
+        ),
     )
 
 
@@ -445,6 +464,10 @@ def final(state: State, everyone: Sequence[Player], ended: Termination | None = 
         standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),
         tie_break=tie_break(outcome, by_colour),
         termination=termination,
+        points_from=tuple(
+            ", ".join(f"{name} {ISLANDS[name].points}" for name in s.islands) or "no island"
+            for s in outcome.standings
+        ),
     )
 
 

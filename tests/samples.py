@@ -70,8 +70,11 @@ def _play(service: Service) -> dict[str, EmailMessage]:
             assert "update-automatic" in found
             continue
         if "error" not in found and decision.kind.value == "turn":
-            body = "expand Nowhere a"
-        elif "not-applied" not in found and decision.seat == 0:
+            # a refused line in a reply to one's own decision comes back in a prompt
+            handle(service, reply_to(latest[address], "expand Nowhere a"), later(minute))
+            _collect(take_mail(service), found, latest, "error")
+            continue
+        if "not-applied" not in found and decision.seat == 0:
             handle(service, reply_to(latest[ANA], "1", sender=BEN), later(minute))
             _collect(take_mail(service), found, latest, "not-applied")
             continue

@@ -303,3 +303,75 @@ def test_the_game_master_adds_an_observer_who_may_talk_when_the_game_allows_it(
     assert "Watching:" not in ann
     again, _ = GameMaster(service).run_host(1, ["observe ann@example.test"], START + 4 * HOUR)
     assert again[0].outcome == "rejected" and "has a seat or watches" in again[0].detail
+
+
+def _calendar(mail: EmailMessage) -> str:
+    parts = [p for p in mail.walk() if p.get_content_type() == "text/calendar"]
+    return parts[0].get_content() if parts else ""
+
+
+def test_a_prompt_carries_its_deadline_for_the_calendar_cancelled_once_decided(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    prompt = next(m for m in mails if m["To"] == ANN and m["X-Tongiaki-Decision"])
+    event = _calendar(prompt)
+    assert "METHOD:REQUEST" in event and "UID:tongiaki-g1-s0@example.test" in event
+    assert "DTEND:20261125T090000Z" in event  # the 48 h deadline
+    assert "BEGIN:VALARM" in event
+    assert not any(_calendar(m) for m in mails if m["To"] != ANN)  # only the one asked
+    assert handle(service, reply_to(prompt, "1"), START + HOUR) == "applied"
+    told = take_mail(service)
+    cancel = _calendar(_newest(told, ANN))
+    assert "METHOD:CANCEL" in cancel and "UID:tongiaki-g1-s0@example.test" in cancel
+    bob = _calendar(_newest(told, BOB))
+    assert "METHOD:REQUEST" in bob and "UID:tongiaki-g1-s1@example.test" in bob
+    # the next mail to Ann carries no calendar part at all
+    assert handle(service, reply_to(_newest(told, ANN), "status"), START + 2 * HOUR) == "answered"
+    assert _calendar(_newest(take_mail(service), ANN)) == ""
+
+
+def test_a_calendars_accept_or_decline_is_automatic_mail(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    take_mail(service)
+    answer = EmailMessage()
+    answer["From"] = ANN
+    answer["To"] = "tongiaki@example.test"
+    answer["Subject"] = "Accepted: Tongiaki game 1: your decision 1"
+    answer["Message-ID"] = "<accept-1@example.test>"
+    answer.set_content("Ann has accepted.")
+    answer.add_attachment(
+        b"BEGIN:VCALENDAR\r\nMETHOD:REPLY\r\nEND:VCALENDAR\r\n",
+        maintype="text",
+        subtype="calendar",
+        params={"method": "REPLY"},
+    )
+    assert handle(service, bytes(answer), START + HOUR) == "ignored"
+    assert take_mail(service) == []
+    assert "method=REPLY" in _detail(service)
+
+
+def test_the_game_over_mail_attaches_the_record_when_the_host_says_so(tmp_path: Path) -> None:
+    service = local_service(tmp_path, export_on_game_over="attach")
+    _game(service)
+    take_mail(service)
+    GameMaster(service).run_host(1, ["end"], START + HOUR)
+    finals = [m for m in take_mail(service) if m["X-Tongiaki-Kind"] == "game_over"]
+    assert sorted(m["To"] for m in finals) == [ANN, BOB, CY]
+    for mail in finals:
+        (record,) = [p for p in mail.iter_attachments() if p.get_content_type() == "text/html"]
+        assert record.get_filename() == "tongiaki-game-1.html"
+        page = record.get_content()
+        assert page.startswith("<!DOCTYPE html>") and "Ann" in page and "data:image/png" in page
+    plain = local_service(tmp_path / "plain")
+    _game(plain)
+    take_mail(plain)
+    GameMaster(plain).run_host(1, ["end"], START + HOUR)
+    finals = [m for m in take_mail(plain) if m["X-Tongiaki-Kind"] == "game_over"]
+    assert len(finals) == 3
+    assert not [
+        p for m in finals for p in m.iter_attachments() if p.get_filename() != "deadline.ics"
+    ]

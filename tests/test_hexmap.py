@@ -51,13 +51,13 @@ ARRANGED_MAP = r"""
  : put \royal R/ put :
 : Tonga \_____/ Tonga :.....
 :   NW  /0 pts\   NE  : put :
- :...../ Tonga \_____:   C   :
+ :...../ Tonga \_____: sea C :
  : put \       / ~ ~ \   NE  :
 : Tonga \_____/ sea C \.....:
 :   SW  : put \ ~ ~ ~ / put :
- :.....: Tonga \_____/   C   :
+ :.....: Tonga \_____/ sea C :
        :   S   : put :   SE  :
-        :.....:   C   :.....:
+        :.....: sea C :.....:
               :   S   :
                :.....:
 """
@@ -173,15 +173,15 @@ def test_royal_islands_show_their_owner() -> None:
 
 
 def test_sea_legend_of_a_rotated_sea_tile() -> None:
-    assert sea_legend(arranged()) == ["C: N-SE no danger, NE-SW 4, NW-S 3"]
+    assert sea_legend(arranged()) == ["sea C: N-SE no danger, NE-SW 4, NW-S 3"]
 
 
 def test_sea_legend_follows_the_tile_data() -> None:
     state = arrange(("blue", "red"), tiles=[("E", (0, 1), 2), ("P", (-1, 0), 0)])
     legend = sea_legend(state)
     assert legend == [
-        "E: N-NW 3, NE-SE 2, S-SW 4",
-        "P: N-NE no danger, NW-SW no danger, S-SE no danger",
+        "sea E: N-NW 3, NE-SE 2, S-SW 4",
+        "sea P: N-NE no danger, NW-SW no danger, S-SE no danger",
     ]
     for line, name, rotation in zip(legend, "EP", (2, 0), strict=True):
         for trail in SEAS[name].trails:
@@ -194,4 +194,4 @@ def test_sea_legend_is_in_placement_order() -> None:
     state = arrange(
         ("blue", "red"), tiles=[("K", (0, 1), 0), ("Samoa", (1, 0), 0), ("A", (-1, 0), 5)]
     )
-    assert [line[0] for line in sea_legend(state)] == ["K", "A"]
+    assert [line.split(":")[0] for line in sea_legend(state)] == ["sea K", "sea A"]

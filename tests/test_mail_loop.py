@@ -200,7 +200,12 @@ def test_refusals_through_real_servers(
     to_p1 = [subject.split("] ")[1] for to, subject in sent if to == address("p1")]
     to_p2 = [subject.split("] ")[1] for to, subject in sent if to == address("p2")]
     assert to_p2 == []
-    assert sorted(to_p1) == ["Not applied: a reply from another address", "Not applied: see why"]
+    # the refused line comes back in a prompt: the decision is p1's
+    assert sorted(to_p1) == [
+        "Not applied: a reply from another address",
+        "Your move: place a set-up boat on Tonga (decision 1); a line of your reply was not "
+        "applied",
+    ]
     assert len(sent) == 2
     garbage = [m for m in players["p1"].new_mail() if "Let us play" in text_of(m)]
     assert garbage and "'let' is not a command" in text_of(garbage[0])

@@ -36,7 +36,7 @@ CANONICAL = [
     ),
     ("land Nauru c:BRG", Land("Nauru", ((2, ("blue", "red", "green")),), ())),
     ("put Samoa NE red S", PutTile("Samoa", 4, 0)),
-    ("put C SW red NW", PutTile("C", 1, 2)),
+    ("put sea C SW red NW", PutTile("C", 1, 2)),
     ("put centre red SE", PutTile(None, 0, 5)),
 ]
 
@@ -68,7 +68,8 @@ def test_canonical_text_round_trips(text: str, choice: object) -> None:
         ("land samoa a:BRB", "land Samoa a:BBR"),
         ("put ne of samoa, red s", "put Samoa NE red S"),
         ("put rapa nui north east red south", "put Rapa Nui NE red S"),
-        ("put c sw red nw", "put C SW red NW"),
+        ("put c sw red nw", "put sea C SW red NW"),
+        ("put sea c sw red nw", "put sea C SW red NW"),
         ("put center red se", "put centre red SE"),
     ],
 )

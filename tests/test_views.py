@@ -250,8 +250,8 @@ def test_a_drawn_tile_is_shown_as_it_would_lie_for_each_red_direction(seed: int)
             after = view.board(placed, NAMES[:3])
             said = " ".join(line.split()[2:])
             if tile in SEAS:
-                legend = next(s for s in after.seas if s.startswith(f"{tile}: "))
-                assert said == legend.removeprefix(f"{tile}: ")
+                legend = next(s for s in after.seas if s.startswith(f"sea {tile}: "))
+                assert said == legend.removeprefix(f"sea {tile}: ")
             else:
                 island = next(i for i in after.islands if i.name == tile)
                 jetties = [
