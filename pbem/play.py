@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import col, func, select
 
-from engine import Choice, ChoiceError, ChoiceMade, State, is_move_word, parse_choice
+from engine import SYNTAX, Choice, ChoiceError, ChoiceMade, State, is_move_word, parse_choice
 from pbem import decision_clock
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.commands import (
@@ -99,7 +99,20 @@ def _forced_already(round: Round, line: str) -> bool:
     )
 
 
+def _unknown(word: str) -> str:
+    """The answer to a line that names no command: what the commands are."""
+    others = ", ".join(c.name for c in PLAYER_COMMANDS if c.listed and not c.looks)
+    looks = ", ".join(c.name for c in PLAYER_COMMANDS if c.looks)
+    return (
+        f"{shown(word, 30)!r} is not a command. A move is a listed option's number or one of "
+        f"{', '.join(SYNTAX)}; also {others}; and {looks}."
+    )
+
+
 def _make(round: Round, line: str) -> str:
+    word = line.strip().split(" ", 1)[0].lower()
+    if not (is_move_word(word) or word.rstrip(").").isnumeric()):
+        raise CommandError(_unknown(word))
     table, seat = round.table, _seat(round)
     state, game = table.state, table.game
     decision = state.decision

@@ -994,13 +994,13 @@ def test_s8_1_redraw_when_no_island_left() -> None:
     around_loop = {(0, 2), (-1, 2), (-1, 1), (0, 0), (1, 1), (1, -1), (2, -1), (2, 0)}
     assert put_places(state) == around_loop
     assert play(state, "put P S red N") == [
-        chose("blue", "put P S red N"),
+        chose("blue", "put sea P S red N"),
         TilePlaced("A", (0, 2), 3),
         TileDrawn("Samoa", 14, 13),
     ]
     assert put_places(state) == around_loop - {(0, 2)} | {(0, 3), (-1, 3), (1, 2)}
     assert play(state, "put O N red S") == [
-        chose("blue", "put O N red S"),
+        chose("blue", "put sea O N red S"),
         TilePlaced("Samoa", (1, -1), 0),
         TurnStarted("red", 2),
     ]
@@ -1212,7 +1212,7 @@ def test_s10_new_colonisation() -> None:
         (1, -2),
     }
     assert play(state, "put A N red NE") == [
-        chose("blue", "put A N red NE"),
+        chose("blue", "put sea A N red NE"),
         TilePlaced("Samoa", (0, -2), 4),
     ]
     assert state.decision is not None
