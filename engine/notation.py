@@ -31,8 +31,7 @@ SYNTAX = {
     "colonise": "colonise",
     "emigrate": "emigrate ISLAND BEACH JETTY, for example: emigrate Samoa b NE",
     "land": "land ISLAND BEACH:COLOURS ... [out:COLOURS], for example: land Samoa a:RR b:B",
-    "put": "put TILE DIRECTION red DIRECTION, for example: put Samoa NE red S or put sea B S "
-    "red N",
+    "put": "put TILE DIRECTION red DIRECTION, for example: put Samoa NE red S or put sea B S red N",
 }
 
 _VERBS = {

@@ -24,7 +24,7 @@ from tests.bench_hostile import targets
 from tests.support.hostile import hostile_mails
 from tests.support.localmail import later, local_service, parse
 
-COUNT = 500  # every shape of the generator some ten times
+COUNT = 300  # every shape of the generator several times
 
 
 def _games(service: Service) -> list[dict[str, Any]]:

@@ -131,7 +131,10 @@ def _play_to_the_end(
         player.answer(prompt, str(rng.randint(1, _options(prompt))))
 
 
-@pytest.mark.parametrize(("count", "seed"), [(3, 21), pytest.param(5, 8, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    ("count", "seed"),
+    [pytest.param(3, 21, marks=pytest.mark.slow), pytest.param(5, 8, marks=pytest.mark.slow)],
+)
 def test_a_whole_game_by_mail_through_real_servers(
     mail: Mail, players: dict[str, Player], tmp_path: Path, count: int, seed: int
 ) -> None:

@@ -47,7 +47,7 @@ def _play(players: int, seed: int, rng: random.Random, check: object) -> State:
     return state
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_random_games_keep_the_invariants_and_replay(game: tuple[int, int, random.Random]) -> None:
     players, seed, rng = game
@@ -75,7 +75,7 @@ def _listed_choices_apply_and_nothing_else_does(game: tuple[int, int, random.Ran
     _play(players, seed, rng, check)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_listed_choices_apply_and_nothing_else_does(game: tuple[int, int, random.Random]) -> None:
     _listed_choices_apply_and_nothing_else_does(game)
@@ -90,7 +90,7 @@ def test_listed_choices_apply_and_nothing_else_does_in_many_games(
     _listed_choices_apply_and_nothing_else_does(game)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games, st.sampled_from(["random", "greedy"]))
 def test_bot_games_end(game: tuple[int, int, random.Random], kind: str) -> None:
     players, seed, rng = game
