@@ -239,3 +239,21 @@ def test_a_typo_by_mail_is_answered_with_the_island_meant(tmp_path: Path) -> Non
     prompt = _prompt_for(take_mail(service), ANN)
     assert handle(service, reply_to(prompt, "place Tunga a"), START + HOUR) == "rejected"
     assert "Did you mean Tonga?" in text_of(take_mail(service)[0])
+
+
+def test_an_html_reply_with_a_sign_off_is_applied_and_says_so(tmp_path: Path) -> None:
+    """The issue's case: `place tonga e<br><br>Thanks!` from an HTML-only mail client."""
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    reply = EmailMessage()
+    reply["From"] = ANN
+    reply["To"] = str(prompt["Reply-To"])
+    reply["Subject"] = "Re: " + str(prompt["Subject"])
+    reply["Message-ID"] = "<html-reply@example.test>"
+    reply.set_content("<div>place tonga e<br><br>Thanks!</div>", subtype="html")
+    assert handle(service, bytes(reply), START + HOUR) == "applied"
+    mails = take_mail(service)
+    assert not any("Not applied" in str(m["Subject"]) for m in mails)
+    text = text_of(next(m for m in mails if m["To"] == ANN))
+    assert "> place tonga e\n  applied: place Tonga e" in text
+    assert "> Thanks!\n  ignored: not a command, so not read" in text
