@@ -100,6 +100,7 @@ COMMANDS = {
     "bench": ["-m", "tools.bench"],  # the engine's speed
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
     "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails
+    "bench-scale": ["-m", "tests.bench_scale"],  # pbem list of 10,000 games, cache, compact
     "golden": ["-m", "tests.samples"],  # rewrite the golden files of the mails
     "screenshots": ["-m", "tests.screenshots"],  # docs/screenshots of every kind of mail
 }

@@ -21,13 +21,14 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 from typer.core import TyperGroup
 
 from pbem import export, letters, view
 from pbem.clock import as_utc, utc_now
 from pbem.config import ConfigError, Settings, load_settings
-from pbem.db import backup, check_intact, explain, open_database, reading, session
+from pbem.db import backup, check_intact, explain, incremental, open_database, reading, session
+from pbem.db import compact as compact_database
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
 from pbem.gm_commands import gm_examples
@@ -306,10 +307,39 @@ def list_games(config: ConfigOption = None) -> None:
     """Every game with its players and state."""
     service = _service(config)
     with reading(service.engine) as db:
-        for game in db.exec(select(Game).order_by(col(Game.id))):
-            seats = db.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat)))
-            who = ", ".join(f"{s.name} ({s.colour})" for s in seats)
-            typer.echo(f"g{game.id}  {game.status:<8} decision {game.decision:<4} {who}")
+        lines = game_lines(db)
+    if lines:
+        typer.echo("\n".join(lines))
+
+
+def game_lines(db: Session) -> list[str]:
+    """One line per game, with its players: read in one query."""
+    query = (
+        select(
+            col(Game.id),
+            col(Game.status),
+            col(Game.decision),
+            (col(Seat.name) + " (" + col(Seat.colour) + ")").label("seat"),
+        )
+        .join(Seat, col(Seat.game_id) == col(Game.id))
+        .order_by(col(Game.id), col(Seat.seat))
+    )
+    lines: list[str] = []
+    current: tuple[int, str, int] | None = None
+    who: list[str] = []
+    for game_id, status, decision, seat in db.exec(query):
+        if game_id != (current[0] if current else None):
+            if current is not None:
+                lines.append(_game_line(*current, who))
+            current, who = (game_id or 0, status, decision), []
+        who.append(seat)
+    if current is not None:
+        lines.append(_game_line(*current, who))
+    return lines
+
+
+def _game_line(game_id: int, status: str, decision: int, who: list[str]) -> str:
+    return f"g{game_id}  {status:<8} decision {decision:<4} {', '.join(who)}"
 
 
 @app.command()
@@ -345,6 +375,22 @@ def backup_command(
     except (FileExistsError, FileNotFoundError) as error:
         _fail(str(error))
     typer.echo(f"{settings.database_path} copied to {target}")
+
+
+@app.command()
+def compact(config: ConfigOption = None) -> None:
+    """Give the database's free pages back to the disk (sent mail leaves them). Safe while
+    the service runs; only a database from before version 0.2 is rebuilt once, which needs
+    the service stopped."""
+    service = _service(config, check=True)
+    path = service.settings.database_path
+    service.engine.dispose()
+    if incremental(path):
+        before, after = compact_database(path)
+    else:
+        with _alone(service):
+            before, after = compact_database(path)
+    typer.echo(f"{path}: {before // 1024} KB before, {after // 1024} KB after")
 
 
 @app.command()

@@ -67,6 +67,7 @@ class Settings:
     token_lifetime: str = "14d"  # a reply address acts this long after its decision closed
     authenticated_from: str = "off"  # off | dmarc: the receiving server must vouch for From
     authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
+    state_cache_games: int = 1000  # games whose state `serve` keeps in memory
     absent_bot: str = "greedy"  # the bot that plays resigned and kicked seats
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
     gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
@@ -198,6 +199,8 @@ def _check(settings: Settings) -> None:
             raise ConfigError(f"{name!r} must be more than 0")
     if settings.absent_bot not in BOT_KINDS:
         raise ConfigError(f"'absent_bot' must be one of {', '.join(BOT_KINDS)}")
+    if settings.state_cache_games < 1:
+        raise ConfigError("'state_cache_games' must be 1 or more")
     if settings.talk_per_day < 0:
         raise ConfigError("'talk_per_day' must be 0 (no table talk) or more")
     for name, addresses in (

@@ -37,6 +37,8 @@ def open_database(path: Path) -> Engine:
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
+        # a new file frees pages as `pbem compact` asks (set before its first table)
+        cursor.execute("PRAGMA auto_vacuum=INCREMENTAL")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
         cursor.execute("PRAGMA foreign_keys=ON")
@@ -79,6 +81,35 @@ def reading(engine: Engine) -> Session:
     """A session for looking only: a deferred transaction that sees the last commit and never
     queues behind the service's writes (WAL)."""
     return Session(engine.execution_options(reading=True), expire_on_commit=False)
+
+
+def compact(path: Path) -> tuple[int, int]:
+    """Give the free pages of the database at `path` back to the file system (sent mail and
+    dropped rows leave them); returns its size in bytes before and after. A database made
+    before `auto_vacuum` was set is rebuilt once (VACUUM: the service must not run)."""
+    if not os.path.exists(path):
+        raise storage_problem(path) or FileNotFoundError(f"there is no database at {path}")
+    check_intact(path)
+    before = _size(path)
+    with closing(sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)) as db:
+        db.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
+        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:  # 2: incremental
+            db.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            db.execute("VACUUM")
+        else:
+            db.executescript("PRAGMA incremental_vacuum;")  # run to the end (execute: one page)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return before, _size(path)
+
+
+def incremental(path: Path) -> bool:
+    """Whether the database at `path` frees pages without a rebuild (`auto_vacuum`)."""
+    with closing(sqlite3.connect(path, timeout=BUSY_SECONDS)) as db:
+        return bool(db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2)
+
+
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
 
 
 def backup(path: Path, target: Path) -> None:

@@ -48,7 +48,7 @@ class Service:
         self.engine = engine
         self.settings = settings
         self.mail = Mailer(settings)
-        self.cache = StateCache()
+        self.cache = StateCache(settings.state_cache_games)
 
     # -- creating a game -----------------------------------------------------------------
 

@@ -10,6 +10,7 @@ Nothing here queues mail; the caller tells the players (`pbem.mailing`).
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -28,21 +29,32 @@ class GameError(PbemError, ValueError):
 
 
 class StateCache:
-    """The states of games as last saved by this process: a cache of the database, valid
-    only while the stored snapshot is that same text."""
+    """The states of the games this process saved last: a cache of the database, valid only
+    while the stored snapshot is that same text; the least recently used game is dropped
+    once `size` games are kept."""
 
-    def __init__(self) -> None:
-        self._states: dict[int, tuple[str, State]] = {}
+    def __init__(self, size: int = 1000) -> None:
+        self.size = size
+        self._states: OrderedDict[int, tuple[str, State]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._states)
 
     def get(self, game: Game) -> State | None:
-        cached = self._states.get(game.id or 0)
+        key = game.id or 0
+        cached = self._states.get(key)
         if cached is not None and game.snapshot is not None and cached[0] == game.snapshot:
+            self._states.move_to_end(key)
             return cached[1].copy()
         return None
 
     def put(self, game: Game, state: State) -> None:
         assert game.snapshot is not None
-        self._states[game.id or 0] = (game.snapshot, state.copy())
+        key = game.id or 0
+        self._states[key] = (game.snapshot, state.copy())
+        self._states.move_to_end(key)
+        while len(self._states) > self.size:
+            self._states.popitem(last=False)
 
 
 @dataclass
