@@ -68,7 +68,7 @@ class Settings:
     authenticated_from: str = "off"  # off | dmarc: the receiving server must vouch for From
     authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
     state_cache_games: int = 1000  # games whose state `serve` keeps in memory
-    absent_bot: str = "greedy"  # the bot that plays resigned and kicked seats
+    absent_bot: str = "greedy"  # the bot that plays absent, resigned and kicked seats
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
     gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
     export_on_game_over: str = "none"  # none | attach: the record of the game (HTML)

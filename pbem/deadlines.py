@@ -212,7 +212,8 @@ def _automatic_move(service: Service, table: Table) -> None:
     if absent_now:
         seat.absent = True
         announced.append(
-            f"After {limit} automatic moves in a row, {who} is marked absent: the greedy bot "
+            f"After {limit} automatic moves in a row, {who} is marked absent: the "
+            f"{service.settings.absent_bot} bot "
             f"plays {seat.colour} without waiting until {seat.name} writes again."
         )
     events += table.advance()
@@ -230,7 +231,8 @@ def _automatic_move(service: Service, table: Table) -> None:
             table,
             subject=f"{who} is absent",
             notice=f"{who} missed {limit} deadlines in a row and is now marked absent: the "
-            f"greedy bot plays the seat until {seat.name} writes again. You may hand the seat "
+            f"{service.settings.absent_bot} bot plays the seat until {seat.name} writes again. "
+            "You may hand the seat "
             f"to someone else (replace {seat.seat + 1} ADDRESS) or to a bot for good "
             f"(kick {seat.seat + 1}).",
             happened=announced,

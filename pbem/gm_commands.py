@@ -259,13 +259,14 @@ def _kick(round: Round, rest: str) -> str:
     if not seat.address:
         raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
     _farewell(round, seat, "The game master removed you from the game.")
-    seat.address, seat.bot, seat.absent = None, "greedy", False
+    bot = round.table.settings.absent_bot
+    seat.address, seat.bot, seat.absent = None, bot, False
     round.events += round.table.advance()
     round.announced.append(
-        f"The game master removed {seat.name} from the game: the greedy bot plays "
+        f"The game master removed {seat.name} from the game: the {bot} bot plays "
         f"{seat.colour} from now on."
     )
-    return f"{seat.name} is out; the greedy bot plays {seat.colour}"
+    return f"{seat.name} is out; the {bot} bot plays {seat.colour}"
 
 
 def _end(round: Round, rest: str) -> str:
@@ -371,7 +372,7 @@ GM_COMMANDS = Commands(
         ),
         Command(
             "bot",
-            "bot SEAT random|greedy",
+            "bot SEAT " + "|".join(BOT_KINDS),
             "a bot plays the seat for now",
             _bot,
             example="bot blue greedy",
@@ -380,7 +381,7 @@ GM_COMMANDS = Commands(
         Command(
             "kick",
             "kick SEAT",
-            "remove the player; the greedy bot plays the seat from now on",
+            "remove the player; a bot plays the seat from now on",
             _kick,
         ),
         Command("end", "end", "finish the game now, scores as they stand", _end),

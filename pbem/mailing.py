@@ -132,7 +132,8 @@ class Mailer:
         """A word to a player about how their seat is played, when it is not by them."""
         if seat.absent:
             return (
-                "You are marked absent: the game moves for you (the greedy bot plays your seat "
+                f"You are marked absent: the game moves for you (the {self.settings.absent_bot} "
+                "bot plays your seat "
                 "without waiting while another player plays on). Reply to this mail with any "
                 "command (status, for example) to play again."
             )
@@ -388,7 +389,7 @@ class Mailer:
         if seat.bot:
             played_by = f"the {seat.bot} bot" + ("" if seat.address else " (no player)")
         elif seat.absent:
-            played_by = "the greedy bot: the player is absent"
+            played_by = f"the {self.settings.absent_bot} bot: the player is absent"
         else:
             played_by = "the player"
         if seat.away_until is not None:

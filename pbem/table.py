@@ -130,7 +130,7 @@ class Table:
         return events
 
     def play_bots(self) -> list[Event]:
-        """Bot seats play without waiting, and so do absent players' seats (by the greedy bot)
+        """Bot seats play without waiting, and so do absent players' seats (by `absent_bot`)
         while someone who is not absent still plays: when every player is absent, their
         decisions wait for their deadlines, so the game does not run to its end at once."""
         events: list[Event] = []
@@ -141,7 +141,8 @@ class Table:
             seat = self.seats[decision.seat]
             if not seat.bot and not (seat.absent and present):
                 break
-            events += self.state.apply(bot_choice(self.game, self.state, seat.bot or "greedy"))
+            kind = seat.bot or self.settings.absent_bot
+            events += self.state.apply(bot_choice(self.game, self.state, kind))
             self.record(decision.seat, MoveSource.BOT if seat.bot else MoveSource.ABSENT)
         return events
 
