@@ -201,7 +201,9 @@ def watch(
     if at.final is not None:
         kind, title = MailKind.GAME_OVER, _game_over_subject(at)
     else:
-        kind, title = MailKind.WATCH, f"Watching: {at.waiting.split(':')[0]}"
+        kind, title = MailKind.WATCH, "Watching: the game is paused"
+        if at.decision is not None and not at.paused:
+            title = f"Watching: waiting for {_decider(at)} (decision {at.decision.number})"
     return Mail(
         kind=kind,
         game=at.game,
