@@ -477,7 +477,7 @@ CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
 
 # what an observer may write
 OBSERVER_COMMANDS = Commands(
-    (HELP, BOARD, STATUS, LOG, LOG_TALK, SAY), noun="a command for observers"
+    (HELP, BOARD, STATUS, LOG, LOG_TALK, SAY), noun="a command for observers", sign_off=True
 )
 
 # what a player may write; any other line is read as a move
