@@ -101,6 +101,8 @@ COMMANDS = {
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
     "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails
     "bench-scale": ["-m", "tests.bench_scale"],  # pbem list of 10,000 games, cache, compact
+    "bench-picture": ["-m", "tests.bench_picture"],  # ms and bytes of the board picture
+    "bench-bots": ["-m", "tools.bench_bots"],  # the expert bot's wins against greedy and random
     "golden": ["-m", "tests.samples"],  # rewrite the golden files of the mails
     "screenshots": ["-m", "tests.screenshots"],  # docs/screenshots of every kind of mail
 }

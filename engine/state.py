@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
-from itertools import combinations
+from functools import lru_cache, partial
+from itertools import combinations, product, repeat, starmap
+from operator import is_, itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -25,8 +26,8 @@ from engine.choices import (
 from engine.colours import BOATS_PER_PLAYER, COLOURS
 from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
-from engine.hexgrid import CENTRE, Position, neighbour
-from engine.landing import landings
+from engine.hexgrid import CENTRE, STEPS, Position, neighbour
+from engine.landing import colour_landings, colours_of
 from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
 from engine.phase import Decision, Phase
@@ -34,6 +35,7 @@ from engine.setup import Setup
 from engine.tiles import ISLANDS, SEAS, START_ISLAND
 
 MAX_ROYAL_ISLANDS = 2
+ALL_BEACHES = {name: tuple(range(len(berths))) for name, berths in BERTHS.items()}
 COLONISE = Colonise()
 
 
@@ -41,18 +43,7 @@ COLONISE = Colonise()
 def _land_choices(
     name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
 ) -> tuple[Land, ...]:
-    memo: dict[tuple[int, ...], tuple[str, ...]] = {}
-
-    def colours(counts: tuple[int, ...]) -> tuple[str, ...]:
-        found = memo.get(counts)
-        if found is None:
-            found = memo[counts] = tuple(c for seat, c in order for _ in range(counts[seat]))
-        return found
-
-    return tuple(
-        Land(name, tuple((b, colours(counts)) for b, counts in placement), colours(out))
-        for placement, out in landings(group, free)
-    )
+    return tuple(starmap(partial(Land, name), colour_landings(group, free, order)))
 
 
 @lru_cache(maxsize=1024)
@@ -65,12 +56,40 @@ def _expand_choices(name: str, open_beaches: tuple[int, ...], count: int) -> tup
     return tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
 
 
+@lru_cache(maxsize=1024)
+def _borrow_choices(
+    name: str, open_beaches: tuple[int, ...], sources: tuple[tuple[str, int], ...]
+) -> tuple[Expand, ...]:
+    return tuple(starmap(_borrow_choice, product((name,), open_beaches, sources)))
+
+
+@lru_cache(maxsize=8192)
+def _borrow_choice(name: str, beach: int, source: tuple[str, int]) -> Expand:
+    return Expand(name, (beach,), source)
+
+
+@lru_cache(maxsize=1024)
+def _place_choices(name: str, free: tuple[int, ...], count: int) -> tuple[Place, ...]:
+    """`count` boats (1 or 2) from the reserve onto beaches of `name` with free berths."""
+    if count == 2:
+        pairs = [(a, b) for a, b in combinations(range(len(free)), 2) if free[a] and free[b]]
+        pairs += [(a, a) for a, f in enumerate(free) if f >= 2]
+        return tuple(Place(name, beaches) for beaches in sorted(pairs))
+    if count == 1:
+        return tuple(Place(name, (a,)) for a, f in enumerate(free) if f)
+    return ()
+
+
 def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
     across games, so that a bench can time the listing without them)."""
     _land_choices.cache_clear()
+    colour_landings.cache_clear()
     _put_choices.cache_clear()
     _expand_choices.cache_clear()
+    _borrow_choices.cache_clear()
+    _borrow_choice.cache_clear()
+    _place_choices.cache_clear()
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -91,7 +110,9 @@ class State:
         self._colours = setup.colours
         self._order = _colour_order(setup.colours)
         self._board = Board()
-        self._board.place(START_ISLAND, CENTRE, 0, n)
+        self._full: dict[Position, tuple[int, ...]] = {}
+        self._places: dict[Position, tuple[str | None, int]] | None = None
+        self._place_tile(START_ISLAND, CENTRE, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
         self._out_of_play = [0] * n
         self._drawn = 0
@@ -110,6 +131,7 @@ class State:
         self._ending: Termination | None = None
         self._log: list[Choice] = []
         self._legal: list[Choice] | None = None
+        self._decision: Decision | None = None
         self._settle([])
 
     # -- reading the state -------------------------------------------------------------
@@ -243,13 +265,13 @@ class State:
     def full_beaches(self) -> tuple[tuple[str, int], ...]:
         """The full beaches waiting to emigrate, as (island, beach), in placement order."""
         name = self._board.name
-        return tuple((name(pos), beach) for pos, beach in self._board.full_beaches())
+        return tuple((name(pos), beach) for pos, beach in self._full_beaches())
 
     def empty_places(self) -> dict[Position, tuple[str | None, int]]:
         """The empty places a tile may be put on, each with its name in a put command: the
         first-placed tile next to it and the direction from there ((None, 0) is the centre
         of an empty table)."""
-        return self._board.empty_places()
+        return dict(self._empty_places())
 
     def voyage(self, island: str, beach: int, jetty: int) -> Route:
         """Where the group on a beach of `island` would stop if it sailed by `jetty` now, over
@@ -260,13 +282,18 @@ class State:
 
     def colours_of(self, counts: Sequence[int]) -> tuple[str, ...]:
         """Boats per seat as colour names, in the fixed colour order."""
-        return tuple(colour for seat, colour in self._order for _ in range(counts[seat]))
+        return colours_of(self._order, tuple(counts))
 
     @property
     def decision(self) -> Decision | None:
         """Who must decide what now; None once the game is over."""
         if self._phase is Phase.OVER:
             return None
+        if self._decision is None:
+            self._decision = self._open_decision()
+        return self._decision
+
+    def _open_decision(self) -> Decision:
         island = boats = tile = None
         if self._phase in (Phase.LAND, Phase.COLONY_BOAT):
             assert self._target is not None
@@ -321,6 +348,8 @@ class State:
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
         other._board = self._board.copy()
+        other._full = dict(self._full)
+        other._places = None if self._places is None else dict(self._places)
         other._reserve = list(self._reserve)
         other._out_of_play = list(self._out_of_play)
         other._set_aside = list(self._set_aside)
@@ -367,30 +396,30 @@ class State:
         """Forget the listed legal choices, so that the next `legal_choices` works them out
         again: after a test arranged a state by hand, or to time the listing."""
         self._legal = None
+        self._decision = None
 
     def _turn_choices(self) -> list[Choice]:
-        seat, board = self._active, self._board
+        seat, board, full = self._active, self._board, self._full
         reserve = self._reserve[seat]
         may_found = self.royal_islands(seat) < MAX_ROYAL_ISLANDS
         choices: list[Choice] = []
         royal: list[Choice] = []
         homes: list[Position] = []
+        tiles = board.tiles
+        of_seat = itemgetter(seat)
         for pos, beaches in board.boats.items():
-            mine = 0
-            for boats in beaches:
-                mine += boats[seat]
+            mine = sum(map(of_seat, beaches))
             if not mine:
                 continue
             homes.append(pos)
-            name = board.tiles[pos][0]
-            totals = [sum(boats) for boats in beaches]
-            everyone = sum(totals)
+            name = tiles[pos][0]
             if reserve:
-                berths = BERTHS[name]
-                open_beaches = tuple(i for i, n in enumerate(totals) if n < berths[i])
-                count = min(mine, len(berths), reserve)
+                open_beaches = ALL_BEACHES[name]
+                if pos in full:
+                    open_beaches = tuple(b for b in open_beaches if b not in full[pos])
+                count = min(mine, len(beaches), reserve)
                 choices += _expand_choices(name, open_beaches, count)
-            if may_found and everyone == mine and name != START_ISLAND:
+            if may_found and name != START_ISLAND and sum(map(sum, beaches)) == mine:
                 royal.append(FoundRoyal(name))
         if not homes:
             choices += self._no_boat_placements()
@@ -404,17 +433,17 @@ class State:
         """§11: with an empty reserve, the expansion moves one boat from another island."""
         seat, board = self._active, self._board
         choices: list[Choice] = []
+        boats_at = [
+            (pos, (board.name(pos), b))
+            for pos in homes
+            for b, boats in enumerate(board.boats[pos])
+            if boats[seat]
+        ]
         for pos in homes:
             name = board.name(pos)
-            sources = [
-                (board.name(other), b)
-                for other in homes
-                if other != pos
-                for b, boats in enumerate(board.boats[other])
-                if boats[seat]
-            ]
-            open_beaches = [b for b, free in enumerate(board.free_berths(pos)) if free > 0]
-            choices += [Expand(name, (b,), source) for b in open_beaches for source in sources]
+            sources = tuple(source for other, source in boats_at if other != pos)
+            open_beaches = tuple(b for b, free in enumerate(board.free_berths(pos)) if free > 0)
+            choices += _borrow_choices(name, open_beaches, sources)
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
@@ -426,40 +455,90 @@ class State:
             if pos in board.royal:
                 continue
             name = board.name(pos)
-            free = board.free_berths(pos)
+            free = tuple(board.free_berths(pos))
             if name == START_ISLAND:
                 count = min(2, sum(free), reserve)
+                choices += _place_choices(name, free, count)
                 if count == 2:
-                    for a, b in combinations(range(len(free)), 2):
-                        if free[a] and free[b]:
-                            choices.append(Place(name, (a, b)))
-                    choices += [Place(name, (a, a)) for a, f in enumerate(free) if f >= 2]
                     choices.sort(key=lambda c: c.beaches if isinstance(c, Place) else ())
-                elif count == 1:
-                    choices += [Place(name, (a,)) for a, f in enumerate(free) if f]
             else:
-                choices += [Place(name, (a,)) for a, f in enumerate(free) if f]
+                choices += _place_choices(name, free, 1)
         return choices
 
     def _emigration_options(self) -> tuple[list[Choice], list[Position]]:
         """The emigrations over open routes, and the islands whose every full beach's route
         is closed (RULES §8.1)."""
-        board = self._board
-        by_island: dict[Position, list[tuple[int, int, bool]]] = {}
-        for pos, beach in board.full_beaches():
-            colours = sum(1 for n in board.boats[pos][beach] if n)
-            options = by_island.setdefault(pos, [])
-            for direction in board.jetties(pos, beach):
-                options.append((beach, direction, board.is_closed(pos, direction, colours)))
         choices: list[Choice] = []
         doomed: list[Position] = []
-        for pos, options in by_island.items():
-            open_options = [(b, d) for b, d, closed in options if not closed]
+        full = self._full
+        if not full:
+            return choices, doomed
+        board = self._board
+        for pos in board.boats:
+            beaches = full.get(pos)
+            if beaches is None:
+                continue
+            name = board.tiles[pos][0]
+            open_options = []
+            for beach in beaches:
+                colours = sum(1 for n in board.boats[pos][beach] if n)
+                for direction in board.jetties(pos, beach):
+                    if not board.is_closed(pos, direction, colours):
+                        open_options.append(Emigrate(name, beach, direction))
             if not open_options:
                 doomed.append(pos)
-            name = board.name(pos)
-            choices += [Emigrate(name, b, d) for b, d in open_options]
+            choices += open_options
         return choices, doomed
+
+    def _full_beaches(self) -> list[tuple[Position, int]]:
+        """The full beaches, in the order their islands were placed."""
+        full = self._full
+        if not full:
+            return []
+        return [(pos, b) for pos in self._board.boats if pos in full for b in full[pos]]
+
+    def _note_full(self, pos: Position, beach: int) -> None:
+        """Keep the full beaches up to date after the boats on `beach` changed."""
+        board, full = self._board, self._full
+        noted = full.get(pos, ())
+        if sum(board.boats[pos][beach]) >= BERTHS[board.tiles[pos][0]][beach]:
+            if beach not in noted:
+                full[pos] = tuple(sorted((*noted, beach)))
+        elif beach in noted:
+            rest = tuple(b for b in noted if b != beach)
+            if rest:
+                full[pos] = rest
+            else:
+                del full[pos]
+
+    def _count_full(self) -> None:
+        """Find the full beaches on the whole board."""
+        self._full = {}
+        for pos, beach in self._board.full_beaches():
+            self._full[pos] = (*self._full.get(pos, ()), beach)
+
+    def _empty_places(self) -> dict[Position, tuple[str | None, int]]:
+        """Board.empty_places, kept up to date as tiles are placed (found again after one
+        is removed)."""
+        if self._places is None:
+            self._places = self._board.empty_places()
+        return self._places
+
+    def _place_tile(self, name: str, place: Position, rotation: int) -> None:
+        """Put a tile on the table; the places around it are named after it unless an
+        earlier tile names them already (as Board.empty_places names them)."""
+        board = self._board
+        board.place(name, place, rotation, self.seats)
+        places = self._places
+        if places is None:
+            return
+        places.pop(place, None)
+        tiles = board.tiles
+        q, r = place
+        for direction, (dq, dr) in enumerate(STEPS):
+            near = (q + dq, r + dr)
+            if near not in tiles and near not in places:
+                places[near] = (name, direction)
 
     def _emigrations(self) -> list[Choice]:
         """The legal emigrations: over open routes, and from each island whose routes are
@@ -475,7 +554,7 @@ class State:
 
     def _puts(self) -> list[Choice]:
         choices: list[Choice] = []
-        for anchor, direction in self._board.empty_places().values():
+        for anchor, direction in self._empty_places().values():
             choices += _put_choices(anchor, direction)
         return choices
 
@@ -500,13 +579,23 @@ class State:
     def _resolved(self, choice: Choice) -> Choice | None:
         if isinstance(choice, Pass):
             return choice if self._phase is Phase.TURN else None
+        if isinstance(choice, PutTile) and self._phase is Phase.PUT_TILE:
+            return self._put_choice(choice)
         legal = self._listed()
-        if any(c is choice for c in legal) or choice in legal:
+        if any(map(is_, legal, repeat(choice))) or choice in legal:
             return choice
         filled = self._fill_in(choice)
         if filled is not None and filled in legal:
             return filled
         return None
+
+    def _put_choice(self, choice: PutTile) -> PutTile | None:
+        """The listed put that `choice` names (by any tile next to the place)."""
+        filled = self._fill_in(choice)
+        if filled is None or choice.red not in range(6):
+            return None
+        assert isinstance(filled, PutTile)
+        return _put_choices(filled.anchor, filled.direction)[filled.red]
 
     def _fill_in(self, choice: Choice) -> Choice | None:
         board = self._board
@@ -517,7 +606,7 @@ class State:
                 place = neighbour(board.where[choice.anchor], choice.direction)
             else:
                 return None
-            named = board.empty_places().get(place)
+            named = self._empty_places().get(place)
             return None if named is None else PutTile(named[0], named[1], choice.red)
         if isinstance(choice, Land) and self._phase is Phase.LAND and self._target is not None:
             island = board.name(self._target)
@@ -561,6 +650,7 @@ class State:
         colour = self._colours[self._active]
         events.append(ev.ChoiceMade(colour, str(choice), forced))
         self._legal = None
+        self._decision = None
         if isinstance(choice, Place):
             self._place(choice, events)
         elif isinstance(choice, Expand):
@@ -586,6 +676,7 @@ class State:
         seat = self._active
         for b in beaches:
             self._board.boats[pos][b][seat] += 1
+            self._note_full(pos, b)
         self._reserve[seat] -= len(beaches)
         events.append(ev.BoatsPlaced(self._colours[seat], self._board.name(pos), beaches))
 
@@ -613,6 +704,8 @@ class State:
             source, source_beach = choice.borrow
             board.boats[board.where[source]][source_beach][seat] -= 1
             board.boats[pos][choice.beaches[0]][seat] += 1
+            self._note_full(board.where[source], source_beach)
+            self._note_full(pos, choice.beaches[0])
             events.append(
                 ev.BoatMoved(
                     self._colours[seat], source, source_beach, choice.island, choice.beaches[0]
@@ -625,6 +718,7 @@ class State:
         pos = board.where[choice.island]
         returned = board.seat_boats(pos, seat) - 1
         board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
+        self._full.pop(pos, None)
         board.royal[pos] = seat
         self._reserve[seat] += returned
         events.append(ev.RoyalIslandFounded(self._colours[seat], choice.island, returned))
@@ -633,10 +727,12 @@ class State:
     def _colonise(self, events: list[ev.Event]) -> None:
         seat = self._active
         recalled = 0
-        for beaches in self._board.boats.values():
-            for beach in beaches:
-                recalled += beach[seat]
-                beach[seat] = 0
+        for pos, beaches in self._board.boats.items():
+            for b, beach in enumerate(beaches):
+                if beach[seat]:
+                    recalled += beach[seat]
+                    beach[seat] = 0
+                    self._note_full(pos, b)
         self._reserve[seat] += recalled
         events.append(ev.BoatsRecalled(self._colours[seat], recalled))
         self._colonising = True
@@ -678,7 +774,7 @@ class State:
         )
         name = self._tile
         assert name is not None
-        board.place(name, place, choice.red, self.seats)
+        self._place_tile(name, place, choice.red)
         events.append(ev.TilePlaced(name, place, choice.red))
         self._tile = None
         if name in SEAS:
@@ -695,6 +791,7 @@ class State:
         home = board.where[choice.island]
         group = board.boats[home][choice.beach]
         board.boats[home][choice.beach] = [0] * self.seats
+        self._note_full(home, choice.beach)
         events.append(
             ev.GroupSailed(choice.island, choice.beach, choice.jetty, self.colours_of(group))
         )
@@ -721,7 +818,7 @@ class State:
                 name = self._draw(events)
                 if name is not None:
                     rotation = (route.direction + 3) % 6
-                    board.place(name, route.position, rotation, self.seats)
+                    self._place_tile(name, route.position, rotation)
                     events.append(ev.TilePlaced(name, route.position, rotation))
                 if name is None or (name in SEAS and self._seas_left == 0):
                     events.append(ev.StayedAtSea(boats))
@@ -754,6 +851,7 @@ class State:
                 seat = self._colours.index(colour)
                 beaches[b][seat] += 1
                 placed[seat] += 1
+            self._note_full(self._target, b)
         out = [g - p for g, p in zip(self._group, placed, strict=True)]
         self._return_to_reserves(out)
         events.append(ev.GroupLanded(board.name(self._target), choice.placement, choice.out))
@@ -797,6 +895,8 @@ class State:
     def _remove_island(self, pos: Position, events: list[ev.Event]) -> None:
         name = self._board.name(pos)
         beaches = self._board.remove(pos)
+        self._full.pop(pos, None)
+        self._places = None
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
         self._set_aside.append(name)
@@ -857,6 +957,8 @@ class State:
             board.boats[(q, r)] = [list(beach) for beach in beaches]
         for q, r, seat in data["royal"]:
             board.royal[(q, r)] = seat
+        state._count_full()
+        state._places = None
         state._reserve = list(data["reserve"])
         state._out_of_play = list(data["out_of_play"])
         state._drawn = data["drawn"]
@@ -876,6 +978,7 @@ class State:
         state._ending = None if data["ending"] is None else Termination(data["ending"])
         state._log = [parse_choice(text) for text in data["log"]]
         state._legal = None
+        state._decision = None
         return state
 
     @classmethod

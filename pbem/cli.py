@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 from typer.core import TyperGroup
 
+from engine import BOT_KINDS
 from pbem import export, letters, view
 from pbem.clock import as_utc, utc_now
 from pbem.config import ConfigError, Settings, load_settings
@@ -151,10 +152,13 @@ def _alone(service: Service) -> Iterator[None]:
         raise typer.Exit(code=LOCKED) from None
 
 
+BOT_NOTATION = "|".join(BOT_KINDS)
+
+
 def _seat(text: str, bot: bool) -> SeatSpec:
     parts = text.split(":")
     if len(parts) not in (2, 3) or not all(parts):
-        kind = "NAME:random|greedy[:COLOUR]" if bot else "NAME:ADDRESS[:COLOUR]"
+        kind = f"NAME:{BOT_NOTATION}[:COLOUR]" if bot else "NAME:ADDRESS[:COLOUR]"
         raise GameError(f"{text!r} should be {kind}.")
     colour = parts[2].lower() if len(parts) == 3 else None
     if bot:
@@ -166,7 +170,7 @@ def _seat(text: str, bot: bool) -> SeatSpec:
 def new_game(
     player: Annotated[list[str], typer.Option(help="NAME:ADDRESS[:COLOUR], in seat order.")] = [],  # noqa: B006
     bot: Annotated[
-        list[str], typer.Option(help="NAME:random|greedy[:COLOUR], seated after the players.")
+        list[str], typer.Option(help=f"NAME:{BOT_NOTATION}[:COLOUR], seated after the players.")
     ] = [],  # noqa: B006
     seed: Annotated[int | None, typer.Option(help="Seed for shuffling the stack.")] = None,
     stack: Annotated[

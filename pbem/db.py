@@ -37,8 +37,10 @@ def open_database(path: Path) -> Engine:
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        # a new file frees pages as `pbem compact` asks (set before its first table)
-        cursor.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        # a new file frees pages as `pbem compact` asks (set before its first table; asked of
+        # a file in use, the pragma would wait for the write lock)
+        if cursor.execute("PRAGMA page_count").fetchone()[0] == 0:
+            cursor.execute("PRAGMA auto_vacuum=INCREMENTAL")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
         cursor.execute("PRAGMA foreign_keys=ON")

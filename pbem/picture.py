@@ -9,8 +9,9 @@ places show the name a player writes in a `put` command.
 
 from __future__ import annotations
 
-import io
 import math
+import struct
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,7 +38,9 @@ MAX_RADIUS = 72
 MARGIN = 4
 SUPERSAMPLE = 2
 PALETTE_SIZE = 40
-COMPRESS_LEVEL = 3  # a third of the time of level 6, for about 20 % more bytes
+COMPRESS_LEVEL = 6
+BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
+ADLER_BASE = 65521
 
 SQRT3 = math.sqrt(3.0)
 APOTHEM = SQRT3 / 2
@@ -102,19 +105,11 @@ class Layout:
     height: int
 
     def centre(self, position: Position) -> Point:
+        """The centre of the hex at `position`, on a whole pixel (tiles are pasted whole)."""
         q, r = position
         return (
-            self.origin[0] + 1.5 * q * self.radius,
-            self.origin[1] + SQRT3 * self.radius * (r + q / 2),
-        )
-
-    def scaled(self, factor: int) -> Layout:
-        x, y = self.origin
-        return Layout(
-            self.radius * factor,
-            (x * factor, y * factor),
-            self.width * factor,
-            self.height * factor,
+            round(self.origin[0] + 1.5 * q * self.radius),
+            round(self.origin[1] + SQRT3 * self.radius * (r + q / 2)),
         )
 
 
@@ -158,60 +153,186 @@ def berths(state: State) -> list[Berth]:
 
 def board_png(state: State) -> bytes:
     """The board as a compact palette PNG; the same state always gives the same bytes."""
-    base, palette = _tiles_layer(
-        tuple(state.tiles.items()),
-        tuple(
-            (island, state.colours[seat])
-            for island in state.islands()
-            if (seat := state.royal_owner(island)) is not None
-        ),
-        state.colours,
+    tiles = tuple(state.tiles.items())
+    royal = tuple(
+        (island, state.colours[seat])
+        for island in state.islands()
+        if (seat := state.royal_owner(island)) is not None
     )
-    image = base.copy()
-    lay = layout(state)
-    for berth in _berths(state, lay):
-        if berth.colour is not None:
-            sprite, mask = _boat_sprite(berth.colour, round(berth.radius * 4) / 4, lay.radius)
-            x, y = berth.centre
-            image.paste(sprite, (round(x) - sprite.width // 2, round(y) - sprite.height // 2), mask)
-    indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    indexed.save(out, "PNG", compress_level=COMPRESS_LEVEL)
-    return out.getvalue()
+    boats = tuple(
+        ((name, index), tuple(state.colours_of(state.boats_on(name, index))))
+        for _, (name, _) in tiles
+        if name in ISLANDS
+        for index in range(len(ISLANDS[name].beaches))
+        if state.boats_on(name, index)
+    )
+    return _picture(tiles, royal, boats)
 
 
-@lru_cache(maxsize=32)
-def _tiles_layer(
+Shown = tuple[tuple[tuple[str, int], tuple[str, ...]], ...]  # boat colours per island beach
+
+
+@lru_cache(maxsize=64)
+def _picture(
     tiles: tuple[tuple[Position, tuple[str, int]], ...],
     royal: tuple[tuple[str, str], ...],
-    colours: tuple[str, ...],
-) -> tuple[Image.Image, Image.Image]:
-    """Tiles, empty places and free berths, and the palette of the picture: these change only
-    when a tile is placed or a royal island founded, so most moves reuse them."""
+    boats: Shown,
+) -> bytes:
+    """The PNG of what the picture shows: tiles in the order placed, royal islands with their
+    owners' colours and the boats on each beach; a state whose board looks the same (a
+    reminder, a move that changed no boat) reuses it."""
+    layer = _layer(tiles, royal)
+    image = layer.image.copy()
+    on = dict(boats)
+    for berth in _placed_berths(
+        tiles, layer.layout, lambda island, beach: on.get((island, beach), ())
+    ):
+        if berth.colour is not None:
+            radius = round(berth.radius * 4) / 4
+            sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius, layer.palette)
+            x, y = berth.centre
+            image.paste(sprite, (round(x) - sprite.width // 2, round(y) - sprite.height // 2), mask)
+    return layer.png(image)
+
+
+class _Layer:
+    """Tiles, empty places and free berths as a palette image, and the PNG bands last encoded
+    from pictures drawn on it: a move changes the boats on a few bands, the rest is reused."""
+
+    def __init__(self, lay: Layout, image: Image.Image, palette: bytes) -> None:
+        self.layout = lay
+        self.image = image
+        self.palette = palette
+        self.bands: dict[int, tuple[bytes, bytes, int]] = {}  # top: rows, deflated, adler32
+
+    def png(self, image: Image.Image) -> bytes:
+        width, height = image.size
+        pixels = image.tobytes()
+        deflated, adler = [], 1
+        for top in range(0, height, BAND):
+            rows = pixels[top * width : min(height, top + BAND) * width]
+            known = self.bands.get(top)
+            if known is None or known[0] != rows:
+                known = (rows, *_deflate(rows, width))
+                self.bands[top] = known
+            deflated.append(known[1])
+            adler = _adler32_combine(adler, known[2], len(rows) + len(rows) // width)
+        header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+        stream = b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + struct.pack(">I", adler)
+        return b"".join(
+            (
+                b"\x89PNG\r\n\x1a\n",
+                _chunk(b"IHDR", header),
+                _chunk(b"PLTE", self.palette),
+                _chunk(b"IDAT", stream),
+                _chunk(b"IEND", b""),
+            )
+        )
+
+
+def _deflate(rows: bytes, width: int) -> tuple[bytes, int]:
+    """Rows of palette indices, each after its filter byte (none), as raw deflate blocks that
+    end on a byte boundary, and the Adler-32 of the filtered rows."""
+    filtered = b"".join(b"\0" + rows[i : i + width] for i in range(0, len(rows), width))
+    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
+    return packer.compress(filtered) + packer.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(filtered)
+
+
+def _adler32_combine(first: int, second: int, length: int) -> int:
+    """The Adler-32 of two pieces of data from theirs; `length` is that of the second."""
+    a = ((first & 0xFFFF) + (second & 0xFFFF) - 1) % ADLER_BASE
+    b = ((first >> 16) + (second >> 16) + length * ((first & 0xFFFF) - 1)) % ADLER_BASE
+    return (b << 16) | a
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+@lru_cache(maxsize=16)
+def _layer(
+    tiles: tuple[tuple[Position, tuple[str, int]], ...], royal: tuple[tuple[str, str], ...]
+) -> _Layer:
+    """The layer of a tile layout: changes only when a tile is placed or a royal island
+    founded, so most moves reuse it; each tile is pasted from its own cached picture."""
     board = Board()
     for position, (name, rotation) in tiles:
-        board.place(name, position, rotation, len(colours))
-    owners = {name: colours.index(colour) for name, colour in royal}
-    board.royal = {board.where[name]: seat for name, seat in owners.items()}
-    canvas = _Canvas(_layout([*board.tiles, *board.empty_places()]).scaled(SUPERSAMPLE))
-    for position, (anchor, direction) in board.empty_places().items():
-        name = "centre" if anchor is None else f"{anchor} {DIRECTIONS[direction]}"
-        _draw_empty_place(canvas, canvas.layout.centre(position), name)
-    for position, (name, rotation) in tiles:
-        if name in SEAS:
-            _draw_sea(canvas, canvas.layout.centre(position), name, rotation)
-        else:
-            _draw_island(canvas, board, colours, position)
-    for berth in _placed_berths(tiles, canvas.layout, lambda island, beach: ()):
-        _draw_berth(canvas, berth)
-    small = canvas.image.reduce(SUPERSAMPLE)
-    return small, _palette(small)
+        board.place(name, position, rotation, 1)
+    empty = board.empty_places()
+    lay = _layout([*board.tiles, *empty])
+    image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
+    pieces = [
+        (position, _empty_image("centre" if a is None else f"{a} {DIRECTIONS[d]}", lay.radius))
+        for position, (a, d) in empty.items()
+    ]
+    owners = dict(royal)
+    pieces += [
+        (position, _tile_image(name, rotation, owners.get(name), lay.radius))
+        for position, (name, rotation) in tiles
+    ]
+    for position, (tile, mask) in pieces:
+        x, y = lay.centre(position)
+        image.paste(tile, (int(x) - tile.width // 2, int(y) - tile.height // 2), mask)
+    palette = _palette(image)
+    indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)
+    return _Layer(lay, indexed, bytes((palette.getpalette() or [])[: 3 * PALETTE_SIZE]))
 
 
-@lru_cache(maxsize=128)
-def _boat_sprite(colour: str, radius: float, hex_radius: float) -> tuple[Image.Image, Image.Image]:
-    """A boat of `radius` pixels drawn large and scaled down (smooth edges), with the mask
-    to paste it by; `hex_radius` sets the width of its outline as on the tiles."""
+def _tile_canvas(radius: float, outside: str) -> tuple[_Canvas, Point]:
+    """A canvas for one tile of `radius`, filled with `outside`, and the tile's centre on it;
+    the tile's picture is as large as the jetties reach, with the centre on a pixel."""
+    half_width = math.ceil(radius) + 2
+    half_height = math.ceil(APOTHEM * 1.08 * radius) + 2
+    size = (2 * half_width * SUPERSAMPLE, 2 * half_height * SUPERSAMPLE)
+    lay = Layout(radius * SUPERSAMPLE, (0.0, 0.0), *size)
+    canvas = _Canvas(lay, Image.new("RGB", size, outside))
+    return canvas, (half_width * SUPERSAMPLE, half_height * SUPERSAMPLE)
+
+
+def _finished(canvas: _Canvas, mask: Image.Image) -> tuple[Image.Image, Image.Image]:
+    return canvas.image.reduce(SUPERSAMPLE), mask.reduce(SUPERSAMPLE)
+
+
+@lru_cache(maxsize=512)
+def _tile_image(
+    name: str, rotation: int, owner: str | None, radius: float
+) -> tuple[Image.Image, Image.Image]:
+    """A tile placed with `rotation` (an island with its free berths, ringed if royal) and
+    the mask to paste it by: the hexagon with the outer half of its outline, and jetties."""
+    canvas, centre = _tile_canvas(radius, OUTLINE)
+    mask = Image.new("L", canvas.image.size, 0)
+    draw = ImageDraw.Draw(mask)
+    grow = 1 + canvas.width(0.02) / 2 / (APOTHEM * canvas.radius)
+    draw.polygon(canvas.hexagon(centre, grow), fill=255)
+    if name in SEAS:
+        _draw_sea(canvas, centre, name, rotation)
+        return _finished(canvas, mask)
+    for start, end in _draw_island(canvas, centre, name, rotation, owner):
+        draw.line([start, end], fill=255, width=canvas.width(0.1))
+    for plan in island_plan(name, rotation):
+        for x, y in plan.berths:
+            at = canvas.at(centre, (x, y))
+            _draw_berth(canvas, Berth(name, 0, at, plan.berth * canvas.radius, None))
+    return _finished(canvas, mask)
+
+
+@lru_cache(maxsize=256)
+def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
+    """An empty place called `name` and the mask to paste it by."""
+    canvas, centre = _tile_canvas(radius, EMPTY_EDGE)
+    mask = Image.new("L", canvas.image.size, 0)
+    ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255, outline=255, width=1)
+    _draw_empty_place(canvas, centre, name)
+    return _finished(canvas, mask)
+
+
+@lru_cache(maxsize=256)
+def _boat_sprite(
+    colour: str, radius: float, hex_radius: float, palette: bytes
+) -> tuple[Image.Image, Image.Image]:
+    """A boat of `radius` pixels on sand drawn large and scaled down (smooth edges), in the
+    colours of `palette`, with the mask to paste it by; `hex_radius` sets the width of its
+    outline as on the tiles."""
     side = 2 * math.ceil(radius + 2)
     lay = Layout(hex_radius * SUPERSAMPLE, (0.0, 0.0), side * SUPERSAMPLE, side * SUPERSAMPLE)
     canvas = _Canvas(lay, Image.new("RGB", (lay.width, lay.height), SAND))
@@ -220,7 +341,10 @@ def _boat_sprite(colour: str, radius: float, hex_radius: float) -> tuple[Image.I
     mask = Image.new("L", (lay.width, lay.height), 0)
     r = radius * SUPERSAMPLE + canvas.width(0.025) / 2
     ImageDraw.Draw(mask).ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), 255)
-    return canvas.image.reduce(SUPERSAMPLE), mask.reduce(SUPERSAMPLE)
+    colours = Image.new("P", (1, 1))
+    colours.putpalette(palette)
+    sprite = canvas.image.reduce(SUPERSAMPLE).quantize(palette=colours, dither=Image.Dither.NONE)
+    return sprite, mask.reduce(SUPERSAMPLE).point(lambda v: 255 if v else 0, "1")
 
 
 def _palette(image: Image.Image) -> Image.Image:
@@ -229,6 +353,7 @@ def _palette(image: Image.Image) -> Image.Image:
     blends = image.reduce(4).quantize(PALETTE_SIZE - len(base), Image.Quantize.FASTOCTREE)
     palette = Image.new("P", (1, 1))
     found = blends.getpalette() or []
+    found += [0] * (3 * PALETTE_SIZE)
     palette.putpalette([v for rgb in base for v in rgb] + found[: 3 * (PALETTE_SIZE - len(base))])
     return palette
 
@@ -516,31 +641,38 @@ def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
     canvas.text(canvas.at(centre, (-0.75, 0.0)), name, 0.2, SEA_INK, bold=True)
 
 
-def _draw_island(canvas: _Canvas, board: Board, colours: Sequence[str], position: Position) -> None:
-    centre = canvas.layout.centre(position)
-    name, rotation = board.tiles[position]
+def _draw_island(
+    canvas: _Canvas, centre: Point, name: str, rotation: int, owner: str | None
+) -> list[tuple[Point, Point]]:
+    """The island with its beaches, label and royal ring; returns the jetties' planks."""
     canvas.tile(centre, LAND)
     plans = island_plan(name, rotation)
-    for index, plan in enumerate(plans):
-        for direction in board.jetties(position, index):
-            _draw_jetty(canvas, centre, direction, plan)
+    planks = [
+        _draw_jetty(canvas, centre, (edge + rotation) % 6, plan)
+        for beach, plan in zip(ISLANDS[name].beaches, plans, strict=True)
+        for edge in beach.jetties
+    ]
     for index, plan in enumerate(plans):
         for row in plan.rows:
             _draw_sand(canvas, [canvas.at(centre, p) for p in row], plan.berth + SAND_MARGIN)
         canvas.text(canvas.at(centre, plan.letter), BEACH_LETTERS[index], 0.22, INK, bold=True)
-    seat = board.royal.get(position)
-    owner = None if seat is None else colours[seat]
     if owner is not None:
         canvas.outline(canvas.hexagon(centre, 0.94), BOAT_COLOURS[owner], 0.09)
     _draw_label(canvas, centre, name, rotation, owner)
+    return planks
 
 
-def _draw_jetty(canvas: _Canvas, centre: Point, direction: int, plan: BeachPlan) -> None:
-    """A plank from the edge facing `direction` to the nearest point of the beach."""
+def _draw_jetty(
+    canvas: _Canvas, centre: Point, direction: int, plan: BeachPlan
+) -> tuple[Point, Point]:
+    """A plank from just beyond the edge facing `direction` to the nearest point of the
+    beach; returns its ends."""
     mid = _edge_midpoint(direction)
     shore = min((*plan.berths, plan.letter), key=lambda p: math.dist(p, mid))
     start = canvas.at(centre, (mid[0] * 1.05, mid[1] * 1.05))
-    canvas.draw.line([start, canvas.at(centre, shore)], fill=JETTY, width=canvas.width(0.1))
+    end = canvas.at(centre, shore)
+    canvas.draw.line([start, end], fill=JETTY, width=canvas.width(0.1))
+    return start, end
 
 
 def _draw_sand(canvas: _Canvas, points: list[Point], half: float) -> None:

@@ -9,9 +9,10 @@ import imaplib
 import logging
 import os
 import signal
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -23,7 +24,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import col, delete, select
 
-from pbem.config import Settings
+from pbem.config import ImapSettings, Settings
 from pbem.db import session
 from pbem.deadlines import TickReport, tick
 from pbem.errors import PbemError
@@ -32,7 +33,15 @@ from pbem.kinds import MailOutcome
 from pbem.models import Outbox
 from pbem.replies import handle
 from pbem.service import Service
-from pbem.transport import Inbox, KeptImap, Sender, make_sender, open_inbox
+from pbem.transport import (
+    IDLE_RENEW,
+    ImapIdle,
+    Inbox,
+    KeptImap,
+    Sender,
+    make_sender,
+    open_inbox,
+)
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +253,74 @@ def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None
         db.commit()
 
 
+class IdleWatch:
+    """Waits for new mail with IMAP IDLE in a thread of its own and calls `on_mail` (from
+    that thread) when some arrives, and whenever a session begins (mail may have come while
+    none waited). After an error it reconnects at once, then after `backoff` while sessions
+    fail before one wait is done. If the server does not offer IDLE it ends: polling does
+    it all then."""
+
+    def __init__(
+        self, settings: ImapSettings, on_mail: Callable[[], None], *, renew: float
+    ) -> None:
+        self.settings = settings
+        self.on_mail = on_mail
+        self.renew = renew
+        self.stopping = threading.Event()
+        self.session: ImapIdle | None = None
+        self.outage = Outage("waiting for mail with IDLE")
+        self.thread = threading.Thread(target=self._run, name="imap-idle", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Ask the thread to end; a wait under way ends with DONE and LOGOUT."""
+        self.stopping.set()
+        session = self.session
+        if session is not None:
+            session.interrupt()
+
+    def join(self, timeout: float) -> None:
+        self.thread.join(timeout)
+        if self.thread.is_alive():
+            log.warning("the IDLE session did not end within %g s; left behind", timeout)
+
+    def _run(self) -> None:
+        failures = 0  # sessions in a row that failed before one wait was done
+        while not self.stopping.wait(backoff(failures - 1).total_seconds() if failures > 1 else 0):
+            waited = False
+            try:
+                session = ImapIdle(self.settings)
+            except MAILBOX_DOWN as error:
+                self.outage.failed(error)
+                failures += 1
+                continue
+            try:
+                if not session.offered:
+                    log.info("the IMAP server does not offer IDLE: new mail is polled for")
+                    return
+                self.session = session
+                if self.stopping.is_set():
+                    return
+                self.on_mail()
+                while not self.stopping.is_set():
+                    if session.wait(self.renew):
+                        self.on_mail()
+                    if not waited:
+                        waited = True
+                        self.outage.worked()
+            except MAILBOX_DOWN as error:
+                self.outage.failed(error)
+                failures = 1 if waited else failures + 1
+            except Exception:  # a fault of ours: polling goes on, IDLE is tried again later
+                log.exception("waiting for mail with IDLE failed; will try again")
+                failures += 1
+            finally:
+                self.session = None
+                session.close()
+
+
 def _where(settings: Settings) -> str:
     """What the service works on, for its first log line."""
     if settings.mail == "imap":
@@ -286,7 +363,9 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
 
     APScheduler wakes the poller and the sender; mail is read in a worker thread while the
     sender works in the event loop, and the sender is woken at once after new mail was
-    handled, so answers go out without waiting for the next interval.
+    handled, so answers go out without waiting for the next interval. With IMAP, a second
+    session waits with IDLE where the server offers it, and mail is read as soon as it
+    arrives; the poll at every interval stays (it also runs the deadlines).
     """
 
     async def main() -> None:
@@ -359,6 +438,25 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
             finally:
                 polling.release()
 
+        noticed = asyncio.Event()  # the IDLE session saw new mail
+
+        def on_mail() -> None:
+            with suppress(RuntimeError):  # the loop is closed: the service has stopped
+                loop.call_soon_threadsafe(noticed.set)
+
+        async def poll_when_noticed() -> None:
+            while True:
+                await noticed.wait()
+                noticed.clear()  # mail that comes during this poll calls for another
+                if stop.is_set():
+                    return
+                await poll()
+
+        watch = None
+        if kept is not None:
+            watch = IdleWatch(service.settings.imap, on_mail, renew=IDLE_RENEW)
+            watch.start()
+        noticing = asyncio.create_task(poll_when_noticed())
         scheduler = AsyncIOScheduler()
         for job, seconds in (
             (poll, service.settings.poll_seconds),
@@ -377,15 +475,21 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         scheduler.start()
         log.info("serving: %s", _where(service.settings))
         await stop.wait()
+        if watch is not None:
+            watch.stop()
         scheduler.pause()
         async with polling:  # a poll under way finishes its cycle; it is not cancelled
             scheduler.shutdown(wait=False)
+        noticed.set()
+        await noticing
         wake.set()
         await sending
         for sender in senders:
             await sender.close()
         if kept is not None:
             kept.close()
+        if watch is not None:
+            await asyncio.to_thread(watch.join, 5.0)
         log.info("stopped")
 
     asyncio.run(main())

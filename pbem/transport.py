@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import imaplib
+import itertools
 import mailbox
 import os
+import re
+import select
 import socket
 import ssl
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from functools import lru_cache
@@ -170,6 +174,164 @@ class KeptImap:
         client, self.client = self.client, None
         if client is not None:
             _logout(client)
+
+
+IDLE_RENEW = 25 * 60.0
+"""Seconds in one IDLE before it is ended and issued again (RFC 2177: within 29 minutes)."""
+
+_EXISTS = re.compile(rb"\* \d+ EXISTS\b", re.IGNORECASE)
+_LITERAL = re.compile(rb"\{(\d+)\}\r\n\Z")
+
+
+class ImapIdle:
+    """An IMAP session of its own that waits in IDLE (RFC 2177) for new mail.
+
+    imaplib has no IDLE before Python 3.14, and a timeout on its buffered file spoils the
+    file: after the login the socket is read here, with `select`, so that a wait ends at
+    its deadline, on new mail, or at once on `interrupt()` from another thread.
+    """
+
+    TIMEOUT = 30.0  # for the server's answers outside a wait
+
+    def __init__(self, settings: ImapSettings) -> None:
+        self.client = imap_connect(settings)
+        self.sock = self.client.sock
+        self._buffer = b""
+        self._tags = itertools.count(1)
+        self._waker, self._wake = socket.socketpair()
+        self._clean = True  # no command is under way: LOGOUT may be sent
+        try:
+            status, data = self.client.capability()
+            words = b" ".join(d for d in data if isinstance(d, bytes)).upper().split()
+            self.offered = status == "OK" and b"IDLE" in words
+            _keep_alive(self.sock)
+            self.sock.setblocking(False)
+        except BaseException:
+            self.close()
+            raise
+
+    def wait(self, seconds: float) -> bool:
+        """IDLE for up to `seconds`, until new mail arrives or `interrupt()`; ended with DONE
+        in every case. True if the server reported new mail (EXISTS)."""
+        self._clean = False
+        tag = self._send(b"IDLE")
+        news = False
+        while True:  # until the server's go-ahead
+            line = self._line(time.monotonic() + self.TIMEOUT)
+            if line.startswith(tag + b" "):
+                raise imaplib.IMAP4.error(f"IDLE refused: {_shown(line)}")
+            if line.startswith(b"+"):
+                break
+            news = self._untagged(line) or news
+        deadline = time.monotonic() + seconds
+        while not news:
+            line = self._line(deadline, interruptible=True)
+            if not line:
+                break
+            news = self._untagged(line)
+        self._put(b"DONE\r\n")
+        while True:
+            line = self._line(time.monotonic() + self.TIMEOUT)
+            if line.startswith(tag + b" "):
+                if not line[len(tag) + 1 :].upper().startswith(b"OK"):
+                    raise imaplib.IMAP4.error(f"IDLE ended with {_shown(line)}")
+                self._clean = True
+                return news
+            news = self._untagged(line) or news
+
+    def interrupt(self) -> None:
+        """End the current or next `wait` at once (from any thread)."""
+        with suppress(OSError):
+            self._wake.send(b"!")
+
+    def close(self) -> None:
+        """LOGOUT if no command is under way, and close the connection."""
+        if self._clean:
+            with suppress(OSError, imaplib.IMAP4.error):
+                tag = self._send(b"LOGOUT")
+                deadline = time.monotonic() + 2
+                while not self._line(deadline).startswith(tag + b" "):
+                    pass
+        with suppress(OSError):
+            self.client.shutdown()
+        self._waker.close()
+        self._wake.close()
+
+    def _untagged(self, line: bytes) -> bool:
+        if line.upper().startswith(b"* BYE"):
+            raise imaplib.IMAP4.abort(f"the server closed the session: {_shown(line)}")
+        return _EXISTS.match(line) is not None
+
+    def _send(self, command: bytes) -> bytes:
+        tag = b"I%d" % next(self._tags)
+        self._put(tag + b" " + command + b"\r\n")
+        return tag
+
+    def _put(self, data: bytes) -> None:
+        self.sock.settimeout(self.TIMEOUT)
+        try:
+            self.sock.sendall(data)
+        finally:
+            self.sock.setblocking(False)
+
+    def _line(self, deadline: float, *, interruptible: bool = False) -> bytes:
+        """The server's next response line, a literal in it read along (b"" at the deadline
+        or on interrupt if `interruptible`; TimeoutError at the deadline otherwise)."""
+        line = b""
+        while True:
+            end = self._buffer.find(b"\r\n")
+            if end < 0:
+                if not self._fill(deadline, interruptible):
+                    if interruptible and not line:
+                        return b""
+                    raise TimeoutError("the IMAP server did not answer in time")
+                continue
+            line += self._buffer[: end + 2]
+            self._buffer = self._buffer[end + 2 :]
+            literal = _LITERAL.search(line)
+            if literal is None:
+                return line
+            size = int(literal.group(1))
+            while len(self._buffer) < size:
+                if not self._fill(deadline, False):
+                    raise TimeoutError("the IMAP server did not answer in time")
+            line += self._buffer[:size]
+            self._buffer = self._buffer[size:]
+
+    def _fill(self, deadline: float, interruptible: bool) -> bool:
+        """Add what the server sent next to the buffer; False at the deadline or on interrupt."""
+        while True:
+            if not (isinstance(self.sock, ssl.SSLSocket) and self.sock.pending()):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                watched = [self.sock, self._waker] if interruptible else [self.sock]
+                ready = select.select(watched, [], [], remaining)[0]
+                if self._waker in ready:
+                    self._waker.recv(64)
+                    return False
+                if not ready:
+                    continue
+            try:
+                data = self.sock.recv(65536)
+            except (ssl.SSLWantReadError, BlockingIOError):
+                continue  # a TLS record that held no data yet
+            if not data:
+                raise imaplib.IMAP4.abort("the IMAP server closed the connection")
+            self._buffer += data
+            return True
+
+
+def _keep_alive(sock: socket.socket) -> None:
+    """TCP keep-alive: a connection that died while idling is noticed within minutes."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", 60), ("TCP_KEEPINTVL", 15), ("TCP_KEEPCNT", 4)):
+        if hasattr(socket, name):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+
+
+def _shown(line: bytes) -> str:
+    return line.decode("utf-8", "replace").strip()[:200]
 
 
 def quote_mailbox(folder: str) -> str:

@@ -9,13 +9,18 @@ Prints the inbound moves the service processed per second, and the delay from a 
 delivery to the mailbox until the SMTP server accepted the service's next prompt for that
 game (median and 95th percentile). The last line is `moves/s: N`.
 
-    python -m tests.bench_mail [--games 10] [--players 3] [--seconds 40] [--poll 0.2]
+With `--idle` the service polls only every 600 s and reads what IMAP IDLE reports, and the
+players put their replies straight into the service's mailbox (IMAP APPEND): the delay is
+then from the APPEND of a reply until its answer arrived at the SMTP server.
+
+    python -m tests.bench_mail [--games 10] [--players 3] [--seconds 40] [--poll 0.2] [--idle]
 """
 
 from __future__ import annotations
 
 import argparse
 import email
+import imaplib
 import multiprocessing
 import multiprocessing.queues
 import os
@@ -47,7 +52,10 @@ from tests.test_mail_loop import mail_settings
 SERVICE = "tongiaki@example.test"
 
 
-def run(games: int, players: int, seconds: float, poll: float) -> float:
+IDLE_POLL = 600.0  # with --idle: no poll comes during the run, IDLE does it all
+
+
+def run(games: int, players: int, seconds: float, poll: float, idle: bool = False) -> float:
     rng = random.Random(1)
     fork = multiprocessing.get_context("fork")
     accepted: multiprocessing.queues.Queue[tuple[str, bytes, float]] = fork.Queue()
@@ -79,7 +87,9 @@ def run(games: int, players: int, seconds: float, poll: float) -> float:
         serve = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
         delays: list[float] = []
         try:
-            delays, elapsed, finished = _drive(accepted, smtp_port, dovecot, games, seconds, rng)
+            delays, elapsed, finished = _drive(
+                accepted, smtp_port, dovecot, games, seconds, rng, idle
+            )
         finally:
             serve.send_signal(signal.SIGTERM)
             serve.wait(30)
@@ -88,13 +98,15 @@ def run(games: int, players: int, seconds: float, poll: float) -> float:
         with session(service.engine) as db:
             moves = sum(1 for i in db.exec(select(Inbound)) if i.outcome == "applied")
     rate = moves / elapsed
-    print(f"{games} games of {players} players, poll every {poll} s, {elapsed:.1f} s")
+    how = "IMAP IDLE, replies by APPEND" if idle else "replies by SMTP"
+    print(f"{games} games of {players} players, poll every {poll} s, {how}, {elapsed:.1f} s")
     print(f"inbound moves processed: {moves}, games finished: {finished}")
     if delays:
         p95 = statistics.quantiles(delays, n=20)[-1] if len(delays) >= 20 else max(delays)
+        start = "the APPEND of a reply" if idle else "delivery"
         print(
-            f"delay from delivery to the next prompt: median {statistics.median(delays):.3f} s, "
-            f"p95 {p95:.3f} s"
+            f"delay from {start} to the next prompt at the SMTP server: "
+            f"median {statistics.median(delays):.3f} s, p95 {p95:.3f} s ({len(delays)} replies)"
         )
     print(f"moves/s: {rate:.1f}")
     return rate
@@ -120,15 +132,24 @@ def _serve_smtp(dovecot: Dovecot, out: Any, ports: Any, stop: Any) -> None:
 
 
 def _drive(
-    accepted: Any, port: int, dovecot: Dovecot, games: int, seconds: float, rng: random.Random
+    accepted: Any,
+    port: int,
+    dovecot: Dovecot,
+    games: int,
+    seconds: float,
+    rng: random.Random,
+    append: bool = False,
 ) -> tuple[list[float], float, int]:
-    """Answer every prompt as soon as the SMTP server accepted it, until time is up."""
+    """Answer every prompt as soon as the SMTP server accepted it, until time is up; by
+    SMTP, or with `append` by IMAP APPEND into the service's mailbox (timed from before it)."""
     pending: dict[str, float] = {}
     delays: list[float] = []
     finished: set[str] = set()
     # the players share one kept SMTP connection: the players' clients are not measured
     client = smtplib.SMTP("127.0.0.1", port, timeout=10)
     client.login("bench1", dovecot.password)
+    mailbox = imaplib.IMAP4(dovecot.host, dovecot.port, timeout=10)
+    mailbox.login("tongiaki", dovecot.password)
     start = time.monotonic()
     while time.monotonic() - start < seconds and len(finished) < games:
         try:
@@ -150,10 +171,16 @@ def _drive(
         options = option_count(prompt)
         player = parseaddr(str(message["To"]))[1]
         target = parseaddr(str(message["Reply-To"]))[1]
-        raw = reply_to(prompt, str(rng.randint(1, options)))
-        client.sendmail(player, [target], re.sub(rb"\r?\n", b"\r\n", raw))
-        pending[game] = time.monotonic()
+        raw = re.sub(rb"\r?\n", b"\r\n", reply_to(prompt, str(rng.randint(1, options))))
+        if append:
+            pending[game] = time.monotonic()
+            trace = f"Return-Path: <{player}>\r\nDelivered-To: {target}\r\n".encode()
+            mailbox.append('"INBOX"', "", imaplib.Time2Internaldate(time.time()), trace + raw)
+        else:
+            client.sendmail(player, [target], raw)
+            pending[game] = time.monotonic()
     client.quit()
+    mailbox.logout()
     return delays, time.monotonic() - start, len(finished)
 
 
@@ -163,10 +190,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=3, choices=range(2, 7))
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--poll", type=float, default=0.2, help="the service's poll interval")
+    parser.add_argument(
+        "--idle",
+        action="store_true",
+        help=f"IMAP IDLE with polls {IDLE_POLL:g} s apart; replies by APPEND",
+    )
     args = parser.parse_args(argv)
     if args.games * args.players > 40:
         parser.error("at most 40 players in all (the test server has bench1 to bench40)")
-    run(args.games, args.players, args.seconds, args.poll)
+    poll = IDLE_POLL if args.idle else args.poll
+    run(args.games, args.players, args.seconds, poll, args.idle)
 
 
 if __name__ == "__main__":

@@ -599,7 +599,7 @@ REFUSED = [
     ("resume", "The game is not paused."),
     ("pause now", "pause takes nothing after it."),
     ("human 1", "Ann (red) plays the seat already."),
-    ("bot 2 clever", "Unknown bot 'clever'; the bots are random, greedy."),
+    ("bot 2 clever", "Unknown bot 'clever'; the bots are random, greedy, expert."),
     ("replace 2 ann@example.test", "ann@example.test has a seat in this game already."),
     ("replace 2 nobody", "'nobody' is not a mail address."),
     ("replace 2", "Write it as: replace SEAT ADDRESS [NAME]."),

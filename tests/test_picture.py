@@ -6,6 +6,7 @@ import colorsys
 import io
 import itertools
 import math
+import zlib
 from collections import Counter
 
 import pytest
@@ -21,6 +22,7 @@ from engine import (
     make_bot,
     neighbour,
 )
+from pbem import picture as picture_module
 from pbem.picture import (
     APOTHEM,
     BOAT_COLOURS,
@@ -30,6 +32,7 @@ from pbem.picture import (
     MAX_WIDTH,
     MIN_RADIUS,
     Berth,
+    _adler32_combine,
     berths,
     board_png,
     island_plan,
@@ -234,3 +237,21 @@ def test_a_very_long_board_keeps_the_smallest_radius_and_grows_past_the_cap() ->
     assert layout(state).radius == MIN_RADIUS
     assert picture(state).width > MAX_WIDTH
     assert START_ISLAND in [b.island for b in berths(state)]
+
+
+def test_a_picture_drawn_after_others_is_the_one_drawn_afresh() -> None:
+    """Parts reused from earlier pictures (tile pictures, encoded bands) change no byte."""
+    states = [played(4, moves) for moves in (20, 21, 22, 40, 41)]
+    warm = [board_png(state) for state in states]
+    for state, data in zip(states, warm, strict=True):
+        for name in ("_picture", "_layer", "_tile_image", "_empty_image", "_boat_sprite"):
+            getattr(picture_module, name).cache_clear()
+        assert board_png(state) == data
+        image = Image.open(io.BytesIO(data))
+        image.verify()  # chunk checksums
+
+
+def test_the_adler32_of_two_pieces_is_that_of_the_whole() -> None:
+    first, second = bytes(range(256)) * 300, b"\x07\x00" * 5000
+    combined = _adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+    assert combined == zlib.adler32(first + second)
