@@ -127,7 +127,7 @@ def main(argv: list[str]) -> int:
         ["-m", "ruff", "check", "."],
         ["-m", "ruff", "format", "--check", "."],
         ["-m", "mypy"],
-        ["-m", "pytest", *rest],
+        ["-m", "pytest", *([] if "-n" in rest else ["-n", "2"]), *rest],  # two workers
     ):
         code = run(python, *step)
         if code != 0:
