@@ -69,6 +69,7 @@ class Settings:
     authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
     state_cache_games: int = 1000  # games whose state `serve` keeps in memory
     absent_bot: str = "greedy"  # the bot that plays absent, resigned and kicked seats
+    expert_seconds: float = 1.0  # the expert bot's time per decision; 0: a fixed search
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
     gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
     export_on_game_over: str = "none"  # none | attach: the record of the game (HTML)
@@ -199,6 +200,8 @@ def _check(settings: Settings) -> None:
             raise ConfigError(f"{name!r} must be more than 0")
     if settings.absent_bot not in BOT_KINDS:
         raise ConfigError(f"'absent_bot' must be one of {', '.join(BOT_KINDS)}")
+    if settings.expert_seconds < 0:
+        raise ConfigError("'expert_seconds' must be 0 (a fixed search) or more")
     if settings.state_cache_games < 1:
         raise ConfigError("'state_cache_games' must be 1 or more")
     if settings.talk_per_day < 0:

@@ -13,6 +13,7 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
+from time import monotonic
 
 from sqlmodel import Session, col, select
 
@@ -142,7 +143,8 @@ class Table:
             if not seat.bot and not (seat.absent and present):
                 break
             kind = seat.bot or self.settings.absent_bot
-            events += self.state.apply(bot_choice(self.game, self.state, kind))
+            seconds = self.settings.expert_seconds
+            events += self.state.apply(bot_choice(self.game, self.state, kind, seconds))
             self.record(decision.seat, MoveSource.BOT if seat.bot else MoveSource.ABSENT)
         return events
 
@@ -174,11 +176,18 @@ class Table:
         )
 
 
-def bot_choice(game: Game, state: State, kind: str) -> Choice:
+EXPERT_MOST = 1_000_000  # simulations: with a time budget, the time ends the search
+
+
+def bot_choice(game: Game, state: State, kind: str, seconds: float = 0) -> Choice:
     """What a bot of `kind` chooses for the open decision: the same for the same game and
-    decision, so that a bot's moves can be told and checked."""
+    decision, so that a bot's moves can be told and checked; except the expert's when it
+    is given `seconds` to think (then it searches as far as the time allows)."""
     assert state.decision is not None
     seed = (game.seed or 0) * 1_000_003 + (game.id or 0) * 7919 + state.decision.number
+    if kind == "expert" and seconds > 0:
+        bot = make_bot(kind, seed, simulations=EXPERT_MOST, seconds=seconds, clock=monotonic)
+        return bot.choose(state)
     return make_bot(kind, seed).choose(state)
 
 
