@@ -94,7 +94,7 @@ def run(games: int, players: int, seconds: float, poll: float, idle: bool = Fals
             serve.send_signal(signal.SIGTERM)
             serve.wait(30)
             stop.set()
-            smtp_process.join(30)
+            _drain_and_join(smtp_process, accepted)
         with session(service.engine) as db:
             moves = sum(1 for i in db.exec(select(Inbound)) if i.outcome == "applied")
     rate = moves / elapsed
@@ -124,11 +124,29 @@ class _ForwardingSmtp(SmtpServer):
 
 
 def _serve_smtp(dovecot: Dovecot, out: Any, ports: Any, stop: Any) -> None:
-    """In a forked process: run the SMTP server until `stop` is set."""
+    """In a forked process: run the SMTP server until `stop` is set. What it accepted after
+    the benchmark stopped reading is dropped: the process ends without waiting for a reader
+    (it used to hang at exit, kept alive by the queue's unread items)."""
+    out.cancel_join_thread()
     server = _ForwardingSmtp(dovecot, out).start()
     ports.put((server.port, server.tls_port))
     stop.wait()
     server.stop()
+
+
+def _drain_and_join(process: Any, accepted: Any, seconds: float = 30.0) -> None:
+    """Wait for the SMTP process to end, reading what it still passes on meanwhile."""
+    deadline = time.monotonic() + seconds
+    while process.is_alive() and time.monotonic() < deadline:
+        try:
+            while True:
+                accepted.get_nowait()
+        except queue.Empty:
+            pass
+        process.join(0.05)
+    if process.is_alive():
+        process.terminate()
+        process.join(5)
 
 
 def _drive(
