@@ -40,16 +40,26 @@ def ensure_venv() -> Path:
 
 
 # what the tests run for real, by the program's name: the Debian package that has it
-DEBIAN = {"dovecot": "dovecot-imapd", "chromium": "chromium", "systemd-analyze": "systemd"}
+DEBIAN = {
+    "dovecot": "dovecot-imapd",
+    "chromium": "chromium",
+    "systemd-analyze": "systemd",
+    "initdb": "postgresql",  # Debian keeps it in /usr/lib/postgresql/VERSION/bin
+}
 
 
 def _installed(program: str) -> bool:
-    return bool(shutil.which(program)) or Path(f"/usr/sbin/{program}").exists()
+    return (
+        bool(shutil.which(program))
+        or Path(f"/usr/sbin/{program}").exists()
+        or any(Path("/usr/lib/postgresql").glob(f"*/bin/{program}"))
+    )
 
 
 def ensure_debian(programs: tuple[str, ...] = tuple(DEBIAN)) -> int:
     """Install from Debian what the tests need and is missing: Dovecot's IMAP server for the
-    mail tests, Chromium for the HTML mails, systemd-analyze to check the systemd unit.
+    mail tests, Chromium for the HTML mails, systemd-analyze to check the systemd unit,
+    PostgreSQL's server for the tests of the PostgreSQL backend.
 
     As root: `apt-get install` (after `apt-get update` only if the install fails without it).
     Otherwise print what to install and return non-zero.

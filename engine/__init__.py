@@ -54,7 +54,7 @@ from engine.events import (
     VoyageFailed,
     VoyagePassed,
 )
-from engine.explain import explain_illegal, what_is_asked
+from engine.explain import WHO, explain_illegal, what_is_asked
 from engine.hexgrid import (
     CENTRE,
     DIRECTION_WORDS,
@@ -64,6 +64,7 @@ from engine.hexgrid import (
     opposite,
     parse_direction,
 )
+from engine.message import N_, Joined, Message, counted
 from engine.notation import SYNTAX, is_move_word, parse_choice
 from engine.outcome import Outcome, Standing, Termination
 from engine.phase import Decision, Phase
@@ -114,11 +115,13 @@ __all__ = [
     "ISLANDS",
     "ISLAND_ALIASES",
     "LETTERS",
+    "N_",
     "SEAS",
     "STACK_TILES",
     "START_ISLAND",
     "SYNTAX",
     "TILES",
+    "WHO",
     "Aftermath",
     "AmbiguousChoiceError",
     "Arrival",
@@ -153,7 +156,9 @@ __all__ = [
     "IllegalChoiceError",
     "IslandRemoved",
     "IslandTile",
+    "Joined",
     "Land",
+    "Message",
     "Next",
     "NotationError",
     "Nothing",
@@ -189,6 +194,7 @@ __all__ = [
     "VoyagePassed",
     "__version__",
     "clear_listing_caches",
+    "counted",
     "explain_illegal",
     "is_move_word",
     "make_bot",

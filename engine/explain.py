@@ -17,6 +17,7 @@ from engine.choices import (
     PutTile,
 )
 from engine.hexgrid import DIRECTION_WORDS, Position, neighbour
+from engine.message import Joined, Message, counted
 from engine.phase import Decision, Phase
 from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND
 
@@ -54,41 +55,74 @@ _ALLOWED: dict[Phase, tuple[type, ...]] = {
 }
 
 
+# Translators: the colour of the player who must decide, at the start of a sentence
+WHO: dict[str, Message] = {
+    "blue": Message("Blue"),
+    "red": Message("Red"),
+    "green": Message("Green"),
+    "yellow": Message("Yellow"),
+    "orange": Message("Orange"),
+    "purple": Message("Purple"),
+}
+
+
 def what_is_asked(state: Game) -> str:
     """The current decision as a sentence: 'Red must ...'."""
     decision = state.decision
     if decision is None:
-        return "The game is over."
-    who = decision.colour.capitalize()
+        return Message("The game is over.")
+    who = WHO.get(decision.colour) or decision.colour.capitalize()
     kind = decision.kind
     if kind is Phase.SETUP:
-        return f"{who} must put a set-up boat on a beach of {START_ISLAND}."
+        return Message(
+            "{who} must put a set-up boat on a beach of {island}.", who=who, island=START_ISLAND
+        )
     if kind is Phase.TURN:
-        return f"{who} must start the turn: expand, found a royal island, or colonise."
+        return Message(
+            "{who} must start the turn: expand, found a royal island, or colonise.", who=who
+        )
     if kind is Phase.EMIGRATE:
-        asked = f"{who} must choose which full beach emigrates next, and by which jetty."
+        asked = Message(
+            "{who} must choose which full beach emigrates next, and by which jetty.", who=who
+        )
         closed = [c.island for c in state.legal_choices() if isinstance(c, EmigrateClosed)]
-        for island in closed:  # RULES §8.1: removed when its emigration comes
-            asked += (
-                f" Every route from {island} leads back: 'emigrate {island}' removes it from "
-                "the game (its boats go back to the reserves)."
+        notes = [  # RULES §8.1: removed when its emigration comes
+            Message(
+                "Every route from {island} leads back: 'emigrate {island}' removes it from "
+                "the game (its boats go back to the reserves).",
+                island=island,
             )
-        return asked
+            for island in closed
+        ]
+        return Joined(" ", [asked, *notes]) if notes else asked
     if kind is Phase.LAND:
-        return f"{who} must land the group arriving at {decision.island}."
+        return Message(
+            "{who} must land the group arriving at {island}.", who=who, island=decision.island
+        )
     if kind is Phase.PUT_TILE:
-        return f"{who} must place the drawn tile {decision.tile}."
-    return f"{who} must put a boat on a beach of the new island {decision.island}."
+        return Message("{who} must place the drawn tile {tile}.", who=who, tile=decision.tile)
+    return Message(
+        "{who} must put a boat on a beach of the new island {island}.",
+        who=who,
+        island=decision.island,
+    )
 
 
 def explain_illegal(state: Game, choice: Choice) -> str:
     decision = state.decision
     if decision is None:
-        return "The game is over."
+        return Message("The game is over.")
     if not isinstance(choice, _ALLOWED[decision.kind]):
-        return f"'{choice}' does not fit now. {what_is_asked(state)}"
-    reason = _reason(state, choice) or "it is not one of the legal choices now"
-    return f"'{choice}' is not allowed: {reason}. {what_is_asked(state)}"
+        return Message(
+            "'{choice}' does not fit now. {asked}", choice=str(choice), asked=what_is_asked(state)
+        )
+    reason = _reason(state, choice) or Message("it is not one of the legal choices now")
+    return Message(
+        "'{choice}' is not allowed: {reason}. {asked}",
+        choice=str(choice),
+        reason=reason,
+        asked=what_is_asked(state),
+    )
 
 
 def _reason(state: Game, choice: Choice) -> str | None:
@@ -99,56 +133,76 @@ def _reason(state: Game, choice: Choice) -> str | None:
             return None
         anchor = state.position_of(choice.anchor)
         if anchor is None:
-            return f"{choice.anchor} is not on the board"
+            return Message("{tile} is not on the board", tile=choice.anchor)
         if state.tile_at(neighbour(anchor, choice.direction)) is not None:
-            return f"the place {DIRECTION_WORDS[choice.direction]} of {choice.anchor} is taken"
+            return Message(
+                "the place {direction} of {tile} is taken",
+                direction=DIRECTION_WORDS[choice.direction],
+                tile=choice.anchor,
+            )
         return None
     if island is None or state.position_of(island) is None:
-        return f"{island} is not on the board" if island else None
+        return Message("{tile} is not on the board", tile=island) if island else None
     beaches = ISLANDS[island].beaches
     named = getattr(choice, "beaches", ()) or (getattr(choice, "beach", 0),)
     if any(b >= len(beaches) for b in named):
-        return f"{island} has beaches a to {BEACH_LETTERS[len(beaches) - 1]}"
+        return Message(
+            "{island} has beaches a to {last}", island=island, last=BEACH_LETTERS[len(beaches) - 1]
+        )
     if state.royal_owner(island) is not None and not isinstance(choice, Land):
-        return f"{island} is a royal island"
+        return Message("{island} is a royal island", island=island)
     if isinstance(choice, Expand):
         return _expand_reason(state, choice)
     if isinstance(choice, FoundRoyal):
         if island == START_ISLAND:
-            return f"{START_ISLAND} can never become a royal island"
+            return Message("{island} can never become a royal island", island=START_ISLAND)
         if state.royal_islands(seat) >= 2:
-            return "you have founded two royal islands already"
+            return Message("you have founded two royal islands already")
         boats = [state.boats_on(island, b) for b in range(len(beaches))]
         if not any(b[seat] for b in boats) or any(sum(b) != b[seat] for b in boats):
-            return f"a royal island needs your boats on {island} and nobody else's"
+            return Message(
+                "a royal island needs your boats on {island} and nobody else's", island=island
+            )
         return None
     if isinstance(choice, EmigrateClosed):
         if not any(name == island for name, _ in state.full_beaches()):
-            return f"{island} has no full beach"
-        return (
-            f"a full beach of {island} has a route that does not lead back: say the beach "
-            f"and the jetty (emigrate {island} BEACH JETTY)"
+            return Message("{island} has no full beach", island=island)
+        return Message(
+            "a full beach of {island} has a route that does not lead back: say the beach "
+            "and the jetty (emigrate {island} BEACH JETTY)",
+            island=island,
         )
     if isinstance(choice, Emigrate):
         if state.free_berths(island, choice.beach) > 0:
-            return f"beach {island} {BEACH_LETTERS[choice.beach]} is not full"
+            return Message(
+                "beach {island} {beach} is not full",
+                island=island,
+                beach=BEACH_LETTERS[choice.beach],
+            )
         if choice.jetty not in state.jetties(island, choice.beach):
-            where = DIRECTION_WORDS[choice.jetty]
-            return f"beach {BEACH_LETTERS[choice.beach]} has no jetty to the {where}"
-        return "that route only leads back (RULES §8.1) while another jetty is open"
+            return Message(
+                "beach {beach} has no jetty to the {direction}",
+                beach=BEACH_LETTERS[choice.beach],
+                direction=DIRECTION_WORDS[choice.jetty],
+            )
+        return Message("that route only leads back (RULES §8.1) while another jetty is open")
     if isinstance(choice, Land):
         return _land_reason(state, choice)
     if isinstance(choice, Place) and state.phase is Phase.SETUP:
         full = [b for b in named if sum(state.boats_on(island, b)) >= 2]
         if full:
             letter = BEACH_LETTERS[full[0]]
-            return f"each beach of {START_ISLAND} keeps a free berth in the set-up ({letter} has 2)"
+            return Message(
+                "each beach of {island} keeps a free berth in the set-up ({beach} has 2)",
+                island=START_ISLAND,
+                beach=letter,
+            )
     if isinstance(choice, Place) and state.phase is Phase.TURN and state.home_islands(seat):
-        return "you still have boats on the board: expand instead"
+        return Message("you still have boats on the board: expand instead")
     if isinstance(choice, Place) and any(
         state.free_berths(island, b) < named.count(b) for b in named
     ):
-        return "that beach has no free berth for it"
+        return Message("that beach has no free berth for it")
     return None
 
 
@@ -158,20 +212,24 @@ def _expand_reason(state: Game, choice: Expand) -> str | None:
     mine = sum(state.boats_on(choice.island, b)[seat] for b in range(count_beaches))
     reserve = state.reserve_of(seat)
     if not mine:
-        return f"you have no boats on {choice.island}"
+        return Message("you have no boats on {island}", island=choice.island)
     if reserve == 0 and choice.borrow is None:
-        return (
+        return Message(
             "your reserve is empty: take one boat from another island, like 'expand X a from Y b'"
         )
     if reserve > 0 and choice.borrow is not None:
-        return "you may only take a boat from another island when your reserve is empty"
+        return Message("you may only take a boat from another island when your reserve is empty")
     if reserve > 0:
         count = min(mine, count_beaches, reserve)
         if len(set(choice.beaches)) != len(choice.beaches):
-            return "at most one boat goes on each beach"
+            return Message("at most one boat goes on each beach")
         if len(choice.beaches) != count:
-            boats = f"{count} boat{'s' * (count != 1)}"
-            return f"expanding on {choice.island} adds {boats}: name {count} different beaches"
+            return counted(
+                "expanding on {island} adds {count} boat: name {count} different beaches",
+                "expanding on {island} adds {count} boats: name {count} different beaches",
+                count,
+                island=choice.island,
+            )
     return None
 
 
@@ -179,16 +237,15 @@ def _land_reason(state: Game, choice: Land) -> str | None:
     decision = state.decision
     assert decision is not None
     if choice.island not in (None, decision.island):
-        return f"the group is arriving at {decision.island}"
+        return Message("the group is arriving at {island}", island=decision.island)
     placed = Counter(c for _, cs in choice.placement for c in cs) + Counter(choice.out)
     group = Counter(decision.boats)
     if (choice.out and placed != group) or not placed <= group:
-        return (
-            "the colours do not match the arriving group ("
-            + "".join(c[0].upper() for c in decision.boats)
-            + ")"
+        return Message(
+            "the colours do not match the arriving group ({letters})",
+            letters="".join(c[0].upper() for c in decision.boats),
         )
-    return (
+    return Message(
         "each beach with room gets one boat before any beach gets a second,"
         " and only free berths can be used"
     )

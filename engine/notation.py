@@ -22,6 +22,7 @@ from engine.choices import (
 from engine.colours import BY_LETTER, COLOURS
 from engine.errors import AmbiguousChoiceError, NotationError
 from engine.hexgrid import parse_direction
+from engine.message import Message
 from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island
 
 SYNTAX = {
@@ -61,17 +62,26 @@ def parse_choice(text: str) -> Choice:
     cleaned = re.sub(r"\s*([:=])\s*", ":", text.strip().lower())
     tokens = cleaned.replace(",", " ").replace(";", " ").split()
     if not tokens:
-        raise NotationError("The line is empty.")
+        raise NotationError(Message("The line is empty."))
     verb = _VERBS.get(tokens[0])
     if verb is None:
-        raise NotationError(f"{tokens[0]!r} is not a command. Commands: " + ", ".join(SYNTAX) + ".")
+        raise NotationError(
+            Message(
+                "{word!r} is not a command. Commands: {commands}.",
+                word=tokens[0],
+                commands=", ".join(SYNTAX),
+            )
+        )
     args = tokens[1:]
     try:
         return _PARSERS[verb](args)
     except AmbiguousChoiceError:
         raise
     except NotationError as error:
-        raise NotationError(f"{error} Write it as: {SYNTAX.get(verb, verb)}.") from None
+        said = error.args[0] if error.args else str(error)
+        raise NotationError(
+            Message("{error} Write it as: {form}.", error=said, form=SYNTAX.get(verb, verb))
+        ) from None
 
 
 def _island(tokens: list[str]) -> tuple[str, list[str]]:
@@ -90,23 +100,42 @@ def _island(tokens: list[str]) -> tuple[str, list[str]]:
             ambiguous = found
     if ambiguous:
         raise AmbiguousChoiceError(
-            f"{' '.join(tokens[:run])!r} could be {' or '.join(ambiguous)}: write more of the name."
+            Message(
+                "{words!r} could be {islands}: write more of the name.",
+                words=" ".join(tokens[:run]),
+                islands=Message(
+                    "{first} or {second}", first=" or ".join(ambiguous[:-1]), second=ambiguous[-1]
+                ),
+            )
         )
     what = " ".join(tokens[:run]) or " ".join(tokens[:1])
     if not what:
-        raise NotationError("An island name is missing.")
+        raise NotationError(Message("An island name is missing."))
     close = suggest_island(what)
-    hint = f" Did you mean {' or '.join(close)}?" if close else ""
-    raise NotationError(f"No island is called {what!r}.{hint}")
+    if close:
+        raise NotationError(
+            Message(
+                "No island is called {name!r}. Did you mean {islands}?",
+                name=what,
+                islands=Message(
+                    "{first} or {second}", first=" or ".join(close[:-1]), second=close[-1]
+                )
+                if len(close) > 1
+                else close[0],
+            )
+        )
+    raise NotationError(Message("No island is called {name!r}.", name=what))
 
 
 def _beaches(tokens: list[str]) -> tuple[int, ...]:
     letters = "".join(tokens)
     if not letters:
-        raise NotationError("The beaches are missing.")
+        raise NotationError(Message("The beaches are missing."))
     bad = [c for c in letters if c not in BEACH_LETTERS]
     if bad:
-        raise NotationError(f"{bad[0]!r} is not a beach; beaches are letters a to f.")
+        raise NotationError(
+            Message("{word!r} is not a beach; beaches are letters a to f.", word=bad[0])
+        )
     return tuple(sorted(BEACH_LETTERS.index(c) for c in letters))
 
 
@@ -114,7 +143,10 @@ def _direction(tokens: list[str]) -> int:
     direction = parse_direction("".join(tokens))
     if direction is None:
         raise NotationError(
-            f"{' '.join(tokens) or 'nothing'!r} is not a direction (S, SW, NW, N, NE or SE)."
+            Message(
+                "{word!r} is not a direction (S, SW, NW, N, NE or SE).",
+                word=" ".join(tokens) or "nothing",
+            )
         )
     return direction
 
@@ -122,7 +154,9 @@ def _direction(tokens: list[str]) -> int:
 def _colours(text: str) -> tuple[str, ...]:
     bad = [c for c in text if c.upper() not in BY_LETTER]
     if bad:
-        raise NotationError(f"{bad[0].upper()!r} is not a colour letter (B, R, G, Y, O, P).")
+        raise NotationError(
+            Message("{word!r} is not a colour letter (B, R, G, Y, O, P).", word=bad[0].upper())
+        )
     return tuple(sorted((BY_LETTER[c.upper()] for c in text), key=COLOURS.index))
 
 
@@ -140,7 +174,7 @@ def _expand(args: list[str]) -> Choice:
         source, source_rest = _island(rest[at + 1 :])
         source_beaches = _beaches(source_rest)
         if len(source_beaches) != 1:
-            raise NotationError("A borrowed boat comes from one beach.")
+            raise NotationError(Message("A borrowed boat comes from one beach."))
         return Expand(island, _beaches(rest[:at]), (source, source_beaches[0]))
     return Expand(island, _beaches(rest))
 
@@ -149,19 +183,19 @@ def _royal(args: list[str]) -> Choice:
     words = [a for a in args if a not in ("royal", "island", "on")]
     island, rest = _island(words)
     if rest:
-        raise NotationError(f"Unexpected {' '.join(rest)!r} after the island.")
+        raise NotationError(Message("Unexpected {words!r} after the island.", words=" ".join(rest)))
     return FoundRoyal(island)
 
 
 def _colonise(args: list[str]) -> Choice:
     if any(a not in ("colonisation", "colonization", "colonise", "colonize") for a in args):
-        raise NotationError(f"Unexpected {' '.join(args)!r}.")
+        raise NotationError(Message("Unexpected {words!r}.", words=" ".join(args)))
     return Colonise()
 
 
 def _pass(args: list[str]) -> Choice:
     if args:
-        raise NotationError(f"Unexpected {' '.join(args)!r} after pass.")
+        raise NotationError(Message("Unexpected {words!r} after pass.", words=" ".join(args)))
     return Pass()
 
 
@@ -170,7 +204,7 @@ def _emigrate(args: list[str]) -> Choice:
     if not rest:
         return EmigrateClosed(island)  # RULES §8.1: an island whose routes all lead back
     if len(rest[0]) != 1:
-        raise NotationError("The beach letter is missing.")
+        raise NotationError(Message("The beach letter is missing."))
     beach = _beaches(rest[:1])[0]
     return Emigrate(island, beach, _direction(rest[1:]))
 
@@ -184,15 +218,17 @@ def _land(args: list[str]) -> Choice:
     for item in args:
         key, sep, value = item.partition(":")
         if not sep or not value:
-            raise NotationError(f"{item!r} should be BEACH:COLOURS, like a:RR.")
+            raise NotationError(Message("{word!r} should be BEACH:COLOURS, like a:RR.", word=item))
         if key == "out":
             out = _colours(value)
             continue
         if len(key) != 1 or key not in BEACH_LETTERS:
-            raise NotationError(f"{key!r} is not a beach; beaches are letters a to f.")
+            raise NotationError(
+                Message("{word!r} is not a beach; beaches are letters a to f.", word=key)
+            )
         beach = BEACH_LETTERS.index(key)
         if beach in placement:
-            raise NotationError(f"Beach {key} is named twice.")
+            raise NotationError(Message("Beach {beach} is named twice.", beach=key))
         placement[beach] = _colours(value)
     return Land(island, tuple(sorted(placement.items())), out)
 
@@ -200,7 +236,7 @@ def _land(args: list[str]) -> Choice:
 def _put(args: list[str]) -> Choice:
     marker = next((i for i, a in enumerate(args) if a in ("red", "emblem")), None)
     if marker is None:
-        raise NotationError("Say where the red edge faces, like 'red S'.")
+        raise NotationError(Message("Say where the red edge faces, like 'red S'."))
     red = _direction(args[marker + 1 :])
     where = args[:marker]
     if where in (["centre"], ["center"]):
@@ -211,7 +247,7 @@ def _put(args: list[str]) -> Choice:
     for split in (len(where) - 1, len(where) - 2):
         if split >= 1 and parse_direction("".join(where[split:])) is not None:
             return PutTile(_anchor(where[:split]), _direction(where[split:]), red)
-    raise NotationError("Say where the tile goes, like 'Samoa NE' (north-east of Samoa).")
+    raise NotationError(Message("Say where the tile goes, like 'Samoa NE' (north-east of Samoa)."))
 
 
 def _anchor(tokens: list[str]) -> str:
@@ -221,7 +257,9 @@ def _anchor(tokens: list[str]) -> str:
         return tokens[0].upper()
     island, rest = _island(tokens)
     if rest:
-        raise NotationError(f"Unexpected {' '.join(rest)!r} after {island}.")
+        raise NotationError(
+            Message("Unexpected {words!r} after {island}.", words=" ".join(rest), island=island)
+        )
     return island
 
 

@@ -43,7 +43,7 @@ from pbem.service import GameError, SeatSpec, Service
 from pbem.transport import maildir
 
 log = logging.getLogger("pbem.cli")  # also when run as `python -m pbem.cli`
-_database: ContextVar[Path | None] = ContextVar("database", default=None)  # once known
+_database: ContextVar[Path | str | None] = ContextVar("database", default=None)  # once known
 BUG = 1  # exit statuses (README, "Logs and troubleshooting"); pbem.db has 4 and 5
 BAD_INPUT = 2
 LOCKED = 3
@@ -111,7 +111,7 @@ def _settings(config: Path | None) -> Settings:
         _fail(f"bad configuration: {error}")
     except UnicodeDecodeError as error:  # the settings or a password_file
         _fail(f"bad configuration: a file that is not UTF-8 text: {error}")
-    _database.set(settings.database_path)
+    _database.set(settings.database)
     return settings
 
 
@@ -128,10 +128,10 @@ def _service(config: Path | None, *, logs: bool = False, check: bool = False) ->
             stream=sys.stderr,
         )
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
-    if check:
+    if check and not settings.on_postgres:
         check_intact(settings.database_path)
     try:
-        return Service(open_database(settings.database_path), settings)
+        return Service(open_database(settings.database), settings)
     except SchemaError as error:
         _fail(str(error))
 
@@ -145,7 +145,7 @@ def _fail(message: str) -> NoReturn:
 def _alone(service: Service) -> Iterator[None]:
     """The block as the only service on the database, or a clear error."""
     try:
-        with one_service(service.settings.database_path):
+        with one_service(service.settings.database):
             yield
     except ServiceRunning as error:  # exit 3, not 2: under systemd, a later try may work
         typer.echo(f"error: {error}", err=True)
@@ -374,6 +374,12 @@ def backup_command(
 ) -> None:
     """Copy the database to a new file, safely while the service runs."""
     settings = _settings(config)
+    if settings.on_postgres:
+        _fail(
+            f"the games are in PostgreSQL ({settings.database_shown}): back them up with "
+            "PostgreSQL's pg_dump, e.g. `pg_dump -Fc -f pbem.dump DATABASE`, safely while the "
+            "service runs (README 'PostgreSQL'); nothing was copied"
+        )
     try:
         backup(settings.database_path, target)
     except (FileExistsError, FileNotFoundError) as error:
@@ -387,6 +393,13 @@ def compact(config: ConfigOption = None) -> None:
     the service runs; only a database from before version 0.2 is rebuilt once, which needs
     the service stopped."""
     service = _service(config, check=True)
+    if service.settings.on_postgres:
+        service.engine.dispose()
+        typer.echo(
+            f"{service.settings.database_shown}: nothing to do: PostgreSQL's autovacuum reuses "
+            "the space of sent mail (README 'PostgreSQL')"
+        )
+        return
     path = service.settings.database_path
     service.engine.dispose()
     if incremental(path):

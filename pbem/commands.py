@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
 
-from engine import BY_LETTER, COLOURS, ChoiceError, Event
-from pbem import letters, view
+from engine import BY_LETTER, COLOURS, ChoiceError, Event, Joined, Message, counted
+from pbem import letters, news, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
 from pbem.errors import PbemError
@@ -87,8 +87,9 @@ class Command:
     @property
     def help_line(self) -> str:
         """'extend DURATION: more time for the open decision, for example: extend 1d'"""
-        line = self.syntax + (f": {self.summary}" if self.summary else "")
-        return line + (f", for example: {self.example}" if self.example else "")
+        line = Joined(": ", [self.syntax, self.summary]) if self.summary else self.syntax
+        # the separator stays as it is in every language: the mails split the line there
+        return Joined(", for example: ", [line, self.example]) if self.example else line
 
 
 class Commands:
@@ -100,7 +101,7 @@ class Commands:
         *,
         other: Command | None = None,
         guard: Callable[[Round, Command], None] | None = None,
-        noun: str = "a command",
+        noun: str = Message("a command"),
         other_words: Callable[[str], bool] = lambda word: False,
         sign_off: bool = False,
     ) -> None:
@@ -140,7 +141,13 @@ class Commands:
     def unknown(self, verb: str) -> str:
         changes = ", ".join(c.name for c in self if not c.looks)
         looks = ", ".join(c.name for c in self if c.looks)
-        return f"{verb!r} is not {self.noun}. The commands: {changes} (and {looks})."
+        return Message(
+            "{word!r} is not {noun}. The commands: {changes} (and {looks}).",
+            word=verb,
+            noun=self.noun,
+            changes=changes,
+            looks=looks,
+        )
 
     def looks(self) -> tuple[Command, ...]:
         return tuple(c for c in self if c.looks)
@@ -156,20 +163,30 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
     name, "Thanks!") ends the commands: it and the lines after it are left unread, in one
     quiet result, never an error."""
     if not lines:
-        who = "reply" if round.seat is not None else "mail"
-        round.results.append(
-            LineResult("(nothing)", LineOutcome.REJECTED, f"no command found in your {who}")
+        said = (
+            Message("no command found in your reply")
+            if round.seat is not None
+            else Message("no command found in your mail")
         )
+        round.results.append(LineResult("(nothing)", LineOutcome.REJECTED, said))
     for index, line in enumerate(lines):
         if round.failed:
-            round.results.append(LineResult(line, LineOutcome.IGNORED, "after a rejected line"))
+            round.results.append(
+                LineResult(line, LineOutcome.IGNORED, Message("after a rejected line"))
+            )
             continue
         if commands.sign_off and index > 0 and not commands.knows(line):
             after = len(lines) - index - 1
-            rest = f", nor the {after} line(s) after it" if after else ""
-            round.results.append(
-                LineResult(line, LineOutcome.IGNORED, f"not a command, so not read{rest}")
+            said = (
+                counted(
+                    "not a command, so not read, nor the {count} line(s) after it",
+                    "not a command, so not read, nor the {count} line(s) after it",
+                    after,
+                )
+                if after
+                else Message("not a command, so not read")
             )
+            round.results.append(LineResult(line, LineOutcome.IGNORED, said))
             break
         try:
             command, argument = commands.find(line)
@@ -177,7 +194,7 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
                 commands.guard(round, command)
             detail = command.run(round, argument)
         except (CommandError, ChoiceError) as error:
-            round.results.append(LineResult(line, LineOutcome.REJECTED, str(error)))
+            round.results.append(LineResult(line, LineOutcome.REJECTED, said_by(error)))
             continue
         outcome = LineOutcome.ANSWERED if command.looks else LineOutcome.APPLIED
         round.results.append(LineResult(line, outcome, detail))
@@ -193,11 +210,20 @@ def find_seat(seats: Sequence[Seat], word: str) -> Seat:
         if seat.colour == colour or seat.name.lower() == text:
             return seat
     if text in COLOURS:
-        raise CommandError(f"Nobody plays {text} in this game.")
+        raise CommandError(Message("Nobody plays {colour} in this game.", colour=news.colour(text)))
     raise CommandError(
-        f"No seat {shown(word, 40)!r}: name a seat by its number (1-{len(seats)}), its colour "
-        "or its player."
+        Message(
+            "No seat {word!r}: name a seat by its number (1-{last}), its colour or its player.",
+            word=shown(word, 40),
+            last=len(seats),
+        )
     )
+
+
+def said_by(error: Exception) -> str:
+    """What an error says, kept translatable when it was made of a message."""
+    first = error.args[0] if len(error.args) == 1 else None
+    return first if isinstance(first, (Message, Joined)) else str(error)
 
 
 # -- the commands that look: the same for players and game masters ------------------------
@@ -214,8 +240,11 @@ def status_text(table: Table, tz: str | None = None) -> str:
     )
     if game.deadline_at is not None and game.status == GameStatus.RUNNING:
         shown = view.deadline(as_utc(game.deadline_at), tz)
-        local = f" ({shown.local})" if shown.local else ""
-        status += f" The deadline is {shown.utc}{local}."
+        if shown.local:
+            said = Message("The deadline is {utc} ({local}).", utc=shown.utc, local=shown.local)
+        else:
+            said = Message("The deadline is {utc}.", utc=shown.utc)
+        return Joined(" ", [status, said])
     return status
 
 
@@ -242,7 +271,10 @@ def _log_talk(round: Round, argument: str) -> str:
     )
     everything = round.seat is None and round.observer is None  # a game master
     if everything and not table.settings.gm_reads_talk:
-        talk, note = [], ["(The table talk is the players' own: the host keeps it from you.)"]
+        talk, note = (
+            [],
+            [Message("(The table talk is the players' own: the host keeps it from you.)")],
+        )
     else:
         note = []
     if round.seat is not None:
@@ -255,10 +287,14 @@ def _log_talk(round: Round, argument: str) -> str:
         for m in moves
     ]
     for t in talk:
-        to = "the table" if t.to_seat is None else names.get(t.to_seat, "?")
-        lines.append((as_utc(t.at), 1, f"      {t.speaker} to {to}: {t.text}"))
+        if t.to_seat is None:
+            said = Message("{speaker} to the table: {text}", speaker=t.speaker, text=t.text)
+        else:
+            to = names.get(t.to_seat, "?")
+            said = Message("{speaker} to {to}: {text}", speaker=t.speaker, to=to, text=t.text)
+        lines.append((as_utc(t.at), 1, Joined("", ["      ", said])))
     lines.sort(key=lambda item: (item[0], item[1]))
-    round.answers.append(Answer("log", "\n".join([*(line for *_, line in lines), *note])))
+    round.answers.append(Answer("log", Joined("\n", [*(line for *_, line in lines), *note])))
     return ""
 
 
@@ -274,11 +310,15 @@ def _board(round: Round, argument: str) -> str:
     return ""
 
 
-BOARD = Command("board", "board", "the current board", _board, looks=True)
-STATUS = Command("status", "status", "whose decision it is", _status, looks=True)
-LOG = Command("log", "log", "all moves so far", _log, looks=True)
+BOARD = Command("board", "board", Message("the current board"), _board, looks=True)
+STATUS = Command("status", "status", Message("whose decision it is"), _status, looks=True)
+LOG = Command("log", "log", Message("all moves so far"), _log, looks=True)
 LOG_TALK = Command(
-    "log talk", "log talk", "all moves so far with the table talk", _log_talk, looks=True
+    "log talk",
+    "log talk",
+    Message("all moves so far with the table talk"),
+    _log_talk,
+    looks=True,
 )
 
 
@@ -294,5 +334,6 @@ __all__ = [
     "board_text",
     "find_seat",
     "run_lines",
+    "said_by",
     "status_text",
 ]

@@ -6,12 +6,16 @@ come from that file but from the environment, a file of their own, or a systemd 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from engine import BOT_KINDS
 from pbem.clock import DurationError, check_reminders, parse_duration
@@ -49,7 +53,7 @@ class SmtpSettings:
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = Path("pbem-data")
-    database_url: str = ""  # sqlite:///PATH; default: DATA_DIR/pbem.sqlite
+    database_url: str = ""  # sqlite:///PATH or postgresql+psycopg://...; default: SQLite
     mail: str = "maildir"  # maildir (local folders) | imap (IMAP in, SMTP out)
     from_address: str = "tongiaki@localhost"
     from_name: str = "Tongiaki"
@@ -95,8 +99,24 @@ class Settings:
         return parse_duration(self.token_lifetime)
 
     @property
+    def on_postgres(self) -> bool:
+        """Whether the games are kept in PostgreSQL rather than in an SQLite file."""
+        return self.database_url.startswith(POSTGRES_URL)
+
+    @property
+    def database(self) -> Path | str:
+        """What `pbem.db.open_database` opens: the SQLite file, or the PostgreSQL URL."""
+        return self.database_url if self.on_postgres else self.database_path
+
+    @property
+    def database_shown(self) -> str:
+        """The database for logs and messages: the file, or the URL without its password."""
+        return shown_url(self.database_url) if self.on_postgres else str(self.database_path)
+
+    @property
     def database_path(self) -> Path:
-        if not self.database_url:
+        """The SQLite file (on PostgreSQL, where it would be: no file is used)."""
+        if not self.database_url or self.on_postgres:
             return self.data_dir / "pbem.sqlite"
         return Path(self.database_url.removeprefix(SQLITE_URL))
 
@@ -110,6 +130,7 @@ class Settings:
 
 
 SQLITE_URL = "sqlite:///"  # then a relative path; an absolute one starts with a fourth /
+POSTGRES_URL = "postgresql+psycopg://"  # user:password@host:port/database, or @/db (socket)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 AUTHENTICATED_FROM = ("off", "dmarc")
 EXPORT_ON_GAME_OVER = ("none", "attach")
@@ -188,11 +209,7 @@ def _check(settings: Settings) -> None:
         raise ConfigError(f"'export_on_game_over' must be one of {', '.join(EXPORT_ON_GAME_OVER)}")
     if settings.mail not in ("maildir", "imap"):
         raise ConfigError("'mail' must be maildir or imap")
-    if settings.database_url and not settings.database_url.startswith(SQLITE_URL):
-        raise ConfigError(
-            "'database_url' must be an SQLite URL: sqlite:///relative/path.sqlite or "
-            "sqlite:////absolute/path.sqlite"
-        )
+    _check_database_url(settings.database_url)
     if settings.log_level.upper() not in LOG_LEVELS:
         raise ConfigError(f"'log_level' must be one of {', '.join(LOG_LEVELS)}")
     for name in ("poll_seconds", "outbox_seconds"):
@@ -215,6 +232,38 @@ def _check(settings: Settings) -> None:
                 check_address(address)
             except IdentityError as error:
                 raise ConfigError(f"{name!r}: {error}") from error
+
+
+def _check_database_url(url: str) -> None:
+    if not url or url.startswith(SQLITE_URL):
+        return
+    if not url.startswith(POSTGRES_URL):
+        raise ConfigError(
+            "'database_url' must be an SQLite URL: sqlite:///relative/path.sqlite or "
+            "sqlite:////absolute/path.sqlite; or a PostgreSQL URL with the driver psycopg: "
+            "postgresql+psycopg://user@host/database"
+        )
+    try:
+        database = make_url(url).database
+    except ArgumentError as error:
+        raise ConfigError(f"'database_url': {error}") from error
+    if not database:
+        raise ConfigError(
+            "'database_url' must name the database: postgresql+psycopg://user@host/database"
+        )
+    if importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(
+            "'database_url' names PostgreSQL, but psycopg is not installed: install the "
+            "service with its postgres extra (pip install 'tongiaki-pbem[postgres]')"
+        )
+
+
+def shown_url(url: str) -> str:
+    """A database URL as logs may show it: the password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(a database URL that cannot be read)"
 
 
 def _apply(target: Any, data: dict[str, Any], prefix: str) -> Any:

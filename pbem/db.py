@@ -1,7 +1,9 @@
-"""The SQLite database: WAL, a busy timeout, and BEGIN IMMEDIATE for every transaction that
+"""The database. SQLite: WAL, a busy timeout, and BEGIN IMMEDIATE for every transaction that
 may write (a `reading` session begins a plain, deferred transaction: it never waits for the
-service's writes). Also what a failure of it means for the host (`explain`): a damaged file,
-a read-only or full disk, a folder that cannot be read."""
+service's writes). PostgreSQL: plain READ COMMITTED transactions, and a transaction-scoped
+advisory lock per game (`hold_game`) where several services may work on the same game. Also
+what a failure of it means for the host (`explain`): a damaged file, a read-only or full
+disk, a folder that cannot be read, a PostgreSQL server that cannot be reached."""
 
 from __future__ import annotations
 
@@ -14,11 +16,12 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, create_engine
 
 from pbem import models  # noqa: F401  (registers the tables)
+from pbem.config import POSTGRES_URL, shown_url
 from pbem.errors import PbemError
 from pbem.migrate import upgrade
 
@@ -26,10 +29,20 @@ BUSY_SECONDS = 30  # how long a write waits for another process's write to end
 LASTING = 4  # exit status: the database cannot be used until the host mends something
 FOR_NOW = 5  # exit status: the database cannot be used now; a later try may work
 ROOM = 1 << 20  # bytes: a disk with less free space than this counts as full
+CONNECT_SECONDS = 10  # how long a connection to PostgreSQL may take
+# PostgreSQL's advisory locks are (class, key): a game's is (GAME_LOCK, its number); the
+# schema's is pbem.migrate.SCHEMA_LOCK
+GAME_LOCK = 2
+CLOCK_LOCK = (3, 0)  # the service-wide clock (`pbem.deadlines`)
+NO_GAME = 2**31  # game numbers are this or more nowhere (PostgreSQL's integer)
 
 
-def open_database(path: Path) -> Engine:
-    """The database at `path`: created with its tables if new, upgraded if older."""
+def open_database(where: Path | str) -> Engine:
+    """The database at `where`, an SQLite file or a `postgresql+psycopg://` URL (the
+    settings' `database`): created with its tables if new, upgraded if older."""
+    if isinstance(where, str) and where.startswith(POSTGRES_URL):
+        return _open_postgres(where)
+    path = Path(where)
     path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_SECONDS})
 
@@ -72,6 +85,44 @@ def open_database(path: Path) -> Engine:
 
     upgrade(engine)
     return engine
+
+
+def _open_postgres(url: str) -> Engine:
+    """A PostgreSQL database: times are kept in UTC, as in SQLite; a connection the server
+    closed meanwhile (a restart) is replaced before use."""
+    engine = create_engine(
+        url,
+        pool_pre_ping=True,
+        connect_args={"options": "-c timezone=UTC", "connect_timeout": CONNECT_SECONDS},
+    )
+    try:
+        upgrade(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
+
+
+def on_postgres(engine: Engine) -> bool:
+    return engine.dialect.name == "postgresql"
+
+
+def hold_game(db: Session, game_id: int) -> None:
+    """Until `db`'s transaction ends, no other service works on game `game_id`: PostgreSQL's
+    transaction-scoped advisory lock (SQLite's writes take turns already). Taken before the
+    transaction first reads the game, so that it reads what the last holder committed."""
+    if 0 < game_id < NO_GAME:
+        hold(db, GAME_LOCK, game_id)
+
+
+def hold(db: Session, kind: int, key: int) -> None:
+    """PostgreSQL's advisory lock (`kind`, `key`) until `db`'s transaction ends; nothing on
+    SQLite, where one transaction writes at a time."""
+    bind = db.get_bind()
+    if bind.dialect.name == "postgresql":
+        db.connection().execute(
+            text("SELECT pg_advisory_xact_lock(:kind, :key)"), {"kind": kind, "key": key}
+        )
 
 
 def session(engine: Engine) -> Session:
@@ -241,12 +292,15 @@ _ON_DISK = {
 _DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
 
 
-def explain(error: BaseException, path: Path) -> Unusable | None:
-    """What `error`, met while using the database at `path`, means for the host; None when it
-    is no failure of the database or of a disk (a bug, then)."""
+def explain(error: BaseException, path: Path | str) -> Unusable | None:
+    """What `error`, met while using the database at `path` (an SQLite file, or a PostgreSQL
+    URL), means for the host; None when it is no failure of the database or of a disk (a
+    bug, then)."""
     cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
     if isinstance(cause, Unusable):
         return cause
+    if isinstance(path, str):
+        return _postgres_failure(error, cause, path)
     if isinstance(cause, sqlite3.Error):
         return _sqlite_failure(cause, path)
     if isinstance(cause, OSError) and cause.errno in _DISK_ERRNOS | {errno.ENOTDIR, errno.EEXIST}:
@@ -255,6 +309,27 @@ def explain(error: BaseException, path: Path) -> Unusable | None:
         if found is None and where != path:
             found = storage_problem(where, str(where))
         return found or _os_failure(cause, where)
+    return None
+
+
+def _postgres_failure(error: BaseException, cause: BaseException, url: str) -> Unusable | None:
+    """A PostgreSQL server that cannot be reached or refuses the user: the host can mend it."""
+    if not isinstance(error, DBAPIError) or not type(cause).__module__.startswith("psycopg"):
+        return None
+    said = " ".join(str(cause).split())[:300]
+    where = shown_url(url)
+    if error.connection_invalidated or "connection" in said.lower():
+        return Unusable(
+            f"the PostgreSQL database {where} cannot be reached ({said}): check that the "
+            "server runs and that database_url names it, its user and their password",
+            FOR_NOW,
+        )
+    if getattr(cause, "sqlstate", "") in ("42501", "28000", "28P01", "3D000"):
+        return Unusable(
+            f"the PostgreSQL database {where} refuses the service ({said}): check the "
+            "database, its user and their rights (README 'PostgreSQL')",
+            LASTING,
+        )
     return None
 
 

@@ -4,6 +4,9 @@ many automatic moves, and fresh time after the service was down.
 The deadlines live in the database (`Game.wake_at` says when a game next needs the service);
 `tick(service, now)` does whatever is due at `now`, so the scheduler only has to call it, and
 tests and `pbem poll --now` can run it at any simulated time.
+
+Services sharing a PostgreSQL database may tick at once: each game is woken under its lock
+(`hold_game`) and read again there, so what is due is done once.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from sqlmodel import Session, col, func, or_, select
 from engine import Choice, Pass, Phase, State
 from pbem import decision_clock, letters
 from pbem.clock import as_utc, due_reminder, format_duration
-from pbem.db import session
+from pbem.db import CLOCK_LOCK, hold, hold_game, session
 from pbem.kinds import GameStatus, MailMode, MoveSource
 from pbem.models import Game, Held, Seat, Setting
 from pbem.service import Service
@@ -97,6 +100,7 @@ def _send_digests(service: Service, now: datetime) -> int:
     sent = 0
     for game_id, seat_number, first in waiting:
         with session(service.engine) as db:
+            hold_game(db, game_id)
             table = service.table(db, game_id, now)
             seat = table.seats[seat_number]
             if seat.digest_at is not None and as_utc(seat.digest_at) > as_utc(first):
@@ -112,6 +116,8 @@ def _send_digests(service: Service, now: datetime) -> int:
                     .order_by(col(Held.id))
                 )
             )
+            if not held:
+                continue  # another service sent this digest meanwhile
             lines: list[str] = []
             for row in held:
                 lines += json.loads(row.lines)
@@ -135,6 +141,7 @@ def _send_digests(service: Service, now: datetime) -> int:
 def _note_tick(service: Service, now: datetime) -> datetime | None:
     """Remember that the service ran at `now`; returns when it last ran before."""
     with session(service.engine) as db:
+        hold(db, *CLOCK_LOCK)
         row = db.get(Setting, LAST_TICK)
         last = as_utc(datetime.fromisoformat(row.value)) if row else None
         if row is None:
@@ -147,6 +154,7 @@ def _note_tick(service: Service, now: datetime) -> datetime | None:
 
 def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
     """Send a reminder or make the automatic move of one game, if either is due."""
+    hold_game(db, game_id)
     table = service.table(db, game_id, now)
     game, seats, state = table.game, table.seats, table.state
     decision = state.decision
@@ -253,12 +261,19 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
             )
         )
         db.commit()
+    graced = 0
     for game_id in passed:
         assert game_id is not None
         with session(service.engine) as db:
+            hold_game(db, game_id)
             table = service.table(db, game_id, now)
             game = table.game
-            assert game.deadline_at is not None
+            if (
+                game.status != GameStatus.RUNNING
+                or game.deadline_at is None
+                or not last < as_utc(game.deadline_at) <= now
+            ):
+                continue  # another service gave it the time meanwhile
             decision_clock.grace(game, grace, service.settings.reminders, now)
             announced = [
                 f"The game service was not running from {when(last)} to {when(now)}, and "
@@ -279,7 +294,8 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
             game.decision,
             game.deadline_at.isoformat(),
         )
-    return len(passed)
+        graced += 1
+    return graced
 
 
 __all__ = ["TickReport", "automatic_choice", "tick"]

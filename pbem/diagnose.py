@@ -22,8 +22,11 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
 from pathlib import Path
+from typing import Any
 
 import aiosmtplib
+from sqlalchemy import create_engine, inspect, text
+from sqlalchemy.exc import DBAPIError
 
 from pbem.config import ImapSettings, Settings, SmtpSettings
 from pbem.db import damaged, explain, problems, storage_problem
@@ -69,8 +72,17 @@ def _nearest(path: Path) -> Path:
     return next((p for p in [path, *path.parents] if os.path.exists(p)), Path("."))
 
 
+OUTBOX_QUERY = (
+    "SELECT count(*), max(attempts), "
+    "(SELECT last_error FROM outbox ORDER BY attempts DESC LIMIT 1) FROM outbox"
+)
+
+
 def _database(settings: Settings) -> Iterator[Check]:
     """The database's file, folder and disk, `PRAGMA quick_check`, its schema and games."""
+    if settings.on_postgres:
+        yield from _postgres(settings)
+        return
     path = settings.database_path
     problem = storage_problem(path)
     if problem is not None:
@@ -88,14 +100,48 @@ def _database(settings: Settings) -> Iterator[Check]:
             version = db.execute("SELECT value FROM setting WHERE key = 'schema_version'")
             row = version.fetchone()
             games = dict(db.execute("SELECT status, count(*) FROM game GROUP BY status"))
-            waiting, tries, error = db.execute(
-                "SELECT count(*), max(attempts), "
-                "(SELECT last_error FROM outbox ORDER BY attempts DESC LIMIT 1) FROM outbox"
-            ).fetchone()
+            waiting, tries, error = db.execute(OUTBOX_QUERY).fetchone()
     except sqlite3.Error as failure:
         explained = explain(failure, path)
         yield Check("database", "fail", str(explained) if explained else f"{path}: {failure}")
         return
+    yield from _contents(str(path), row, games, (waiting, tries, error))
+
+
+def _postgres(settings: Settings) -> Iterator[Check]:
+    """The PostgreSQL database: reached as its user, its schema and games (nothing made)."""
+    where = settings.database_shown
+    engine = create_engine(
+        settings.database_url,
+        connect_args={"options": "-c timezone=UTC", "connect_timeout": int(TIMEOUT)},
+    )
+    try:
+        with engine.connect() as db:
+            if not inspect(db).has_table("game"):
+                yield Check(
+                    "database", "ok", f"{where}: reached, empty; the service makes its tables"
+                )
+                return
+            version = "SELECT value FROM setting WHERE key = 'schema_version'"
+            row = db.execute(text(version)).first()
+            counted = "SELECT status, count(*) FROM game GROUP BY status"
+            games = {status: n for status, n in db.execute(text(counted))}
+            waiting, tries, error = db.execute(text(OUTBOX_QUERY)).one()
+    except DBAPIError as failure:
+        explained = explain(failure, settings.database_url)
+        said = " ".join(str(failure.orig).split())[:300]
+        yield Check("database", "fail", str(explained) if explained else f"{where}: {said}")
+        return
+    finally:
+        engine.dispose()
+    yield from _contents(where, row, games, (waiting, tries, error))
+
+
+def _contents(
+    path: str, row: Any, games: dict[Any, Any], outbox: tuple[Any, Any, Any]
+) -> Iterator[Check]:
+    """The schema version, the games and the waiting mail of a database that was read."""
+    waiting, tries, error = outbox
     counts = ", ".join(f"{n} {status}" for status, n in sorted(games.items())) or "none"
     schema = int(row[0]) if row else 1
     if schema > SCHEMA_VERSION:

@@ -13,7 +13,7 @@ from pbem.addressing import Tag
 from pbem.budget import may_answer
 from pbem.clock import as_utc
 from pbem.commands import Round, run_lines
-from pbem.db import session
+from pbem.db import hold_game, session
 from pbem.gm_commands import GM_COMMANDS, GmError, gm_help
 from pbem.inbound import shown
 from pbem.kinds import AnswerKind, LineOutcome
@@ -39,6 +39,7 @@ class GameMaster:
         """Commands from the host's command line: their results, and the answers to status,
         log, board and help. Raises GameError if there is no such game."""
         with session(self.service.engine) as db:
+            hold_game(db, game_id)  # PostgreSQL: no service works on the game meanwhile
             table = self.service.table(db, game_id, as_utc(now))
             round = self.run(table, lines, actor=HOST, answering=None)
             db.commit()

@@ -10,12 +10,14 @@ from dataclasses import dataclass, replace
 
 from engine import (
     Event,
+    Joined,
+    Message,
     Phase,
     State,
     Termination,
     what_is_asked,
 )
-from pbem import view
+from pbem import news, view
 from pbem.kinds import LineOutcome, MailKind
 from pbem.view import Answer, LineResult, Mail, Player
 
@@ -73,41 +75,55 @@ def waiting(state: State, names: Sequence[str], *, over: bool = False, paused: b
     """Whose decision it is, in a sentence."""
     decision = state.decision
     if decision is None or over:
-        return "The game is over."
+        return Message("The game is over.")
     if paused:
-        return (
-            f"The game master paused the game at decision {decision.number}, "
-            f"{names[decision.seat]}'s ({decision.colour}): no move can be made until it resumes."
+        return Message(
+            "The game master paused the game at decision {number}, "
+            "{name}'s ({colour}): no move can be made until it resumes.",
+            number=decision.number,
+            name=names[decision.seat],
+            colour=news.colour(decision.colour),
         )
-    return (
-        f"Now waiting for {names[decision.seat]} ({decision.colour}), "
-        f"decision {decision.number}: {_lower_first(what_is_asked(state))}"
+    return Message(
+        "Now waiting for {name} ({colour}), decision {number}: {asked}",
+        name=names[decision.seat],
+        colour=news.colour(decision.colour),
+        number=decision.number,
+        asked=_lower_first(what_is_asked(state)),
     )
 
 
 def _lower_first(text: str) -> str:
+    if isinstance(text, Message):
+        return text.lowered()
+    if isinstance(text, Joined):
+        return Joined(text.separator, [_lower_first(text.parts[0]), *text.parts[1:]])
     return text[:1].lower() + text[1:]
 
 
 def summary(state: State) -> str:
     decision = state.decision
     if decision is None:
-        return "the game is over"
+        return Message("the game is over")
+    kind = decision.kind
+    if kind is Phase.LAND:
+        return Message("land your group on {island}", island=decision.island)
+    if kind is Phase.PUT_TILE:
+        return Message("place tile {tile}", tile=decision.tile)
+    if kind is Phase.COLONY_BOAT:
+        return Message("put a boat on {island}", island=decision.island)
     return {
-        Phase.SETUP: "place a set-up boat on Tonga",
-        Phase.TURN: "start your turn",
-        Phase.EMIGRATE: "choose the next emigration",
-        Phase.LAND: f"land your group on {decision.island}",
-        Phase.PUT_TILE: f"place tile {decision.tile}",
-        Phase.COLONY_BOAT: f"put a boat on {decision.island}",
-    }[decision.kind]
+        Phase.SETUP: Message("place a set-up boat on Tonga"),
+        Phase.TURN: Message("start your turn"),
+        Phase.EMIGRATE: Message("choose the next emigration"),
+    }[kind]
 
 
 def welcome(at: Moment, seat: int) -> Mail:
     return Mail(
         kind=MailKind.WELCOME,
         game=at.game,
-        subject=f"Welcome to game {at.game}",
+        subject=Message("Welcome to game {game}", game=at.game),
         you=at.everyone[seat],
         seats=at.everyone,
     )
@@ -135,7 +151,7 @@ def letter(
     happened = at.happened if news else ()
     headline = subject
     if rejected and not mine:
-        kind, subject = MailKind.ERROR, "Not applied: see why"
+        kind, subject = MailKind.ERROR, Message("Not applied: see why")
     elif at.final is not None:
         kind, subject = MailKind.GAME_OVER, _game_over_subject(at)
     elif mine:
@@ -144,18 +160,30 @@ def letter(
         said = [r.line for r in results if r.outcome in (LineOutcome.ANSWERED, LineOutcome.APPLIED)]
         asked = [line.split()[0].lower()[:20] for line in said]
         asked = asked or [a.kind for a in answers]
-        kind, subject = MailKind.ANSWER, "Your answer: " + ", ".join(dict.fromkeys(asked))
+        kind, subject = (
+            MailKind.ANSWER,
+            Message("Your answer: {commands}", commands=", ".join(dict.fromkeys(asked))),
+        )
     elif at.paused and decision is not None:
-        kind, subject = MailKind.UPDATE, f"Paused at decision {decision.number}"
+        kind, subject = (
+            MailKind.UPDATE,
+            Message("Paused at decision {number}", number=decision.number),
+        )
     else:
-        kind, subject = MailKind.UPDATE, f"Waiting for {_decider(at)}"
+        kind, subject = MailKind.UPDATE, Message("Waiting for {player}", player=_decider(at))
     if headline and kind in (MailKind.UPDATE, MailKind.ANSWER):
         subject = headline
     if mine and decision is not None:
         decision = replace(decision, deadline=deadline)
-        subject = subject or f"Your move: {at.summary} (decision {decision.number})"
         if rejected:  # the open decision is theirs: a prompt, with the refused line inside
-            subject += "; a line of your reply was not applied"
+            subject = subject or Message(
+                "Your move: {summary} (decision {number}); a line of your reply was not applied",
+                summary=at.summary,
+                number=decision.number,
+            )
+        subject = subject or Message(
+            "Your move: {summary} (decision {number})", summary=at.summary, number=decision.number
+        )
     return Mail(
         kind=kind,
         game=at.game,
@@ -179,7 +207,11 @@ def reminder(at: Moment, seat: int, deadline: view.Deadline | None) -> Mail:
     return Mail(
         kind=MailKind.REMINDER,
         game=at.game,
-        subject=f"Reminder: {at.summary} (decision {at.decision.number})",
+        subject=Message(
+            "Reminder: {summary} (decision {number})",
+            summary=at.summary,
+            number=at.decision.number,
+        ),
         you=at.everyone[seat],
         decision=replace(at.decision, deadline=deadline),
         board=at.board,
@@ -201,9 +233,13 @@ def watch(
     if at.final is not None:
         kind, title = MailKind.GAME_OVER, _game_over_subject(at)
     else:
-        kind, title = MailKind.WATCH, "Watching: the game is paused"
+        kind, title = MailKind.WATCH, Message("Watching: the game is paused")
         if at.decision is not None and not at.paused:
-            title = f"Watching: waiting for {_decider(at)} (decision {at.decision.number})"
+            title = Message(
+                "Watching: waiting for {player} (decision {number})",
+                player=_decider(at),
+                number=at.decision.number,
+            )
     return Mail(
         kind=kind,
         game=at.game,
@@ -223,10 +259,12 @@ def watch(
 def _decider(at: Moment) -> str:
     assert at.decision is not None
     player = next(p for p in at.everyone if p.colour == at.decision.colour)
-    return f"{player.name} ({player.colour})"
+    return Message("{name} ({colour})", name=player.name, colour=news.colour(player.colour))
 
 
 def _game_over_subject(at: Moment) -> str:
     assert at.final is not None
     winners = [player.name for rank, player, _ in at.final.standings if rank == 1]
-    return f"Game over: {' and '.join(winners)} {'won' if len(winners) == 1 else 'share the win'}"
+    if len(winners) == 1:
+        return Message("Game over: {name} won", name=winners[0])
+    return Message("Game over: {names} share the win", names=Joined(" and ", winners))

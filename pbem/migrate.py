@@ -3,6 +3,10 @@
 The version is kept in the `setting` table under `schema_version`; a database made before
 versions were kept is version 1. Each upgrade is a list of SQL statements run in one
 transaction with the new version number, so an interrupted upgrade is simply run again.
+
+PostgreSQL keeps its version the same way (a new database starts at the current one), and
+the service that starts first upgrades it under an advisory lock, in one transaction: the
+steps of a later version are written for both databases.
 """
 
 from __future__ import annotations
@@ -10,12 +14,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, inspect
+from sqlalchemy import Connection, Engine, inspect, text
 from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
+SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
 def _hash_message_ids(connection: Connection) -> None:
@@ -81,6 +86,8 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE seat ADD COLUMN talk_seen INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE seat ADD COLUMN calendar_open BOOLEAN NOT NULL DEFAULT 0",
     ),
+    # PostgreSQL: several services share one database; each claims the mail it sends
+    6: ("ALTER TABLE outbox ADD COLUMN claimed_until TIMESTAMP",),
 }
 
 
@@ -101,12 +108,10 @@ def schema_version(engine: Engine) -> int | None:
 
 def upgrade(engine: Engine) -> list[int]:
     """Bring the database to SCHEMA_VERSION; returns the versions it was upgraded to."""
+    if engine.dialect.name == "postgresql":
+        return _upgrade_postgres(engine)
     version = schema_version(engine)
-    if version is not None and version > SCHEMA_VERSION:
-        raise SchemaError(
-            f"the database has schema version {version}, newer than this service's "
-            f"{SCHEMA_VERSION}: run a newer version of the service"
-        )
+    _check_not_newer(version)
     if version == SCHEMA_VERSION:
         looking = engine.execution_options(reading=True)  # no write lock when nothing is missing
         present = set(inspect(looking).get_table_names())
@@ -133,6 +138,38 @@ def upgrade(engine: Engine) -> list[int]:
     return done
 
 
+def _check_not_newer(version: int | None) -> None:
+    if version is not None and version > SCHEMA_VERSION:
+        raise SchemaError(
+            f"the database has schema version {version}, newer than this service's "
+            f"{SCHEMA_VERSION}: run a newer version of the service"
+        )
+
+
+def _upgrade_postgres(engine: Engine) -> list[int]:
+    """`upgrade` on PostgreSQL: one transaction (its DDL is transactional) under an advisory
+    lock, so that services starting together upgrade once and never see half a schema."""
+    done: list[int] = []
+    with engine.begin() as connection:
+        connection.execute(
+            text("SELECT pg_advisory_xact_lock(:kind, :key)"),
+            {"kind": SCHEMA_LOCK[0], "key": SCHEMA_LOCK[1]},
+        )
+        version = _version_in(connection) if inspect(connection).has_table("game") else None
+        _check_not_newer(version)
+        for target in range(version + 1 if version else SCHEMA_VERSION + 1, SCHEMA_VERSION + 1):
+            for step in UPGRADES[target]:
+                if isinstance(step, str):
+                    connection.exec_driver_sql(step)
+                else:
+                    step(connection)
+            done.append(target)
+        SQLModel.metadata.create_all(connection)  # every table of a new database, new tables
+        if version != SCHEMA_VERSION:
+            _set_version(connection, SCHEMA_VERSION)
+    return done
+
+
 def _version_in(connection: Connection) -> int:
     row = connection.exec_driver_sql(
         "SELECT value FROM setting WHERE key = 'schema_version'"
@@ -141,8 +178,10 @@ def _version_in(connection: Connection) -> int:
 
 
 def _set_version(connection: Connection, version: int) -> None:
-    connection.exec_driver_sql(
-        "INSERT INTO setting (key, value) VALUES ('schema_version', ?) "
-        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (str(version),),
+    connection.execute(
+        text(
+            "INSERT INTO setting (key, value) VALUES ('schema_version', :version) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        ),
+        {"version": str(version)},
     )

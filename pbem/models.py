@@ -201,6 +201,9 @@ class Outbox(SQLModel, table=True):
     attempts: int = 0
     next_attempt_at: datetime
     last_error: str = ""
+    # on PostgreSQL, a service sending this mail now holds it until then (another service
+    # sends it after, if the first died before the mail left the outbox)
+    claimed_until: datetime | None = None
 
 
 class GmAction(SQLModel, table=True):

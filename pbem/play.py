@@ -10,8 +10,18 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import col, func, select
 
-from engine import SYNTAX, Choice, ChoiceError, ChoiceMade, State, is_move_word, parse_choice
-from pbem import decision_clock
+from engine import (
+    SYNTAX,
+    Choice,
+    ChoiceError,
+    ChoiceMade,
+    Message,
+    State,
+    counted,
+    is_move_word,
+    parse_choice,
+)
+from pbem import decision_clock, news
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.commands import (
     BOARD,
@@ -41,25 +51,35 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
     if text.isdigit() or text.isdecimal() or text.isnumeric():  # '3', and '³', '٣', '②' too
         if not numbers:
             raise ChoiceError(
-                "A number only picks from the options of the mail you answer; "
-                "for the decisions after it, write the command itself."
+                Message(
+                    "A number only picks from the options of the mail you answer; "
+                    "for the decisions after it, write the command itself."
+                )
             )
         legal = state.legal_choices()
         number = int(text) if text.isascii() and len(text) <= 6 else 0
         if not text.isascii():
             raise ChoiceError(
-                f"{shown(text, 20)!r} is not a number the game reads: write the option's "
-                f"number in digits 0-9 (1-{len(legal)})."
+                Message(
+                    "{word!r} is not a number the game reads: write the option's "
+                    "number in digits 0-9 (1-{last}).",
+                    word=shown(text, 20),
+                    last=len(legal),
+                )
             )
         if not 1 <= number <= len(legal):
             raise ChoiceError(
-                f"There is no option {shown(text, 20)}; the options are 1-{len(legal)}."
+                Message(
+                    "There is no option {word}; the options are 1-{last}.",
+                    word=shown(text, 20),
+                    last=len(legal),
+                )
             )
         return legal[number - 1]
     choice = parse_choice(line)
     if str(choice) == "pass" and not may_pass:
         raise ChoiceError(
-            "A turn is passed only by the game when its deadline passes; choose a move."
+            Message("A turn is passed only by the game when its deadline passes; choose a move.")
         )
     return choice
 
@@ -67,7 +87,9 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
 def at_seat(moment: datetime, seat: Seat) -> str:
     """A time as `seat` reads it: in UTC, and in their own zone when they set one."""
     shown = deadline(moment, seat.tz)
-    return shown.utc + (f" ({shown.local})" if shown.local else "")
+    if shown.local:
+        return Message("{utc} ({local})", utc=shown.utc, local=shown.local)
+    return shown.utc
 
 
 def _seat(round: Round) -> Seat:
@@ -82,7 +104,7 @@ def _move(round: Round, line: str) -> str:
         return _make(round, line)
     except ChoiceError:
         if _forced_already(round, line):
-            return "already done: the only option"
+            return Message("already done: the only option")
         raise
 
 
@@ -103,9 +125,13 @@ def _unknown(word: str) -> str:
     """The answer to a line that names no command: what the commands are."""
     others = ", ".join(c.name for c in PLAYER_COMMANDS if c.listed and not c.looks)
     looks = ", ".join(c.name for c in PLAYER_COMMANDS if c.looks)
-    return (
-        f"{shown(word, 30)!r} is not a command. A move is a listed option's number or one of "
-        f"{', '.join(SYNTAX)}; also {others}; and {looks}."
+    return Message(
+        "{word!r} is not a command. A move is a listed option's number or one of "
+        "{moves}; also {others}; and {looks}.",
+        word=shown(word, 30),
+        moves=", ".join(SYNTAX),
+        others=others,
+        looks=looks,
     )
 
 
@@ -117,23 +143,39 @@ def _make(round: Round, line: str) -> str:
     state, game = table.state, table.game
     decision = state.decision
     if decision is None or game.status == GameStatus.OVER:
-        raise CommandError("The game is over.")
+        raise CommandError(Message("The game is over."))
     if game.status == GameStatus.PAUSED:
         raise CommandError(
-            "The game master has paused the game: no move can be made until it resumes."
+            Message("The game master has paused the game: no move can be made until it resumes.")
         )
     mine = decision.seat == seat.seat
     first = round.moves == 0
     answered = round.answering.decision if round.answering is not None else decision.number
     if first and answered != decision.number:
-        now_open = "yours: the options are below" if mine else f"{decision.colour}'s"
+        if mine:
+            raise CommandError(
+                Message(
+                    "This answers decision {answered}, which is past; "
+                    "decision {number} is yours: the options are below.",
+                    answered=answered,
+                    number=decision.number,
+                )
+            )
         raise CommandError(
-            f"This answers decision {answered}, which is past; "
-            f"decision {decision.number} is {now_open}."
+            Message(
+                "This answers decision {answered}, which is past; decision {number} is {colour}'s.",
+                answered=answered,
+                number=decision.number,
+                colour=news.colour(decision.colour),
+            )
         )
     if not mine:
         raise CommandError(
-            f"It is not your decision now (decision {decision.number} is {decision.colour}'s)."
+            Message(
+                "It is not your decision now (decision {number} is {colour}'s).",
+                number=decision.number,
+                colour=news.colour(decision.colour),
+            )
         )
     choice = read_choice(state, line, numbers=first)
     events = state.apply(choice)  # raises ChoiceError, changing nothing, if it is not legal
@@ -161,10 +203,10 @@ def _tz(round: Round, argument: str) -> str:
     seat, argument = _seat(round), argument.rstrip(".")
     if argument.lower() in ("utc", "off", "none", ""):
         seat.tz = None
-        return "your deadlines are shown in UTC only"
+        return Message("your deadlines are shown in UTC only")
     zone = _time_zone(argument)
     seat.tz = zone
-    return f"your deadlines are shown in {zone} (and in UTC)"
+    return Message("your deadlines are shown in {zone} (and in UTC)", zone=zone)
 
 
 def _time_zone(text: str) -> str:
@@ -177,7 +219,10 @@ def _time_zone(text: str) -> str:
             continue
         return name
     raise CommandError(
-        f"{text!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York."
+        Message(
+            "{word!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York.",
+            word=text,
+        )
     )
 
 
@@ -194,7 +239,13 @@ def _back_from_vacation(round: Round) -> int:
     decision = table.state.decision
     if decision is not None and decision.seat == seat.seat and table.game.deadline_at is not None:
         decision_clock.shift(table.game, -unused, table.settings.reminders, now)
-    round.announced.append(f"{seat.name} ({seat.colour}) is back from vacation.")
+    round.announced.append(
+        Message(
+            "{name} ({colour}) is back from vacation.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+        )
+    )
     return unused
 
 
@@ -206,27 +257,37 @@ def _vacation(round: Round, argument: str) -> str:
     if argument.rstrip(".").lower() in ENDS:
         given_back = _back_from_vacation(round)
         if not given_back:
-            raise CommandError("You are not on vacation.")
+            raise CommandError(Message("You are not on vacation."))
         remaining = format_duration(settings.vacation_allowance_seconds - seat.vacation_used)
-        return f"your vacation is over; {remaining} of vacation left in this game"
+        return Message(
+            "your vacation is over; {left} of vacation left in this game", left=remaining
+        )
     try:
         seconds = parse_duration(argument.rstrip("."))
     except DurationError as error:
-        raise CommandError(f"{error} Write it as: vacation 3d.") from error
+        raise CommandError(
+            Message("{error} Write it as: vacation 3d.", error=str(error))
+        ) from error
     allowance = settings.vacation_allowance_seconds
     left = allowance - seat.vacation_used
     if seconds < SHORTEST_VACATION:  # each vacation is news to everyone: not too many
         raise CommandError(
-            f"A vacation lasts at least {format_duration(SHORTEST_VACATION)}; "
-            "write it as: vacation 3d."
+            Message(
+                "A vacation lasts at least {shortest}; write it as: vacation 3d.",
+                shortest=format_duration(SHORTEST_VACATION),
+            )
         )
     if not 0 < seconds <= left:
         raise CommandError(
-            f"You have {format_duration(max(left, 0))} of vacation left in this game "
-            f"(of {format_duration(allowance)}); ask for at most that much."
+            Message(
+                "You have {left} of vacation left in this game "
+                "(of {allowance}); ask for at most that much.",
+                left=format_duration(max(left, 0)),
+                allowance=format_duration(allowance),
+            )
         )
     if game.status == GameStatus.OVER:
-        raise CommandError("The game is over.")
+        raise CommandError(Message("The game is over."))
     start = max(now, as_utc(seat.away_until)) if seat.away_until else now
     seat.away_until = start + timedelta(seconds=seconds)
     seat.vacation_used += seconds
@@ -235,11 +296,18 @@ def _vacation(round: Round, argument: str) -> str:
         decision_clock.shift(game, seconds, settings.reminders, now)
     back = when(seat.away_until)
     round.announced.append(
-        f"{seat.name} ({seat.colour}) is on vacation until {back}: their deadlines wait."
+        Message(
+            "{name} ({colour}) is on vacation until {back}: their deadlines wait.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+            back=back,
+        )
     )
     left_after = format_duration(allowance - seat.vacation_used)
-    return (
-        f"you are away until {back}; your deadlines wait until then ({left_after} of vacation left)"
+    return Message(
+        "you are away until {back}; your deadlines wait until then ({left} of vacation left)",
+        back=back,
+        left=left_after,
     )
 
 
@@ -251,7 +319,7 @@ def _talk_text(text: str) -> str:
     )
     kept = " ".join(kept.split())
     if not kept:
-        raise CommandError("Say something: say TEXT, like say Good luck, everyone!")
+        raise CommandError(Message("Say something: say TEXT, like say Good luck, everyone!"))
     return kept if len(kept) <= TALK_LENGTH else kept[: TALK_LENGTH - 3] + "..."
 
 
@@ -259,7 +327,9 @@ def _talk(round: Round, text: str, to: Seat | None) -> Talk:
     table, watcher = round.table, round.observer
     if watcher is not None:
         if not table.game.observers_talk:
-            raise CommandError("Observers of this game watch; they do not talk to the table.")
+            raise CommandError(
+                Message("Observers of this game watch; they do not talk to the table.")
+            )
         mine = col(Talk.observer_id) == watcher.id
         speaker, seat_number = f"{watcher.name} (watching)", None
     else:
@@ -275,10 +345,15 @@ def _talk(round: Round, text: str, to: Seat | None) -> Talk:
     ).one()
     if said >= limit:
         raise CommandError(
-            f"You said {limit} things to the table in the last 24 hours, the most this "
-            "game relays in a day; say it tomorrow."
+            counted(
+                "You said {count} thing to the table in the last 24 hours, the most this "
+                "game relays in a day; say it tomorrow.",
+                "You said {count} things to the table in the last 24 hours, the most this "
+                "game relays in a day; say it tomorrow.",
+                limit,
+            )
             if limit
-            else "Table talk is off in this game service."
+            else Message("Table talk is off in this game service.")
         )
     assert table.game.id is not None
     talk = Talk(
@@ -298,20 +373,33 @@ def _talk(round: Round, text: str, to: Seat | None) -> Talk:
 
 def _say(round: Round, argument: str) -> str:
     talk = _talk(round, argument, None)
-    return f"said to the table: {talk.text}"
+    return Message("said to the table: {text}", text=talk.text)
 
 
 def _tell(round: Round, argument: str) -> str:
     word, _, text = argument.partition(" ")
     if not word or not text.strip():
-        raise CommandError("Write it as: tell SEAT TEXT, like tell red Shall we share Samoa?")
+        raise CommandError(
+            Message("Write it as: tell SEAT TEXT, like tell red Shall we share Samoa?")
+        )
     to = find_seat(round.table.seats, word)
     if to.seat == _seat(round).seat:
-        raise CommandError("That is your own seat: tell another player.")
+        raise CommandError(Message("That is your own seat: tell another player."))
     if not to.address or to.resigned:
-        raise CommandError(f"{to.name} ({to.colour}) is not a player who reads mail.")
+        raise CommandError(
+            Message(
+                "{name} ({colour}) is not a player who reads mail.",
+                name=to.name,
+                colour=news.colour(to.colour),
+            )
+        )
     talk = _talk(round, text, to)
-    return f"said to {to.name} ({to.colour}) only: {talk.text}"
+    return Message(
+        "said to {name} ({colour}) only: {text}",
+        name=to.name,
+        colour=news.colour(to.colour),
+        text=talk.text,
+    )
 
 
 def _resign(round: Round, argument: str) -> str:
@@ -319,18 +407,21 @@ def _resign(round: Round, argument: str) -> str:
     if word == "confirm":
         return _leave(round)
     if word:
-        raise CommandError("Write resign, then confirm on the next line (or resign confirm).")
+        raise CommandError(
+            Message("Write resign, then confirm on the next line (or resign confirm).")
+        )
     round.asked = "resign"
     bot = round.table.settings.absent_bot
-    return (
-        f"to leave the game, write confirm on the next line or resign confirm: the {bot} bot "
-        "then plays your seat to the end, and your points stay yours"
+    return Message(
+        "to leave the game, write confirm on the next line or resign confirm: the {bot} bot "
+        "then plays your seat to the end, and your points stay yours",
+        bot=bot,
     )
 
 
 def _confirm(round: Round, argument: str) -> str:
     if round.asked != "resign" or argument:
-        raise CommandError("There is nothing to confirm: confirm follows a line resign.")
+        raise CommandError(Message("There is nothing to confirm: confirm follows a line resign."))
     return _leave(round)
 
 
@@ -338,17 +429,22 @@ def _leave(round: Round) -> str:
     """The sender resigns: a bot plays the seat to the end; the points stay the player's."""
     table, seat = round.table, _seat(round)
     if table.game.status == GameStatus.OVER:
-        raise CommandError("The game is over.")
+        raise CommandError(Message("The game is over."))
     bot = table.settings.absent_bot
     seat.resigned, seat.bot, seat.absent, seat.away_until = True, bot, False, None
     round.asked = ""
     round.farewell = True
     round.announced.append(
-        f"{seat.name} ({seat.colour}) resigned: the {bot} bot plays {seat.colour} to the end "
-        f"of the game, and its points stay {seat.name}'s."
+        Message(
+            "{name} ({colour}) resigned: the {bot} bot plays {colour} to the end "
+            "of the game, and its points stay {name}'s.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+            bot=bot,
+        )
     )
     round.events += table.advance()
-    return f"you left the game; the {bot} bot plays your seat to the end"
+    return Message("you left the game; the {bot} bot plays your seat to the end", bot=bot)
 
 
 def _mail(round: Round, argument: str) -> str:
@@ -362,31 +458,37 @@ def _mail(round: Round, argument: str) -> str:
     if words[:1] == ["talk"] and words[1:] in (["now"], ["later"]):
         changes["talk_now"] = words[1] == "now"
         said = (
-            "table talk comes to you at once"
+            Message("table talk comes to you at once")
             if words[1] == "now"
-            else "table talk comes with the next mail of the game"
+            else Message("table talk comes with the next mail of the game")
         )
     elif words[:1] and words[0] in tuple(MailMode) and len(words) <= 2:
         mode = MailMode(words[0])
         changes["mail_mode"] = mode
         if len(words) == 2:
             if mode != MailMode.DIGEST or not (words[1].isdigit() and int(words[1]) < 24):
-                raise CommandError("Write the digest's hour as 0-23: mail digest 18.")
+                raise CommandError(Message("Write the digest's hour as 0-23: mail digest 18."))
             changes["digest_hour"] = int(words[1])
         if mode == MailMode.DIGEST:
             changes["digest_at"] = table.now
         said = {
-            MailMode.ALL: "you get every mail of the game",
-            MailMode.TURNS: "you get only mails that ask for your decision, reminders and "
-            "the final result",
-            MailMode.DIGEST: "you get mails that ask for your decision as they come, and "
-            f"everything else once a day at {changes.get('digest_hour', seat.digest_hour)}:00 "
-            f"{seat.tz or 'UTC'}",
+            MailMode.ALL: Message("you get every mail of the game"),
+            MailMode.TURNS: Message(
+                "you get only mails that ask for your decision, reminders and the final result"
+            ),
+            MailMode.DIGEST: Message(
+                "you get mails that ask for your decision as they come, and "
+                "everything else once a day at {hour}:00 {zone}",
+                hour=changes.get("digest_hour", seat.digest_hour),
+                zone=seat.tz or "UTC",
+            ),
         }[mode]
     else:
         raise CommandError(
-            "Write it as: mail all, mail turns, mail digest [HOUR], or mail talk now|later; "
-            "add all-games for all your games."
+            Message(
+                "Write it as: mail all, mail turns, mail digest [HOUR], or mail talk now|later; "
+                "add all-games for all your games."
+            )
         )
     seats = [seat]
     if everywhere:
@@ -395,7 +497,9 @@ def _mail(round: Round, argument: str) -> str:
     for each in seats:
         for name, value in changes.items():
             setattr(each, name, value)
-    return said + (" (in all your games)" if everywhere else " (in this game)")
+    if everywhere:
+        return Message("{done} (in all your games)", done=said)
+    return Message("{done} (in this game)", done=said)
 
 
 def _seats_elsewhere(round: Round, seat: Seat) -> list[Seat]:
@@ -425,21 +529,26 @@ def _remember(round: Round, seat: Seat, changes: dict[str, object]) -> None:
 
 
 MOVE = Command(
-    "move", "NUMBER or MOVE", "a listed option's number, or the move in the game's notation", _move
+    "move",
+    "NUMBER or MOVE",
+    Message("a listed option's number, or the move in the game's notation"),
+    _move,
 )
-HELP = Command("help", "help", "this text", _help, looks=True)
-RULES = Command("rules", "rules", "the rules of the game", _rules, looks=True)
+HELP = Command("help", "help", Message("this text"), _help, looks=True)
+RULES = Command("rules", "rules", Message("the rules of the game"), _rules, looks=True)
 VACATION = Command(
     "vacation",
     "vacation DURATION",
-    "your deadlines wait while you are away, a few days per game in all; vacation off ends it",
+    Message(
+        "your deadlines wait while you are away, a few days per game in all; vacation off ends it"
+    ),
     _vacation,
     example="vacation 3d",
 )
 TZ = Command(
     "tz",
     "tz ZONE",
-    "deadlines in your own time zone as well as in UTC",
+    Message("deadlines in your own time zone as well as in UTC"),
     _tz,
     example="tz Europe/Berlin",
 )
@@ -447,29 +556,31 @@ TZ = Command(
 SAY = Command(
     "say",
     "say TEXT",
-    "to everyone at the table",
+    Message("to everyone at the table"),
     _say,
     example="say Good luck, everyone!",
 )
 TELL = Command(
     "tell",
     "tell SEAT TEXT",
-    "to one player, named by seat number, colour or name",
+    Message("to one player, named by seat number, colour or name"),
     _tell,
     example="tell red Shall we share Samoa?",
 )
 MAIL = Command(
     "mail",
     "mail all|turns|digest [HOUR] [all-games]",
-    "how much mail you get (every mail, only your turns, or a daily digest at HOUR); "
-    "mail talk now|later: table talk at once or with your next mail",
+    Message(
+        "how much mail you get (every mail, only your turns, or a daily digest at HOUR); "
+        "mail talk now|later: table talk at once or with your next mail"
+    ),
     _mail,
     example="mail digest 18",
 )
 RESIGN = Command(
     "resign",
     "resign",
-    "leave the game: a bot plays your seat to the end; asks you to confirm",
+    Message("leave the game: a bot plays your seat to the end; asks you to confirm"),
     _resign,
     example="resign",
 )
@@ -477,7 +588,9 @@ CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
 
 # what an observer may write
 OBSERVER_COMMANDS = Commands(
-    (HELP, BOARD, STATUS, LOG, LOG_TALK, SAY), noun="a command for observers", sign_off=True
+    (HELP, BOARD, STATUS, LOG, LOG_TALK, SAY),
+    noun=Message("a command for observers"),
+    sign_off=True,
 )
 
 # what a player may write; any other line is read as a move

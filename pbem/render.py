@@ -10,9 +10,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup
 
+from engine import Message
+from pbem.i18n import ENGLISH_WORDS, LRM, Words, word_for
 from pbem.rulestext import blocks as rules_blocks
 from pbem.view import Board, CommandHelp, GmMail, Mail, Notice
 
@@ -63,57 +66,125 @@ def environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=StrictUndefined,
+        extensions=["jinja2.ext.i18n"],
     )
     env.filters["wrap"] = wrap
     env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
     env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
-    env.globals["shared"] = _shared
-    env.globals["rules"] = rules_blocks
+    env.filters["lines"] = _lines
+    env.globals.update(said_in(ENGLISH_WORDS))
     return env
 
 
-# the board sections of the last few rounds, by template, board and picture: every mail
-# of a round shows the same board, so it is rendered once
-_shared_cache: OrderedDict[tuple[str, int, str | None], tuple[Board, str]] = OrderedDict()
+@pass_context
+def _lines(context: Context, text: str) -> str:
+    """Lines of notation, a map or a list of options, kept left to right in a right-to-left
+    text: each begins with a LEFT-TO-RIGHT MARK (the text part is read with the Unicode
+    bidirectional algorithm, each line a paragraph of its own)."""
+    if not context.get("rtl"):
+        return text
+    return "\n".join(LRM + line if line.strip() else line for line in str(text).split("\n"))
 
 
-def _shared(template: str, board: Board, picture: str | None) -> str | Markup:
-    key = (template, id(board), picture)
+def said_in(words: Words) -> dict[str, Any]:
+    """What the templates call to say things in `words`' language: gettext (new style, named
+    placeholders), the names of colours and outcomes, the meta command words, the rules."""
+    return {
+        **words.template_globals(),
+        "colour": words.colour,
+        "outcome": lambda outcome: words.say(OUTCOMES.get(str(outcome), str(outcome))),
+        "word": lambda name: word_for(name, words.lang),
+        "notation": (lambda line: LRM + line) if words.rtl else (lambda line: line),
+        "rules": lambda: rules_blocks(words.lang),
+        "lang": words.lang,
+        "dir": words.direction,
+        "rtl": words.rtl,
+        "shared": lambda template, board, picture: _shared(template, board, picture, words),
+    }
+
+
+OUTCOMES = {
+    "applied": Message("applied"),
+    "rejected": Message("rejected"),
+    "ignored": Message("ignored"),
+    "answered": Message("answered"),
+}
+
+# the board sections of the last few rounds, by template, board, picture and language: every
+# mail of a round shows the same board, so it is rendered once per language
+_shared_cache: OrderedDict[tuple[str, int, str | None, str], tuple[Board, str]] = OrderedDict()
+
+
+def _shared(template: str, board: Board, picture: str | None, words: Words) -> str | Markup:
+    key = (template, id(board), picture, words.lang)
     hit = _shared_cache.get(key)
     if hit is None or hit[0] is not board:
-        page = environment().get_template(template).render(board=board, picture=picture)
+        page = (
+            environment()
+            .get_template(template)
+            .render(board=board, picture=picture, **said_in(words))
+        )
         hit = _shared_cache[key] = (board, page.rstrip("\n"))
         while len(_shared_cache) > 8:
             _shared_cache.popitem(last=False)
     return Markup(hit[1]) if template.endswith(".html.j2") else hit[1]
 
 
-def _context(mail: Mail | GmMail | Notice, commands: CommandHelp) -> dict[str, Any]:
-    """The view's fields as template variables (the dataclasses themselves, not dicts), and
-    the commands as the mails list them."""
-    return {f.name: getattr(mail, f.name) for f in fields(mail)} | {"commands": commands}
+def _context(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> dict[str, Any]:
+    """The view's fields as template variables (the dataclasses themselves, not dicts), the
+    commands as the mails list them, and what says things in the reader's language."""
+    return (
+        {f.name: getattr(mail, f.name) for f in fields(mail)}
+        | {"commands": commands}
+        | said_in(words)
+    )
 
 
-def render_text(mail: Mail | GmMail | Notice, commands: CommandHelp) -> str:
-    text = environment().get_template(f"{mail.kind}.txt.j2").render(_context(mail, commands))
+def render_text(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> str:
+    return _text(words.translated(mail), words.translated(commands), words)
+
+
+def render_html(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> str:
+    return _html(words.translated(mail), words.translated(commands), words)
+
+
+def _text(mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words) -> str:
+    template = environment().get_template(f"{mail.kind}.txt.j2")
+    text = template.render(_context(mail, commands, words))
     lines = [line.rstrip() for line in text.splitlines()]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n"
 
 
-def render_html(mail: Mail | GmMail | Notice, commands: CommandHelp) -> str:
-    return environment().get_template(f"{mail.kind}.html.j2").render(_context(mail, commands))
+def _html(mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words) -> str:
+    return (
+        environment().get_template(f"{mail.kind}.html.j2").render(_context(mail, commands, words))
+    )
 
 
-def render_board_text(board: Board) -> str:
+def render_board_text(board: Board, words: Words = ENGLISH_WORDS) -> str:
     """The board section of the plain-text mails, for a reader who is not a player."""
-    players = environment().get_template("_players.txt.j2").render(board=board, you=None)
-    text = f"{_shared('_board.txt.j2', board, None)}\n\n{players}"
+    board = words.translated(board)
+    players = (
+        environment()
+        .get_template("_players.txt.j2")
+        .render(board=board, you=None, **said_in(words))
+    )
+    text = f"{_shared('_board.txt.j2', board, None, words)}\n\n{players}"
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 
-def render(mail: Mail | GmMail | Notice, commands: CommandHelp) -> tuple[str, str]:
-    """The plain-text and the HTML part of a mail."""
-    return render_text(mail, commands), render_html(mail, commands)
+def render(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> tuple[str, str]:
+    """The plain-text and the HTML part of a mail, in the language of `words`."""
+    mail, commands = words.translated(mail), words.translated(commands)
+    return _text(mail, commands, words), _html(mail, commands, words)
 
 
 __all__ = [

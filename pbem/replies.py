@@ -9,16 +9,18 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import Message
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
-from pbem import letters, view
+import engine
+from pbem import letters, news, view
 from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, observer_of, token_epoch
 from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
 from pbem.budget import may_answer
 from pbem.clock import as_utc, format_duration
 from pbem.commands import Round, run_lines
-from pbem.db import session
+from pbem.db import hold_game, session
 from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
 from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome
@@ -83,7 +85,12 @@ class Replies:
             outcome="",
         )
         db.add(inbound)
-        db.flush()
+        try:
+            db.flush()
+        except IntegrityError:  # PostgreSQL: another service took this message meanwhile
+            db.rollback()
+            log.info("message %s: handled by another service", inbound.message_id)
+            return None
         return inbound
 
     def _too_large(self, raw: bytes, now: datetime) -> MailOutcome:
@@ -115,13 +122,20 @@ class Replies:
                 game = found[0]
                 notice = view.Notice(
                     kind=MailKind.NOTICE,
-                    subject="Not applied: your mail was too large",
+                    subject=engine.Message("Not applied: your mail was too large"),
                     paragraphs=(
-                        f"Your mail to game {game.id} was {len(raw) // 1000} KB; the game "
-                        f"reads mail of at most {limit // 1000} KB, so nothing in it was "
-                        "read or applied.",
-                        "Reply to the newest mail of the game again, without attachments "
-                        "and with only your command at the top.",
+                        engine.Message(
+                            "Your mail to game {game} was {size} KB; the game "
+                            "reads mail of at most {limit} KB, so nothing in it was "
+                            "read or applied.",
+                            game=game.id,
+                            size=len(raw) // 1000,
+                            limit=limit // 1000,
+                        ),
+                        engine.Message(
+                            "Reply to the newest mail of the game again, without attachments "
+                            "and with only your command at the top."
+                        ),
                     ),
                 )
                 self.service.mail.queue_notice(db, found[1].address or sender, notice, now, game.id)
@@ -169,6 +183,8 @@ class Replies:
         inbound: Inbound,
         now: datetime,
     ) -> tuple[MailOutcome, str]:
+        if tag is not None:
+            hold_game(db, tag.game)  # other services wait: one mail at a time acts on a game
         game = db.get(Game, tag.game) if tag else None
         if tag is None or game is None:
             self._answer_lost(db, sender, now)
@@ -217,7 +233,7 @@ class Replies:
         """Why a seat's reply address no longer acts ("" if it does): it was made before the
         game master took decisions back, or its decision closed `token_lifetime` ago."""
         if epoch != game.epoch:
-            return (
+            return engine.Message(
                 "Your mail answers a mail from before the game master took decisions back. "
                 "Reply to the newest mail the game sent you."
             )
@@ -228,10 +244,12 @@ class Replies:
         ).first()
         lifetime = timedelta(seconds=self.settings.token_lifetime_seconds)
         if closed is not None and as_utc(closed) + lifetime < now:
-            return (
-                f"Your mail answers decision {decision}, which closed more than "
-                f"{format_duration(int(lifetime.total_seconds()))} ago: its reply address no "
-                "longer acts. Reply to the newest mail the game sent you."
+            return engine.Message(
+                "Your mail answers decision {number}, which closed more than "
+                "{lifetime} ago: its reply address no "
+                "longer acts. Reply to the newest mail the game sent you.",
+                number=decision,
+                lifetime=format_duration(int(lifetime.total_seconds())),
             )
         return ""
 
@@ -242,7 +260,10 @@ class Replies:
         first, *rest = lines or ["(nothing)"]
         results = [
             LineResult(first, LineOutcome.REJECTED, why),
-            *(LineResult(line, LineOutcome.IGNORED, "after a rejected line") for line in rest),
+            *(
+                LineResult(line, LineOutcome.IGNORED, engine.Message("after a rejected line"))
+                for line in rest
+            ),
         ]
         assert seat.address is not None
         per_day = self.settings.answers_per_day
@@ -353,7 +374,9 @@ class Replies:
                 watcher.name,
                 results=round.results,
                 answers=round.answers,
-                subject="Not applied: see why" if round.failed else "Your answer",
+                subject=engine.Message("Not applied: see why")
+                if round.failed
+                else engine.Message("Your answer"),
             )
             self.service.mail.queue_watch(table, watcher, mail, picture)
         self.service.mail.deliver_talk(table, round.talk)
@@ -380,7 +403,14 @@ class Replies:
         ):
             seat.absent = False
             seat.auto_moves = 0
-            announced.insert(0, f"{seat.name} ({seat.colour}) is back and plays again.")
+            announced.insert(
+                0,
+                engine.Message(
+                    "{name} ({colour}) is back and plays again.",
+                    name=seat.name,
+                    colour=news.colour(seat.colour),
+                ),
+            )
         if moved:
             table.save()
         acted = moved or round.applied  # vacation, tz too
@@ -434,21 +464,38 @@ class Replies:
             return
         games = []
         for seat, game in found:
-            paused = " and paused" if game.status == GameStatus.PAUSED else ""
-            games.append(
-                f"Game {game.id}: you are {seat.name} ({seat.colour}); it is at decision "
-                f"{game.decision}{paused}."
-            )
+            if game.status == GameStatus.PAUSED:
+                line = engine.Message(
+                    "Game {game}: you are {name} ({colour}); it is at decision {number} "
+                    "and paused.",
+                    game=game.id,
+                    name=seat.name,
+                    colour=news.colour(seat.colour),
+                    number=game.decision,
+                )
+            else:
+                line = engine.Message(
+                    "Game {game}: you are {name} ({colour}); it is at decision {number}.",
+                    game=game.id,
+                    name=seat.name,
+                    colour=news.colour(seat.colour),
+                    number=game.decision,
+                )
+            games.append(line)
         notice = view.Notice(
             kind=MailKind.NOTICE,
-            subject="Not applied: which game?",
+            subject=engine.Message("Not applied: which game?"),
             paragraphs=(
-                "Your mail reached the Tongiaki service, but it does not answer a mail of a "
-                "game (its reply address or subject has no game tag), so nothing in it was "
-                "read or applied.",
-                "To play, reply to the newest mail of your game: its reply address says which "
-                "game, seat and decision your reply answers. This notice is sent at most once "
-                "a day.",
+                engine.Message(
+                    "Your mail reached the Tongiaki service, but it does not answer a mail of a "
+                    "game (its reply address or subject has no game tag), so nothing in it was "
+                    "read or applied."
+                ),
+                engine.Message(
+                    "To play, reply to the newest mail of your game: its reply address says "
+                    "which game, seat and decision your reply answers. This notice is sent at "
+                    "most once a day."
+                ),
             ),
             games=tuple(games),
         )
@@ -465,14 +512,21 @@ class Replies:
             return
         notice = view.Notice(
             kind=MailKind.NOTICE,
-            subject="Not applied: a reply from another address",
+            subject=engine.Message("Not applied: a reply from another address"),
             paragraphs=(
-                f"A reply to a mail of game {game.id} for your seat ({seat.name}, "
-                f"{seat.colour}) came from another address than this one, so nothing in it "
-                "was applied. Only mail from this address acts for your seat.",
-                "If you wrote it from another address, write from this one. If you did not, "
-                "someone has a copy of a mail of your game. This notice is sent at most once "
-                "a day.",
+                engine.Message(
+                    "A reply to a mail of game {game} for your seat ({name}, "
+                    "{colour}) came from another address than this one, so nothing in it "
+                    "was applied. Only mail from this address acts for your seat.",
+                    game=game.id,
+                    name=seat.name,
+                    colour=news.colour(seat.colour),
+                ),
+                engine.Message(
+                    "If you wrote it from another address, write from this one. If you did "
+                    "not, someone has a copy of a mail of your game. This notice is sent at "
+                    "most once a day."
+                ),
             ),
         )
         self.service.mail.queue_notice(db, address, notice, now, game.id)

@@ -49,9 +49,16 @@ class Block:
         return Markup(_BOLD.sub(r"<b>\1</b>", page))
 
 
-def rules_path() -> Path:
-    """The installed copy, or `docs/rules.md` of the checkout."""
+def rules_path(lang: str = "en") -> Path:
+    """The installed copy, or `docs/rules.md` of the checkout; in another language
+    `docs/rules.LANG.md`, or the English rules while that file is missing."""
     here = Path(__file__).resolve().parent
+    name = "rules.md" if lang == "en" else f"rules.{lang}.md"
+    for folder in (here / "docs", here.parent / "docs"):
+        if (folder / name).is_file():
+            return folder / name
+    if lang != "en":
+        return rules_path()
     installed = here / "docs" / "rules.md"
     return installed if installed.is_file() else here.parent / "docs" / "rules.md"
 
@@ -88,9 +95,9 @@ def parse(markdown: str) -> tuple[Block, ...]:
 
 
 @cache
-def blocks() -> tuple[Block, ...]:
-    """The rules for players, read once."""
-    return parse(rules_path().read_text(encoding="utf-8"))
+def blocks(lang: str = "en") -> tuple[Block, ...]:
+    """The rules for players in `lang` (English if there is no translation), read once."""
+    return parse(rules_path(lang).read_text(encoding="utf-8"))
 
 
 __all__ = ["NBSP", "Block", "blocks", "parse", "rules_path"]

@@ -22,10 +22,11 @@ import aiosmtplib
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlmodel import col, delete, select
+from sqlmodel import col, delete, or_, select
 
+from pbem.clock import as_utc
 from pbem.config import ImapSettings, Settings
-from pbem.db import session
+from pbem.db import on_postgres, session
 from pbem.deadlines import TickReport, tick
 from pbem.errors import PbemError
 from pbem.inbound import database_down, keep, shown
@@ -88,9 +89,14 @@ class ServiceRunning(PbemError, RuntimeError):
 
 
 @contextmanager
-def one_service(database: Path) -> Iterator[None]:
-    """Hold the database's service lock for as long as the block runs: two services on one
-    database would each send the same waiting mail. The lock goes with the process."""
+def one_service(database: Path | str) -> Iterator[None]:
+    """Hold the SQLite database's service lock for as long as the block runs: two services on
+    one file would each send the same waiting mail. The lock goes with the process. On
+    PostgreSQL (`database` is its URL) services share the database: each claims the mail it
+    sends (`flush_outbox`), and works on a game under the game's lock."""
+    if isinstance(database, str):
+        yield
+        return
     path = database.with_name(database.name + ".lock")
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a+") as lock:
@@ -143,21 +149,46 @@ def read_mail(
     return handled
 
 
+RACES = 3  # tries of a mail whose transaction lost a race with another service
+
+
 def take(service: Service, raw: bytes, now: datetime) -> MailOutcome:
     """Handle one inbound mail; if anything but the database fails, the mail goes to the
-    quarantine with the error (one log line) and the outcome is "quarantined"."""
-    try:
-        return handle(service, raw, now)
-    except Exception as error:
-        if database_down(error):
-            raise
-        why = one_line(error)  # a database error without its SQL and parameters
-        number = keep(service.engine, raw, why, now, service.settings.max_message_bytes)
-        log.warning("message quarantined as %d (%d bytes): %s", number, len(raw), shown(why, 200))
-        return MailOutcome.QUARANTINED
+    quarantine with the error (one log line) and the outcome is "quarantined". On PostgreSQL
+    a transaction that lost a race with another service (the same row written by both, a
+    deadlock) changed nothing: the mail is handled again, and is then a duplicate if the
+    other service handled it."""
+    for left in range(RACES, 0, -1):
+        try:
+            return handle(service, raw, now)
+        except Exception as error:
+            if left > 1 and lost_race(service.engine, error):
+                log.info("message handled again after a race: %s", one_line(error))
+                continue
+            if database_down(error):
+                raise
+            return _quarantine(service, raw, now, error)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def lost_race(engine: Engine, error: BaseException) -> bool:
+    """Whether `error` is PostgreSQL's answer to two transactions writing the same rows: a
+    unique key written by both, a deadlock, a serialization failure."""
+    if not on_postgres(engine) or not isinstance(error, DBAPIError):
+        return False
+    return getattr(error.orig, "sqlstate", None) in ("23505", "40P01", "40001")
+
+
+def _quarantine(service: Service, raw: bytes, now: datetime, error: Exception) -> MailOutcome:
+    why = one_line(error)  # a database error without its SQL and parameters
+    number = keep(service.engine, raw, why, now, service.settings.max_message_bytes)
+    log.warning("message quarantined as %d (%d bytes): %s", number, len(raw), shown(why, 200))
+    return MailOutcome.QUARANTINED
 
 
 LANES = 4  # SMTP connections used at once by a flush
+CLAIM = timedelta(minutes=10)  # PostgreSQL: how long a service holds the mails it sends
+BATCH = 200  # PostgreSQL: mails claimed at once
 
 
 async def flush_outbox(
@@ -171,13 +202,52 @@ async def flush_outbox(
     """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
     the server accepted it (at least once: a crash in between sends it again, the very same
     bytes with the same Message-ID). Mails go out over a few connections at once, each recipient's
-    mails over one of them, in order. Returns (sent, failed)."""
+    mails over one of them, in order. Returns (sent, failed).
+
+    On PostgreSQL, where several services may share the outbox, a service claims the mails
+    it sends, a batch at a time (`_claim`): each mail is sent by one of them; one that died
+    before its mails left the outbox leaves them to the others after `CLAIM`."""
+    if on_postgres(engine):
+        sent = failed = 0
+        while True:
+            due = _claim(engine, now, force)
+            done = await _send_due(engine, senders, due, from_address, now)
+            sent, failed = sent + done[0], failed + done[1]
+            if len(due) < BATCH or done[1]:
+                return sent, failed
     query = select(Outbox).order_by(col(Outbox.id))
     if not force:
         query = query.where(Outbox.next_attempt_at <= now)
     with session(engine) as db:
         due = list(db.exec(query))
         db.commit()
+    return await _send_due(engine, senders, due, from_address, now)
+
+
+def _claim(engine: Engine, now: datetime, force: bool) -> list[Outbox]:
+    """Up to BATCH due mails (`force`: waiting mails) that no other service is sending, now
+    held by this one until `now + CLAIM` (PostgreSQL: rows another transaction is claiming
+    are skipped, not waited for)."""
+    query = (
+        select(Outbox)
+        .where(or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) <= now))
+        .order_by(col(Outbox.id))
+        .limit(BATCH)
+        .with_for_update(skip_locked=True)
+    )
+    if not force:
+        query = query.where(Outbox.next_attempt_at <= now)
+    with session(engine) as db:
+        due = list(db.exec(query))
+        for mail in due:
+            mail.claimed_until = now + CLAIM
+        db.commit()
+    return due
+
+
+async def _send_due(
+    engine: Engine, senders: Sequence[Sender], due: list[Outbox], from_address: str, now: datetime
+) -> tuple[int, int]:
     lanes: dict[int, list[Outbox]] = {}
     for mail in due:
         lane = zlib.crc32(mail.recipient.lower().encode()) % len(senders)
@@ -230,6 +300,7 @@ def _postpone(engine: Engine, mail_id: int | None, error: BaseException, now: da
     with session(engine) as db:
         row = db.get(Outbox, mail_id)
         if row is not None:
+            row.claimed_until = None
             row.attempts += 1
             row.next_attempt_at = now + backoff(row.attempts)
             row.last_error = f"{type(error).__name__}: {error}"[:300]
@@ -249,7 +320,8 @@ def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None
         return
     with session(engine) as db:
         for row in db.exec(select(Outbox).where(col(Outbox.id).in_(ids))):
-            row.next_attempt_at = max(row.next_attempt_at, now + backoff(1))
+            row.claimed_until = None
+            row.next_attempt_at = max(as_utc(row.next_attempt_at), as_utc(now) + backoff(1))
         db.commit()
 
 
@@ -332,7 +404,7 @@ def _where(settings: Settings) -> str:
     else:
         mail = f"replies from {settings.inbox_dir}, mail out to {settings.outbox_dir}"
     return (
-        f"{settings.database_path}; {mail}; polling every {settings.poll_seconds:g} s, "
+        f"{settings.database_shown}; {mail}; polling every {settings.poll_seconds:g} s, "
         f"sending every {settings.outbox_seconds:g} s; as {settings.from_address}"
     )
 

@@ -8,12 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import engine  # for engine.preview: `from engine import preview` reads as its module
 from engine import (
     BEACH_LETTERS,
-    DIRECTION_WORDS,
     DIRECTIONS,
     ISLAND_ALIASES,
     ISLANDS,
@@ -23,6 +21,8 @@ from engine import (
     Choice,
     ChoiceMade,
     Event,
+    Joined,
+    Message,
     Outcome,
     Phase,
     PutTile,
@@ -32,10 +32,13 @@ from engine import (
     TilePlaced,
     TilePreview,
     VoyagePassed,
+    counted,
     neighbour,
     what_is_asked,
 )
+from pbem import news
 from pbem.hexmap import hex_map, sea_legend, short_name, tile_turns
+from pbem.i18n import stamp
 from pbem.kinds import LineOutcome, MailKind
 from pbem.leads import leads
 
@@ -290,8 +293,17 @@ def board(
         islands_left=state.islands_left,
         seas_left=state.seas_left,
         key=(
-            *(f"{short_name(n)} is {n}" for n in state.islands() if short_name(n) != n),
-            *(f"{n} is {alias}" for alias, n in ISLAND_ALIASES.items() if n in state.islands()),
+            *(
+                # Translators: on the map, a short name and the island it stands for
+                Message("{short} is {name}", short=short_name(n), name=n)
+                for n in state.islands()
+                if short_name(n) != n
+            ),
+            *(
+                Message("{short} is {name}", short=n, name=alias)
+                for alias, n in ISLAND_ALIASES.items()
+                if n in state.islands()
+            ),
         ),
     )
 
@@ -317,7 +329,12 @@ def _islands(state: State) -> tuple[Island, ...]:
                             if count
                         ),
                         jetties=tuple(
-                            f"{DIRECTIONS[d]} to {_beyond(state, name, d)}"
+                            # Translators: where a jetty leads: "NE to sea C", "S to open sea"
+                            Message(
+                                "{direction} to {place}",
+                                direction=DIRECTIONS[d],
+                                place=_beyond(state, name, d),
+                            )
                             for d in state.jetties(name, index)
                         ),
                     )
@@ -333,7 +350,7 @@ def _beyond(state: State, island: str, direction: int) -> str:
     position = state.position_of(island)
     assert position is not None
     placed = state.tile_at(neighbour(position, direction))
-    return "open sea" if placed is None else _tile_words(placed)
+    return Message("open sea") if placed is None else _tile_words(placed)
 
 
 def decision(state: State, deadline: Deadline | None = None) -> Decision:
@@ -381,8 +398,16 @@ def _turns(tile: str | None, legal: Sequence[object]) -> tuple[str, ...]:
     reds = [choice.red for choice in legal if isinstance(choice, PutTile)]
     if not tile or not reds:
         return ()
-    what = "its trails and their dangers" if tile in SEAS else "beach: where its jetties lead"
-    title = f"How {_tile_words(tile)} lies, by the direction its red edge faces ({what}):"
+    if tile in SEAS:
+        title = Message(
+            "How {tile} lies, by the direction its red edge faces (its trails and their dangers):",
+            tile=_tile_words(tile),
+        )
+    else:
+        title = Message(
+            "How {tile} lies, by the direction its red edge faces (beach: where its jetties lead):",
+            tile=_tile_words(tile),
+        )
     return (title, *tile_turns(tile, reds))
 
 
@@ -393,16 +418,9 @@ def _verbs(legal: Sequence[object]) -> set[str]:
 
 def deadline(moment: datetime, tz: str | None = None) -> Deadline:
     """A deadline in UTC, and also in the zone `tz` when that names a known time zone."""
-    utc = moment.astimezone(ZoneInfo("UTC")).strftime("%a %d %b %Y, %H:%M UTC")
-    local = None
-    if tz:
-        try:
-            zone = ZoneInfo(tz)
-        except (ZoneInfoNotFoundError, ValueError):
-            zone = None
-        if zone is not None:
-            local = moment.astimezone(zone).strftime(f"%a %d %b, %H:%M {tz}")
-    return Deadline(utc, local)
+    utc = stamp(moment, "UTC")
+    assert utc is not None
+    return Deadline(utc, stamp(moment, tz, year=False) if tz else None)
 
 
 def when(moment: datetime) -> str:
@@ -426,31 +444,43 @@ def happened(events: Sequence[Event]) -> tuple[str, ...]:
         elif isinstance(event, VoyagePassed):
             lines.append(_crossed(event))
         else:
-            lines.append(str(event))
+            lines.append(news.event(event))
         drawn = None
     return tuple(lines)
 
 
 def _tile_words(tile: str) -> str:
-    return f"sea {tile}" if tile in SEAS else tile
+    # Translators: a sea tile by its letter, "sea K"
+    return Message("sea {tile}", tile=tile) if tile in SEAS else tile
 
 
 def _new_tile(drawn: TileDrawn, placed: TilePlaced) -> str:
-    seas = "sea tile" if drawn.seas_left == 1 else "sea tiles"
-    islands = "island" if drawn.islands_left == 1 else "islands"
-    return (
-        f"New tile: {_tile_words(drawn.tile)}, laid with its red edge facing "
-        f"{DIRECTION_WORDS[placed.rotation]} ({drawn.islands_left} {islands} and "
-        f"{drawn.seas_left} {seas} left)."
+    return Message(
+        "New tile: {tile}, laid with its red edge facing {direction} ({left}).",
+        tile=_tile_words(drawn.tile),
+        direction=news.direction(placed.rotation),
+        left=_left(drawn.islands_left, drawn.seas_left),
+    )
+
+
+def _left(islands: int, seas: int) -> str:
+    """'3 islands and 1 sea tile left'."""
+    return Message(
+        # Translators: what the stack holds, as in "3 islands and 1 sea tile left"
+        "{islands} and {seas} left",
+        islands=counted("{count} island", "{count} islands", islands),
+        seas=counted("{count} sea tile", "{count} sea tiles", seas),
     )
 
 
 def _crossed(event: VoyagePassed) -> str:
     if event.danger == 0:
-        return f"They crossed {_tile_words(event.tile)} (no danger)."
-    return (
-        f"They crossed {_tile_words(event.tile)}: the trail needs {event.danger} colours, "
-        f"they had {event.colours}."
+        return Message("They crossed {tile} (no danger).", tile=_tile_words(event.tile))
+    return Message(
+        "They crossed {tile}: the trail needs {danger} colours, they had {colours}.",
+        tile=_tile_words(event.tile),
+        danger=event.danger,
+        colours=event.colours,
     )
 
 
@@ -460,12 +490,14 @@ def final(state: State, everyone: Sequence[Player], ended: Termination | None = 
     by_colour = {p.colour: p for p in everyone}
     termination = ended or outcome.termination
     return Final(
-        reason=str(termination or ""),
+        reason=news.ending(termination),
         standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),
         tie_break=tie_break(outcome, by_colour),
         termination=termination,
         points_from=tuple(
-            ", ".join(f"{name} {ISLANDS[name].points}" for name in s.islands) or "no island"
+            Joined(", ", [f"{name} {ISLANDS[name].points}" for name in s.islands])
+            if s.islands
+            else Message("no island")
             for s in outcome.standings
         ),
     )
@@ -477,23 +509,45 @@ def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
         return ""
     first, second = outcome.standings[0], outcome.standings[1]
     a, b = by_colour[first.colour].name, by_colour[second.colour].name
-    tied = f"{a} and {b} both have {first.points} points"
     if outcome.decided_by == "islands":
-        return (
-            f"{tied}; the tie is broken by islands: {a} is on {len(first.islands)}, "
-            f"{b} on {len(second.islands)}."
+        return Message(
+            "{a} and {b} both have {points} points; the tie is broken by islands: "
+            "{a} is on {a_islands}, {b} on {b_islands}.",
+            a=a,
+            b=b,
+            points=first.points,
+            a_islands=len(first.islands),
+            b_islands=len(second.islands),
         )
     if outcome.decided_by == "boats":
-        return (
-            f"{tied} and {len(first.islands)} islands each; the tie is broken by the fewest "
-            f"boats on the board: {a} has {first.boats}, {b} {second.boats}."
+        return Message(
+            "{a} and {b} both have {points} points and {islands} islands each; the tie is "
+            "broken by the fewest boats on the board: {a} has {a_boats}, {b} {b_boats}.",
+            a=a,
+            b=b,
+            points=first.points,
+            islands=len(first.islands),
+            a_boats=first.boats,
+            b_boats=second.boats,
         )
     if outcome.decided_by == "shared":
         winners = [by_colour[s.colour].name for s in outcome.standings if s.rank == 1]
-        together = f"{', '.join(winners[:-1])} and {winners[-1]}"
-        each = "both" if len(winners) == 2 else "all"
-        return (
-            f"{together} {each} have {first.points} points, {len(first.islands)} islands and "
-            f"{first.boats} boats on the board each: the win is shared."
+        names = Message("{first} and {last}", first=", ".join(winners[:-1]), last=winners[-1])
+        if len(winners) == 2:
+            return Message(
+                "{names} both have {points} points, {islands} islands and {boats} boats on the "
+                "board each: the win is shared.",
+                names=names,
+                points=first.points,
+                islands=len(first.islands),
+                boats=first.boats,
+            )
+        return Message(
+            "{names} all have {points} points, {islands} islands and {boats} boats on the "
+            "board each: the win is shared.",
+            names=names,
+            points=first.points,
+            islands=len(first.islands),
+            boats=first.boats,
         )
     return ""

@@ -6,6 +6,9 @@
 
 Without Dovecot installed these fixtures fail (they do not skip): `python3 dev.py test`
 installs it.
+
+- `postgres`: a PostgreSQL server (tests/support/postgres.py); `postgres_url`: a new, empty
+  database on it, dropped after the test. They skip only when PostgreSQL is not installed.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.mailservers import Dovecot, DovecotMissing, Mail, SmtpServer
+from tests.support.postgres import Postgres, PostgresMissing
 
 
 @pytest.fixture(scope="session")
@@ -51,3 +55,27 @@ def mail(dovecot: Dovecot, smtp_server: SmtpServer) -> Mail:
     kit = Mail(dovecot, smtp_server)
     kit.reset()
     return kit
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """A running PostgreSQL server, one per test session (and xdist worker)."""
+    try:
+        server = Postgres()
+    except PostgresMissing as error:
+        pytest.skip(str(error))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres: Postgres) -> Iterator[str]:
+    """The `database_url` of a new, empty PostgreSQL database."""
+    url = postgres.new_database()
+    try:
+        yield url
+    finally:
+        postgres.drop_database(url)

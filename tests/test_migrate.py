@@ -40,7 +40,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     path = _version_1(tmp_path / "old" / "pbem.sqlite")
     assert schema_version(create_engine(f"sqlite:///{path}")) == 1
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 5
+    assert schema_version(engine) == SCHEMA_VERSION == 6
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, state = service.game(db, 1)
@@ -194,7 +194,7 @@ def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path
         connection.executescript(FIXTURE_V4.read_text())
     assert schema_version(create_engine(f"sqlite:///{path}")) == 4
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 5
+    assert schema_version(engine) == SCHEMA_VERSION == 6
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, _ = service.game(db, 1)
@@ -211,3 +211,48 @@ def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path
         "Message-ID: <after-upgrade-5@example.test>\r\n\r\nplace Tonga b\r\n"
     ).encode()
     assert handle(service, reply, later(11)) == "applied"
+
+
+FIXTURE_V5 = Path(__file__).parent / "fixtures" / "schema-v5.sql"
+
+
+def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
+    tmp_path: Path,
+) -> None:
+    """Version 5 (the previous one) handled Ann's reply `place Tonga a` to game 1 (Ann red,
+    Bob blue, game master gm@example.test) and left mails 1-4 waiting (mail 4 tried twice);
+    mails 5 and 6 had gone out."""
+    service = local_service(tmp_path)
+    path = tmp_path / "old" / "pbem.sqlite"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIXTURE_V5.read_text())
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 5
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION == 6
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        waiting = db.exec(select(Outbox).order_by(col(Outbox.id))).all()
+        assert [(m.id, m.attempts, m.claimed_until) for m in waiting] == [
+            (1, 0, None),
+            (2, 0, None),
+            (3, 0, None),
+            (4, 2, None),
+        ]
+        game, seats, _ = service.game(db, 1)
+        assert game.decision == 2
+        db.commit()
+    address = reply_address("tongiaki@example.test", Tag(1, 1, 2, token(seats[1].secret, 1, 1, 2)))
+    reply = (
+        f"From: bob@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
+        "Message-ID: <after-upgrade-6@example.test>\r\n\r\nplace Tonga b\r\n"
+    ).encode()
+    assert handle(service, reply, later(11)) == "applied"
+    mails = take_mail(service)
+    assert [str(m.get_content()).strip() for m in mails[:4]] == [f"mail {n}" for n in (1, 2, 3, 4)]
+    assert len(mails) > 4  # and the news of Bob's move, numbered after mail 6
+    with session(engine) as db:
+        game, _, _ = service.game(db, 1)
+        assert game.decision == 3
+        db.commit()
+    assert upgrade(engine) == []

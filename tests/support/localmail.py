@@ -26,7 +26,7 @@ def local_service(tmp_path: Path, **changes: object) -> Service:
     settings = replace(
         Settings(data_dir=tmp_path / "data", from_address="tongiaki@example.test"), **changes
     )  # type: ignore[arg-type]
-    return Service(open_database(settings.database_path), settings)
+    return Service(open_database(settings.database), settings)
 
 
 def take_mail(service: Service) -> list[EmailMessage]:

@@ -1,0 +1,392 @@
+"""The languages of the players' mails (issue 17): the catalogs, and `Words`, what one reader's
+mails are said in (their language and time zone), made once per recipient.
+
+The catalogs are `pbem/locale/<lang>/LC_MESSAGES/messages.po`, compiled in memory on first
+use. English is the text of the code itself: a `Words` in English changes nothing.
+Text made before its reader is known (the engine's explanations, the news of a round) is a
+`engine.Message`: `Words.say` translates it.
+"""
+
+from __future__ import annotations
+
+import gettext
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, is_dataclass, replace
+from datetime import datetime
+from functools import cache
+from io import BytesIO
+from pathlib import Path
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from babel import Locale
+from babel.dates import format_skeleton
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from markupsafe import Markup
+
+from engine import Joined, Message
+
+ENGLISH = "en"
+
+# each language by its own name
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "it": "Italiano",
+    "nl": "Nederlands",
+    "fi": "Suomi",
+    "hu": "Magyar",
+    "he": "עברית",
+}
+TRANSLATED = tuple(code for code in LANGUAGES if code != ENGLISH)  # the catalogs
+RTL = {"he"}
+
+# the meta commands in each language's own words (moves keep the one notation): each word
+# works for everyone, whatever their language, and is read as the English command
+COMMAND_WORDS: dict[str, dict[str, str]] = {
+    "it": {
+        "help": "aiuto",
+        "rules": "regole",
+        "status": "stato",
+        "log": "registro",
+        "board": "tabellone",
+        "say": "dici",
+        "tell": "riferisci",
+        "resign": "ritirati",
+        "confirm": "conferma",
+        "vacation": "vacanza",
+        "mail": "posta",
+        "lang": "lingua",
+        "tz": "fuso",
+    },
+    "nl": {
+        "help": "hulp",
+        "rules": "regels",
+        "status": "stand",
+        "log": "logboek",
+        "board": "bord",
+        "say": "zeg",
+        "tell": "vertel",
+        "resign": "opgeven",
+        "confirm": "bevestig",
+        "vacation": "vakantie",
+        "mail": "post",
+        "lang": "taal",
+        "tz": "tijdzone",
+    },
+    "fi": {
+        "help": "apua",
+        "rules": "säännöt",
+        "status": "tila",
+        "log": "loki",
+        "board": "lauta",
+        "say": "sano",
+        "tell": "kerro",
+        "resign": "luovuta",
+        "confirm": "vahvista",
+        "vacation": "loma",
+        "mail": "posti",
+        "lang": "kieli",
+        "tz": "aikavyöhyke",
+    },
+    "hu": {
+        "help": "segítség",
+        "rules": "szabályok",
+        "status": "állapot",
+        "log": "napló",
+        "board": "tábla",
+        "say": "mondd",
+        "tell": "üzend",
+        "resign": "feladom",
+        "confirm": "megerősítem",
+        "vacation": "szabadság",
+        "mail": "levél",
+        "lang": "nyelv",
+        "tz": "időzóna",
+    },
+    "he": {
+        "help": "עזרה",
+        "rules": "חוקים",
+        "status": "מצב",
+        "log": "יומן",
+        "board": "לוח",
+        "say": "אמור",
+        "tell": "ספר",
+        "resign": "פרישה",
+        "confirm": "אישור",
+        "vacation": "חופשה",
+        "mail": "דואר",
+        "lang": "שפה",
+        "tz": "אזור",
+    },
+}
+# every language's word, to the command it names
+ALIASES: dict[str, str] = {
+    word: name for table in COMMAND_WORDS.values() for name, word in table.items()
+}
+
+
+def word_for(name: str, lang: str) -> str:
+    """The word of `lang` for the command `name` (the command's own name in English)."""
+    return COMMAND_WORDS.get(lang, {}).get(name, name)
+
+
+def words_of(lang: str) -> str:
+    """'aiuto = help, regole = rules, ...': the words of `lang` ('' for English)."""
+    return ", ".join(f"{word} = {name}" for name, word in COMMAND_WORDS.get(lang, {}).items())
+
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+LRM = "\u200e"  # LEFT-TO-RIGHT MARK: keeps a line of notation left to right in a bidi text
+
+T = TypeVar("T")
+
+
+def catalog_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
+
+
+@cache
+def translations(lang: str) -> gettext.NullTranslations:
+    """The catalog of `lang` compiled in memory (nothing compiled is kept on disk); English,
+    or a language whose catalog is missing, is the text of the code."""
+    path = catalog_path(lang)
+    if lang == ENGLISH or not path.is_file():
+        return gettext.NullTranslations()
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=lang)
+    compiled = BytesIO()
+    write_mo(compiled, catalog)  # untranslated and fuzzy messages are left out: English
+    compiled.seek(0)
+    return gettext.GNUTranslations(compiled)
+
+
+def known(lang: str) -> bool:
+    return lang in LANGUAGES
+
+
+def choices() -> str:
+    """'en (English), it (Italiano), ...'"""
+    return ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
+
+
+class Stamp(str):
+    """A moment as a reader reads it: English text, with the moment and the zone kept so that
+    another language writes it in its own way."""
+
+    moment: datetime
+    zone: str  # a zone name; "UTC" for UTC
+    year: bool
+
+    def __new__(cls, text: str, moment: datetime, zone: str, *, year: bool) -> Stamp:
+        made = super().__new__(cls, text)
+        made.moment, made.zone, made.year = moment, zone, year
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (str, (str(self),))
+
+
+def stamp(moment: datetime, zone: str = "UTC", *, year: bool = True) -> Stamp | None:
+    """'Mon 02 Mar 2026, 18:00 UTC' (with `year`), 'Mon 02 Mar, 19:00 Europe/Berlin'; None
+    when `zone` names no known time zone."""
+    try:
+        where = ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    local = moment.astimezone(where)
+    text = local.strftime(f"%a %d %b{' %Y' if year else ''}, %H:%M {zone}")
+    return Stamp(text, moment, zone, year=year)
+
+
+@dataclass(frozen=True)
+class Words:
+    """What one reader's text is said in: a language of `LANGUAGES`."""
+
+    lang: str = ENGLISH
+
+    @property
+    def english(self) -> bool:
+        return self.lang == ENGLISH
+
+    @property
+    def rtl(self) -> bool:
+        return self.lang in RTL
+
+    @property
+    def direction(self) -> str:
+        return "rtl" if self.rtl else "ltr"
+
+    @property
+    def catalog(self) -> gettext.NullTranslations:
+        return translations(self.lang)
+
+    def _(self, template: str, /, **params: Any) -> str:
+        """`template` in this language, its `{name}` placeholders filled in."""
+        said = self.catalog.gettext(template)
+        return said.format(**params) if params else said
+
+    def n_(self, singular: str, plural: str, count: int, /, **params: Any) -> str:
+        """The form for `count` (given as `{count}` too), filled in."""
+        said = self.catalog.ngettext(singular, plural, count)
+        return said.format(**{"count": count, **params})
+
+    def say(self, text: str) -> str:
+        """A message (or plain text, kept as it is) in this language."""
+        if self.english:
+            return str(text)
+        if isinstance(text, Message):
+            if text.plural is not None:
+                assert text.number is not None
+                said = self.catalog.ngettext(text.template, text.plural, text.number)
+            else:
+                said = self.catalog.gettext(text.template)
+            params = {name: self._param(value) for name, value in text.params.items()}
+            out = said.format(**params) if params else said
+            return out[:1].lower() + out[1:] if text.lower_first else out
+        if isinstance(text, Joined):
+            return text.separator.join(self.say(part) for part in text.parts)
+        if isinstance(text, Stamp):
+            return self.when(text)
+        return str(text)
+
+    def _param(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.say(value)
+        if isinstance(value, datetime):
+            return self.when(stamp(value) or value)
+        return value
+
+    def when(self, moment: Stamp | datetime) -> str:
+        """A moment in this language's way, in the stamp's zone."""
+        if isinstance(moment, datetime):
+            moment = stamp(moment) or Stamp(str(moment), moment, "UTC", year=True)
+        if self.english:
+            return str(moment)
+        skeleton = "yMMMEdHm" if moment.year else "MMMEdHm"
+        shown = format_skeleton(
+            skeleton, moment.moment, tzinfo=ZoneInfo(moment.zone), locale=self.locale
+        )
+        return f"{shown} {moment.zone}"
+
+    @property
+    def locale(self) -> Locale:
+        return Locale.parse(self.lang)
+
+    def translated(self, value: T) -> T:
+        """A view with every message in it said in this language (the view itself in
+        English)."""
+        if self.english:
+            return value
+        return self._walk(value)  # type: ignore[no-any-return]
+
+    def _walk(self, value: Any) -> Any:
+        """`value` with its messages said; the same object when there were none (so that
+        the board of a round, translated once, is rendered once)."""
+        if isinstance(value, str):
+            return self.say(value) if isinstance(value, (Message, Joined, Stamp)) else value
+        if isinstance(value, tuple):
+            items = tuple(self._walk(item) for item in value)
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        if is_dataclass(value) and not isinstance(value, type):
+            key = (id(value), self.lang)
+            hit = _said_cache.get(key)
+            if hit is not None and hit[0] is value:
+                return hit[1]
+            old = {f.name: getattr(value, f.name) for f in fields(value)}
+            new = {name: self._walk(item) for name, item in old.items()}
+            if all(new[name] is old[name] for name in old):
+                return value
+            said = replace(value, **new)
+            _said_cache[key] = (value, said)
+            while len(_said_cache) > 64:
+                _said_cache.popitem(last=False)
+            return said
+        return value
+
+    def colour(self, colour: str) -> str:
+        """A boat colour's name in this language."""
+        return self.say(COLOUR_NAMES[colour]) if colour in COLOUR_NAMES else colour
+
+    # the functions the templates call (jinja2.ext.i18n, new style: named placeholders)
+    def template_globals(self) -> dict[str, Callable[..., Any]]:
+        from jinja2 import pass_eval_context
+
+        @pass_eval_context
+        def gettext_(context: Any, template: str, **params: Any) -> str:
+            said = self.catalog.gettext(template)
+            return _filled(context.autoescape, said, params)
+
+        @pass_eval_context
+        def ngettext_(context: Any, singular: str, plural: str, count: int, **params: Any) -> str:
+            said = self.catalog.ngettext(singular, plural, count)
+            return _filled(context.autoescape, said, {"num": count, **params})
+
+        return {"gettext": gettext_, "_": gettext_, "ngettext": ngettext_}
+
+
+def _filled(autoescape: bool, said: str, params: Mapping[str, Any]) -> str:
+    """A template's text with its `%(name)s` filled in; in HTML the text is markup and the
+    values are escaped (as `jinja2.ext.i18n` does in its new style)."""
+    if autoescape:
+        return Markup(said) % params if params else Markup(said)
+    return said % params if params else said
+
+
+COLOUR_NAMES: dict[str, Message] = {
+    # Translators: a boat colour, as in "You play blue" and "Ann (blue)"
+    "blue": Message("blue"),
+    # Translators: a boat colour
+    "red": Message("red"),
+    # Translators: a boat colour
+    "green": Message("green"),
+    # Translators: a boat colour
+    "yellow": Message("yellow"),
+    # Translators: a boat colour
+    "orange": Message("orange"),
+    # Translators: a boat colour
+    "purple": Message("purple"),
+}
+
+ENGLISH_WORDS = Words(ENGLISH)
+
+# views said in a language lately, by the view's id and the language (the view kept, so that
+# its id is not reused while it is here)
+_said_cache: OrderedDict[tuple[int, str], tuple[Any, Any]] = OrderedDict()
+
+
+@cache
+def words(lang: str | None) -> Words:
+    """The words of `lang` (English when it is not one of `LANGUAGES`)."""
+    return Words(lang) if lang in LANGUAGES else ENGLISH_WORDS
+
+
+def display_width(text: str) -> int:
+    """The columns a line takes on screen: the invisible direction marks take none."""
+    return len(re.sub("[\u200e\u200f\u2066-\u2069\u202a-\u202e]", "", text))
+
+
+__all__ = [
+    "ALIASES",
+    "COMMAND_WORDS",
+    "ENGLISH",
+    "ENGLISH_WORDS",
+    "LANGUAGES",
+    "LRM",
+    "RTL",
+    "TRANSLATED",
+    "Stamp",
+    "Words",
+    "catalog_path",
+    "choices",
+    "display_width",
+    "known",
+    "stamp",
+    "translations",
+    "word_for",
+    "words",
+    "words_of",
+]
