@@ -244,9 +244,17 @@ def _check_database_url(url: str) -> None:
             "postgresql+psycopg://user@host/database"
         )
     try:
-        database = make_url(url).database
+        parsed = make_url(url)
     except ArgumentError as error:
         raise ConfigError(f"'database_url': {error}") from error
+    if parsed.password is not None:
+        raise ConfigError(
+            "'database_url' holds a password: passwords never live in the settings file. "
+            "Leave it out of the URL and give it to PostgreSQL's client library instead: a "
+            "password file named by $PGPASSFILE (under systemd, a credential: see "
+            "systemd/README.md), or $PGPASSWORD"
+        )
+    database = parsed.database
     if not database:
         raise ConfigError(
             "'database_url' must name the database: postgresql+psycopg://user@host/database"

@@ -25,7 +25,7 @@ import tests.test_deadlines as deadline_tests
 import tests.test_gm as gm_tests
 import tests.test_service as service_tests
 from pbem.cli import app
-from pbem.config import ConfigError, Settings, load_settings, settings_toml
+from pbem.config import ConfigError, Settings, load_settings, settings_toml, shown_url
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
@@ -287,15 +287,19 @@ def test_services_on_postgres_need_no_file_lock(postgres_url: str) -> None:
 
 def test_a_postgres_url_is_taken_and_other_databases_are_refused(tmp_path: Path) -> None:
     config = tmp_path / "pbem.toml"
-    config.write_text("database_url = 'postgresql+psycopg://pbem:s3cret@db.example.test/games'\n")
+    config.write_text("database_url = 'postgresql+psycopg://pbem@db.example.test/games'\n")
     settings = load_settings(config)
     assert settings.on_postgres and settings.database == settings.database_url
-    assert settings.database_shown == "postgresql+psycopg://pbem:***@db.example.test/games"
+    assert settings.database_shown == "postgresql+psycopg://pbem@db.example.test/games"
+    assert shown_url("postgresql+psycopg://pbem:s3cret@db/games") == (
+        "postgresql+psycopg://pbem:***@db/games"
+    )
     assert not Settings().on_postgres and Settings().database == Path("pbem-data/pbem.sqlite")
     for url, says in (
         ("mysql://db/pbem", "must be an SQLite URL"),
         ("postgresql://db/pbem", "postgresql+psycopg://user@host/database"),
         ("postgresql+psycopg://db.example.test", "must name the database"),
+        ("postgresql+psycopg://pbem:s3cret@db.example.test/games", "$PGPASSFILE"),
     ):
         config.write_text(f"database_url = '{url}'\n")
         with pytest.raises(ConfigError, match=re.escape(says)):
@@ -322,8 +326,11 @@ def test_backup_compact_and_check_config_on_postgres(pg: Service, tmp_path: Path
     assert "4 mails waiting" in result.stdout
 
 
-def test_a_postgres_server_that_cannot_be_reached_is_a_clear_error(tmp_path: Path) -> None:
-    url = f"postgresql+psycopg://pbem:s3cret@/games?host={tmp_path / 'nowhere'}"
+def test_a_postgres_server_that_cannot_be_reached_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PGPASSWORD", "s3cret")  # the password the client library is given
+    url = f"postgresql+psycopg://pbem@/games?host={tmp_path / 'nowhere'}"
     config = _config(tmp_path, url)
     result = runner.invoke(app, ["list", "--config", str(config)])
     assert result.exit_code == 5, result.output
