@@ -187,6 +187,9 @@ def _quarantine(service: Service, raw: bytes, now: datetime, error: Exception) -
 
 
 LANES = 4  # SMTP connections used at once by a flush
+# sent mails taken out of the outbox in one transaction: a crash sends at most these again
+# (the very same mails, which servers and clients recognise as copies)
+DELETE_BATCH = 50
 CLAIM = timedelta(minutes=10)  # PostgreSQL: how long a service holds the mails it sends
 BATCH = 200  # PostgreSQL: mails claimed at once
 
@@ -262,6 +265,7 @@ async def _send_lane(
     engine: Engine, sender: Sender, mails: list[Outbox], from_address: str, now: datetime
 ) -> tuple[int, int]:
     sent = failed = 0
+    done: list[int | None] = []  # sent, still in the outbox: deleted a batch at a time
     try:
         async with sender:
             for mail in mails:
@@ -271,8 +275,7 @@ async def _send_lane(
                     failed += 1  # this mail only: the connection is still good
                     _postpone(engine, mail.id, error, now)
                     continue
-                # off the event loop: the reader thread may hold the database for a while
-                await asyncio.to_thread(_delete, engine, mail.id)
+                done.append(mail.id)
                 sent += 1
                 log.info(
                     "mail %s sent to %s (game %s)%s",
@@ -281,18 +284,26 @@ async def _send_lane(
                     mail.game_id,
                     f" after {mail.attempts} failed tries" if mail.attempts else "",
                 )
+                if len(done) >= DELETE_BATCH:
+                    # off the event loop: the reader thread may hold the database a while
+                    await asyncio.to_thread(_delete, engine, done)
+                    done = []
     except (OSError, aiosmtplib.SMTPException, TimeoutError) as error:
         failed += 1
         rest = mails[sent + failed - 1 :]  # the mail that failed, and those not tried
         if rest:
             _postpone(engine, rest[0].id, error, now)
             _postpone_rest(engine, [m.id for m in rest[1:]], now)
+    finally:
+        if done:
+            await asyncio.to_thread(_delete, engine, done)
     return sent, failed
 
 
-def _delete(engine: Engine, mail_id: int | None) -> None:
+def _delete(engine: Engine, mail_ids: list[int | None]) -> None:
+    """Take sent mails out of the outbox, in one transaction."""
     with session(engine) as db:
-        db.exec(delete(Outbox).where(col(Outbox.id) == mail_id))
+        db.exec(delete(Outbox).where(col(Outbox.id).in_(mail_ids)))
         db.commit()
 
 

@@ -19,13 +19,14 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
+from pbem import runner as runner_module
 from pbem.cli import app
 from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.models import Game, Move, Outbox, Seat
 from pbem.replies import handle
-from pbem.runner import Outage, flush_outbox, run_cycle
+from pbem.runner import DELETE_BATCH, Outage, flush_outbox, run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender, SmtpSender
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
@@ -110,6 +111,29 @@ def test_a_mail_that_cannot_be_sent_is_logged_as_retried(
     assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", later_on)) == (3, 0)
     sent = [r.getMessage() for r in caplog.records]
     assert any(re.fullmatch(r"mail 1 sent to \S+ \(game 1\) after 1 failed tries", m) for m in sent)
+
+
+def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """120 waiting mails over one connection leave the outbox in three transactions (one
+    per DELETE_BATCH sent mails, the rest at the end), and all of them leave it."""
+    for _ in range(40):
+        _two_players(service)  # two welcomes and a prompt each
+    deleted: list[int] = []
+    delete = runner_module._delete
+
+    def counted(engine: object, ids: list[int | None]) -> None:
+        deleted.append(len(ids))
+        delete(engine, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("pbem.runner._delete", counted)
+    local = MaildirSender(service.settings.outbox_dir)
+    assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", START)) == (120, 0)
+    assert deleted == [DELETE_BATCH, DELETE_BATCH, 120 - 2 * DELETE_BATCH]
+    with session(service.engine) as db:
+        assert db.exec(select(Outbox)).all() == []
+    assert len(list((service.settings.outbox_dir / "new").iterdir())) == 120
 
 
 def _config(tmp_path: Path) -> Path:
