@@ -115,6 +115,7 @@ COMMANDS = {
     "bench-bots": ["-m", "tools.bench_bots"],  # the expert bot's wins against greedy and random
     "golden": ["-m", "tests.samples"],  # rewrite the golden files of the mails
     "screenshots": ["-m", "tests.screenshots"],  # docs/screenshots of every kind of mail
+    "i18n": ["-m", "tools.i18n"],  # the catalogs of the players' languages (see its --help)
 }
 
 
