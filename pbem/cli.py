@@ -33,6 +33,7 @@ from pbem.db import compact as compact_database
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
 from pbem.gm_commands import gm_examples
+from pbem.i18n import LANGUAGES
 from pbem.inbound import quarantined, quarantined_mail, take_out
 from pbem.kinds import GameStatus, LineOutcome
 from pbem.migrate import SchemaError
@@ -155,20 +156,30 @@ def _alone(service: Service) -> Iterator[None]:
 BOT_NOTATION = "|".join(BOT_KINDS)
 
 
+LANGS = ", ".join(LANGUAGES)
+
+
 def _seat(text: str, bot: bool) -> SeatSpec:
+    """NAME:ADDRESS[:COLOUR[:LANG]] (the colour may be left empty: `Ann:ann@x::it`), or
+    NAME:BOT[:COLOUR]."""
     parts = text.split(":")
-    if len(parts) not in (2, 3) or not all(parts):
-        kind = f"NAME:{BOT_NOTATION}[:COLOUR]" if bot else "NAME:ADDRESS[:COLOUR]"
+    most = 3 if bot else 4
+    if not 2 <= len(parts) <= most or not parts[0] or not parts[1] or "" in parts[3:]:
+        kind = f"NAME:{BOT_NOTATION}[:COLOUR]" if bot else "NAME:ADDRESS[:COLOUR[:LANG]]"
         raise GameError(f"{text!r} should be {kind}.")
-    colour = parts[2].lower() if len(parts) == 3 else None
+    colour = parts[2].lower() if len(parts) >= 3 and parts[2] else None
     if bot:
         return SeatSpec(parts[0], None, colour, parts[1].lower())
-    return SeatSpec(parts[0], parts[1], colour)
+    lang = parts[3].lower() if len(parts) == 4 else None
+    return SeatSpec(parts[0], parts[1], colour, lang=lang)
 
 
 @app.command("new-game")
 def new_game(
-    player: Annotated[list[str], typer.Option(help="NAME:ADDRESS[:COLOUR], in seat order.")] = [],  # noqa: B006
+    player: Annotated[
+        list[str],
+        typer.Option(help="NAME:ADDRESS[:COLOUR[:LANG]], in seat order (Ann:ann@x::it)."),
+    ] = [],  # noqa: B006
     bot: Annotated[
         list[str], typer.Option(help=f"NAME:{BOT_NOTATION}[:COLOUR], seated after the players.")
     ] = [],  # noqa: B006
@@ -184,6 +195,9 @@ def new_game(
     observers_talk: Annotated[
         bool, typer.Option("--observers-talk", help="Observers may say things to the table.")
     ] = False,
+    lang: Annotated[
+        str, typer.Option(help=f"The game's language, for players who name none: {LANGS}.")
+    ] = "en",
     now: Annotated[str | None, typer.Option(help="Create it as if at this ISO 8601 time.")] = None,
     config: ConfigOption = None,
 ) -> None:
@@ -200,6 +214,7 @@ def new_game(
             gm=gm,
             observers=[(a, n or None) for a, _, n in (o.partition(":") for o in observer)],
             observers_talk=observers_talk,
+            lang=lang.lower(),
             now=_parse_time(now) if now else utc_now(),
         )
     except GameError as error:

@@ -21,6 +21,7 @@ from pbem import letters, news, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
 from pbem.errors import PbemError
+from pbem.i18n import ALIASES, ENGLISH, LANGUAGES, known
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, LineOutcome
 from pbem.models import Move, Observer, Seat, Talk
@@ -118,15 +119,23 @@ class Commands:
     def __iter__(self) -> Iterator[Command]:
         return iter(self.commands)
 
+    def named(self, word: str) -> Command | None:
+        """The command `word` names: its English name, or a language's own word for it
+        (`aiuto` is `help`, whatever the writer's language)."""
+        found = self.by_name.get(word)
+        if found is None and word in ALIASES:
+            found = self.by_name.get(ALIASES[word])
+        return found
+
     def find(self, line: str) -> tuple[Command, str]:
         """The command a line names, and the rest of the line."""
         whole = line.lower().strip(" .!")
-        found = self.by_name.get(whole)
+        found = self.named(whole)
         if found is not None and found.looks:
             return found, ""
         verb = whole.partition(" ")[0]
         rest = line.strip().partition(" ")[2].strip()
-        found = self.by_name.get(verb)
+        found = self.named(verb)
         if found is not None and not found.looks:
             return found, rest.strip()
         if self.other is not None:
@@ -136,7 +145,7 @@ class Commands:
     def knows(self, line: str) -> bool:
         """Whether a line begins like a command (its words may still be wrong)."""
         verb = line.lower().strip(" .!").partition(" ")[0]
-        return verb in self.by_name or self.other_words(verb)
+        return self.named(verb) is not None or self.other_words(verb)
 
     def unknown(self, verb: str) -> str:
         changes = ", ".join(c.name for c in self if not c.looks)
@@ -250,7 +259,16 @@ def status_text(table: Table, tz: str | None = None) -> str:
 
 def _status(round: Round, argument: str) -> str:
     tz = round.seat.tz if round.seat is not None else None
-    round.answers.append(Answer("status", status_text(round.table, tz)))
+    status = status_text(round.table, tz)
+    if round.seat is not None:
+        lang = round.seat.lang if known(round.seat.lang) else ENGLISH
+        said = Message(
+            "Your mails are in {language} (lang {code}); lang alone lists the languages.",
+            language=LANGUAGES[lang],
+            code=lang,
+        )
+        status = Joined(" ", [status, said])
+    round.answers.append(Answer("status", status))
     return ""
 
 

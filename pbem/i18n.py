@@ -266,11 +266,12 @@ class Words:
             moment = stamp(moment) or Stamp(str(moment), moment, "UTC", year=True)
         if self.english:
             return str(moment)
-        skeleton = "yMMMEdHm" if moment.year else "MMMEdHm"
-        shown = format_skeleton(
-            skeleton, moment.moment, tzinfo=ZoneInfo(moment.zone), locale=self.locale
+        zone = ZoneInfo(moment.zone)
+        day = format_skeleton(
+            "yMMMEd" if moment.year else "MMMEd", moment.moment, tzinfo=zone, locale=self.locale
         )
-        return f"{shown} {moment.zone}"
+        time = format_skeleton("Hm", moment.moment, tzinfo=zone, locale=self.locale)
+        return f"{day}, {time} {moment.zone}"
 
     @property
     def locale(self) -> Locale:

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, func, select
 
 from engine import Event, Termination
 from pbem import calendar as ics
-from pbem import letters, view
+from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
@@ -167,6 +167,7 @@ class Mailer:
             now,
             self._event(table, seat, mail),
             self._record(table) if mail.kind == MailKind.GAME_OVER else None,
+            words=i18n.words(seat.lang),
         )
 
     def _record(self, table: Table) -> tuple[str, bytes] | None:
@@ -241,7 +242,16 @@ class Mailer:
             talk=tuple(_said(t, None) for t in talk),
             watching=tuple(o.name for o in table.observers),
         )
-        self._queue_mail(table.db, game, watcher.address, mail, picture, tag, table.now)
+        self._queue_mail(
+            table.db,
+            game,
+            watcher.address,
+            mail,
+            picture,
+            tag,
+            table.now,
+            words=i18n.words(game.lang),
+        )
 
     def welcome_watchers(self, table: Table, watchers: Sequence[Observer]) -> None:
         """Someone starts to watch the game: a first mail with the board."""
@@ -368,14 +378,23 @@ class Mailer:
             self._queue_mail(db, game, address, mail, picture if show_board else None, tag, now)
 
     def queue_notice(
-        self, db: Session, address: str, notice: view.Notice, now: datetime, game_id: int | None
+        self,
+        db: Session,
+        address: str,
+        notice: view.Notice,
+        now: datetime,
+        game_id: int | None,
+        lang: str | None = None,
     ) -> None:
-        """A notice about a refused mail: no reply address of a game, no picture."""
-        text, html = render(notice, COMMAND_HELP)
+        """A notice about a refused mail: no reply address of a game, no picture; in `lang`
+        (the recipient's seat's language, when the notice is about one)."""
+        words = i18n.words(lang)
+        said = words.translated(notice)
+        text, html = render(said, COMMAND_HELP, words)
         message = compose(
             self.settings,
             recipient=address,
-            subject=f"[Tongiaki{f' g{game_id}' if game_id else ''}] {notice.subject}",
+            subject=f"[Tongiaki{f' g{game_id}' if game_id else ''}] {said.subject}",
             text=text,
             html=html,
             game_id=game_id,
@@ -409,9 +428,12 @@ class Mailer:
         now: datetime,
         calendar: bytes | None = None,
         record: tuple[str, bytes] | None = None,
+        *,
+        words: i18n.Words = i18n.ENGLISH_WORDS,
     ) -> None:
         assert game.id is not None
-        text, html = render(mail, COMMAND_HELP)
+        mail = words.translated(mail)
+        text, html = render(mail, COMMAND_HELP, words)
         message = compose(
             self.settings,
             recipient=address,

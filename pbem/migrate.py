@@ -19,7 +19,7 @@ from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -88,6 +88,8 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
     ),
     # PostgreSQL: several services share one database; each claims the mail it sends
     6: ("ALTER TABLE outbox ADD COLUMN claimed_until TIMESTAMP",),
+    # the game's language (issue 17), for its observers and the seats that chose none
+    7: ("ALTER TABLE game ADD COLUMN lang VARCHAR NOT NULL DEFAULT 'en'",),
 }
 
 

@@ -32,6 +32,7 @@ class Game(SQLModel, table=True):
     paused_left: int | None = None  # seconds the open decision had left when paused
     epoch: int = 0  # how often the game master took decisions back: signs the reply tokens
     observers_talk: bool = False  # whether observers may `say` to the table
+    lang: str = "en"  # the game's language: its observers' mails, and seats that chose none
 
 
 class Seat(SQLModel, table=True):

@@ -34,6 +34,7 @@ from pbem.commands import (
     Round,
     find_seat,
 )
+from pbem.i18n import LANGUAGES, choices, known
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, MailMode, MoveSource
 from pbem.models import Game, MailChoice, Seat, Talk
@@ -207,6 +208,30 @@ def _tz(round: Round, argument: str) -> str:
     zone = _time_zone(argument)
     seat.tz = zone
     return Message("your deadlines are shown in {zone} (and in UTC)", zone=zone)
+
+
+def _lang(round: Round, argument: str) -> str:
+    """The language of the sender's mails: `lang it`; `lang` alone says which it is and the
+    choices. The answer to this very mail comes in the new language."""
+    seat, code = _seat(round), argument.strip(" .").lower()
+    if not code:
+        return Message(
+            "your mails are in {language}; the languages: {choices}",
+            language=LANGUAGES.get(seat.lang, seat.lang),
+            choices=choices(),
+        )
+    named = {name.lower(): lang for lang, name in LANGUAGES.items()}
+    code = named.get(code, code)  # `lang italiano` too
+    if not known(code):
+        raise CommandError(
+            Message(
+                "{word!r} is not a language of the game. The languages: {choices}.",
+                word=argument.strip(),
+                choices=choices(),
+            )
+        )
+    seat.lang = code
+    return Message("your mails are in {language} from now on", language=LANGUAGES[code])
 
 
 def _time_zone(text: str) -> str:
@@ -553,6 +578,13 @@ TZ = Command(
     example="tz Europe/Berlin",
 )
 
+LANG = Command(
+    "lang",
+    "lang CODE",
+    Message("the language of your mails: {choices}", choices=", ".join(LANGUAGES)),
+    _lang,
+    example="lang it",
+)
 SAY = Command(
     "say",
     "say TEXT",
@@ -595,7 +627,22 @@ OBSERVER_COMMANDS = Commands(
 
 # what a player may write; any other line is read as a move
 PLAYER_COMMANDS = Commands(
-    (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, VACATION, TZ, SAY, TELL, MAIL, RESIGN, CONFIRM),
+    (
+        HELP,
+        RULES,
+        BOARD,
+        STATUS,
+        LOG,
+        LOG_TALK,
+        VACATION,
+        TZ,
+        LANG,
+        SAY,
+        TELL,
+        MAIL,
+        RESIGN,
+        CONFIRM,
+    ),
     other=MOVE,
     other_words=lambda word: is_move_word(word) or word.rstrip(").").isnumeric(),
     sign_off=True,

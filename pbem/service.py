@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -25,6 +25,7 @@ from pbem import letters
 from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.config import Settings
 from pbem.db import session
+from pbem.i18n import ENGLISH, choices, known
 from pbem.identity import IdentityError, check_address, check_name
 from pbem.mailing import Mailer
 from pbem.models import Game, MailChoice, Observer, Seat
@@ -39,6 +40,7 @@ class SeatSpec:
     address: str | None  # None for a bot
     colour: str | None = None
     bot: str | None = None
+    lang: str | None = None  # the player's language (None: the game's)
 
 
 class Service:
@@ -62,11 +64,16 @@ class Service:
         gm: str | None = None,
         observers: Sequence[tuple[str, str | None]] = (),
         observers_talk: bool = False,
+        lang: str = ENGLISH,
         now: datetime,
     ) -> int:
         """Create a game, play its bot seats up to the first human decision, queue the mails.
-        `observers` (address, name or None) watch it; with `observers_talk` they may `say`."""
+        `observers` (address, name or None) watch it; with `observers_talk` they may `say`.
+        `lang` is the game's language: its observers' and the seats' that name none."""
         now = as_utc(now)
+        for chosen in (lang, *(s.lang for s in specs if s.lang is not None)):
+            if not known(chosen):
+                raise GameError(f"Unknown language {chosen!r}; the languages are {choices()}.")
         seats = _check_seats(specs)
         watchers = _check_observers(observers, seats)
         colours = [s.colour for s in seats]
@@ -101,6 +108,7 @@ class Service:
                 gm_address=gm,
                 gm_secret=secrets.token_hex(16),
                 observers_talk=observers_talk,
+                lang=lang,
             )
             db.add(game)
             db.flush()
@@ -114,6 +122,7 @@ class Service:
                     colour=spec.colour or "",
                     secret=secrets.token_hex(16),
                     bot=spec.bot,
+                    lang=spec.lang or lang,
                 )
                 for index, spec in enumerate(seats)
             ]
@@ -201,6 +210,7 @@ def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
                 None if s.address is None else check_address(s.address),
                 s.colour,
                 s.bot,
+                s.lang,
             )
             for s in specs
         ]
@@ -222,7 +232,7 @@ def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
     if len(set(taken)) != len(taken):
         raise GameError("Two seats have the same colour.")
     free = iter(c for c in COLOURS if c not in taken)
-    return [SeatSpec(s.name, s.address, s.colour or next(free), s.bot) for s in specs]
+    return [replace(s, colour=s.colour or next(free)) for s in specs]
 
 
 __all__ = ["GameError", "SeatSpec", "Service"]

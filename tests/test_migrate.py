@@ -40,7 +40,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     path = _version_1(tmp_path / "old" / "pbem.sqlite")
     assert schema_version(create_engine(f"sqlite:///{path}")) == 1
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 6
+    assert schema_version(engine) == SCHEMA_VERSION == 7
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, state = service.game(db, 1)
@@ -194,7 +194,7 @@ def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path
         connection.executescript(FIXTURE_V4.read_text())
     assert schema_version(create_engine(f"sqlite:///{path}")) == 4
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 6
+    assert schema_version(engine) == SCHEMA_VERSION == 7
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, _ = service.game(db, 1)
@@ -229,7 +229,7 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
         connection.executescript(FIXTURE_V5.read_text())
     assert schema_version(create_engine(f"sqlite:///{path}")) == 5
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 6
+    assert schema_version(engine) == SCHEMA_VERSION == 7
     service = Service(engine, service.settings)
     with session(engine) as db:
         waiting = db.exec(select(Outbox).order_by(col(Outbox.id))).all()
@@ -240,7 +240,7 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
             (4, 2, None),
         ]
         game, seats, _ = service.game(db, 1)
-        assert game.decision == 2
+        assert (game.decision, game.lang) == (2, "en")  # version 7: the game's language
         db.commit()
     address = reply_address("tongiaki@example.test", Tag(1, 1, 2, token(seats[1].secret, 1, 1, 2)))
     reply = (
