@@ -17,6 +17,7 @@ from engine import (
 )
 from pbem.db import session
 from pbem.deadlines import tick
+from pbem.i18n import LANGUAGES
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
 from tests.support.localmail import later, local_service, reply_to, take_mail
@@ -27,19 +28,25 @@ SEED = 2026
 
 
 @cache
-def sample_mails() -> dict[str, EmailMessage]:
-    """The first mail of each kind of the sample game, by name (welcome, prompt-setup ...)."""
+def sample_mails(lang: str = "en") -> dict[str, EmailMessage]:
+    """The first mail of each kind of the sample game, by name (welcome, prompt-setup ...),
+    with its players reading `lang`."""
     with tempfile.TemporaryDirectory() as tmp:
-        return _play(local_service(Path(tmp)))
+        return _play(local_service(Path(tmp)), lang)
 
 
-def _play(service: Service) -> dict[str, EmailMessage]:
+def golden_folder(lang: str) -> Path:
+    """English mails are in tests/golden, each other language's in tests/golden/LANG."""
+    return GOLDEN if lang == "en" else GOLDEN / lang
+
+
+def _play(service: Service, lang: str = "en") -> dict[str, EmailMessage]:
     specs = [
         SeatSpec("Ana", ANA),
         SeatSpec("Ben", BEN),
         SeatSpec("Cy", None, bot="greedy"),
     ]
-    game = service.new_game(specs, seed=SEED, gm="gm@example.test", now=later(0))
+    game = service.new_game(specs, seed=SEED, gm="gm@example.test", now=later(0), lang=lang)
     found: dict[str, EmailMessage] = {}
     latest: dict[str, EmailMessage] = {}
     _collect(take_mail(service), found, latest)
@@ -129,14 +136,16 @@ def parts(mail: EmailMessage) -> tuple[str, str]:
 
 
 def write_golden() -> None:
-    GOLDEN.mkdir(exist_ok=True)
-    for old in GOLDEN.glob("*"):
-        old.unlink()
-    for name, mail in sorted(sample_mails().items()):
-        text, html = parts(mail)
-        (GOLDEN / f"{name}.txt").write_text(f"Subject: {mail['Subject']}\n\n{text}")
-        (GOLDEN / f"{name}.html").write_text(html)
-        print(f"wrote {name}.txt and {name}.html")
+    for lang in LANGUAGES:
+        folder = golden_folder(lang)
+        folder.mkdir(exist_ok=True)
+        for old in folder.glob("*.*"):
+            old.unlink()
+        for name, mail in sorted(sample_mails(lang).items()):
+            text, html = parts(mail)
+            (folder / f"{name}.txt").write_text(f"Subject: {mail['Subject']}\n\n{text}")
+            (folder / f"{name}.html").write_text(html)
+        print(f"wrote {len(sample_mails(lang))} mails into {folder.relative_to(GOLDEN.parent)}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.samples import GOLDEN, parts, sample_mails
+from pbem.i18n import TRANSLATED
+from tests.samples import GOLDEN, golden_folder, parts, sample_mails
 
 KINDS = (
     "welcome",
@@ -33,8 +34,26 @@ def test_the_sample_game_has_every_kind_of_mail() -> None:
 
 
 def test_every_golden_file_belongs_to_a_mail() -> None:
-    names = {path.stem for path in GOLDEN.iterdir()}
+    names = {path.stem for path in GOLDEN.iterdir() if path.is_file()}
     assert names == set(KINDS)
+    assert {path.name for path in GOLDEN.iterdir() if path.is_dir()} == set(TRANSLATED)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_each_language_has_its_golden_mails(lang: str) -> None:
+    """The sample game with its players reading `lang`: every mail as its golden file (the
+    game master's mail stays English); one game per language, all kinds checked at once."""
+    mails = sample_mails(lang)
+    folder = golden_folder(lang)
+    assert {p.stem for p in folder.iterdir()} == set(KINDS)
+    differ = []
+    for name, mail in mails.items():
+        text, html = parts(mail)
+        if f"Subject: {mail['Subject']}\n\n{text}" != (folder / f"{name}.txt").read_text():
+            differ.append(f"{name}.txt")
+        if html != (folder / f"{name}.html").read_text():
+            differ.append(f"{name}.html")
+    assert differ == [], "after a deliberate change: python3 dev.py golden"
 
 
 @pytest.mark.parametrize("name", KINDS)
