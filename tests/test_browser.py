@@ -31,6 +31,23 @@ def test_the_board_picture_loads_and_fits_a_phone() -> None:
     assert report["outside"] == []
 
 
+def test_a_hebrew_mail_reads_right_to_left_at_phone_width() -> None:
+    """Hebrew text is right-aligned, the map and notation stay left to right, the board
+    picture loads whole; the same mail in English is left-aligned (the check can fail)."""
+    pages = {lang: viewable(sample_mails(lang)["prompt-turn"]) for lang in ("he", "en")}
+    report = measure(pages, 360)
+    hebrew, english = report["he"], report["en"]
+    assert hebrew["direction"] == "rtl" and english["direction"] == "ltr"
+    assert hebrew["pre"] and set(hebrew["pre"]) == {"ltr"}
+    gaps = hebrew["paragraphs"]
+    assert gaps and all(right <= 1 for right, _ in gaps), gaps  # flush right
+    assert any(left > 20 for _, left in gaps), gaps  # a short line leaves room on the left
+    assert any(right > 20 for right, _ in english["paragraphs"])
+    assert hebrew["images"] and all(isinstance(w, int) and w > 0 for w in hebrew["images"])
+    assert all(0 < w <= 360 for w in hebrew["imageWidths"])  # type: ignore[attr-defined]
+    assert hebrew["scrollWidth"] == 360 and hebrew["outside"] == []
+
+
 def test_the_measurement_sees_a_page_that_is_too_wide() -> None:
     wide = '<html><body><table width="500"><tr><td>wide</td></tr></table></body></html>'
     scrolled = "<div style='overflow-x:auto'><pre>" + "x" * 300 + "</pre></div>"

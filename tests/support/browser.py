@@ -47,6 +47,16 @@ window.addEventListener("load", () => {
       height: Math.ceil(doc.body.getBoundingClientRect().bottom),
       outside: outside.slice(0, 10),
       images: Array.from(doc.images).map(i => i.naturalWidth),
+      imageWidths: Array.from(doc.images).map(i => Math.round(i.getBoundingClientRect().width)),
+      direction: win.getComputedStyle(doc.body).direction,
+      pre: Array.from(doc.querySelectorAll("pre")).map(p => win.getComputedStyle(p).direction),
+      // each paragraph's text: how far it stays from the paragraph's right and left edges
+      paragraphs: Array.from(doc.querySelectorAll("p")).slice(0, 8).map(p => {
+        const range = doc.createRange();
+        range.selectNodeContents(p);
+        const text = range.getBoundingClientRect(), box = p.getBoundingClientRect();
+        return [Math.round(box.right - text.right), Math.round(text.left - box.left)];
+      }),
     };
   }
   document.getElementById("report").textContent = JSON.stringify(report);
