@@ -21,6 +21,8 @@ from engine import (
     Emigration,
     End,
     FullBeach,
+    Joined,
+    Message,
     Next,
     Nothing,
     Placement,
@@ -28,7 +30,9 @@ from engine import (
     Removal,
     Returned,
     TilePreview,
+    counted,
 )
+from pbem.i18n import COLOUR_NAMES
 
 DEPTH = 2  # emigrations made by themselves told one after the other (1 in a short line)
 
@@ -49,23 +53,28 @@ def leads(seen: Preview, *, short: bool = False, around: Mapping[int, str] | Non
     if isinstance(seen, TilePreview):
         return tile(seen, around or {})
     assert isinstance(seen, Nothing)
-    return "nothing happens: the turn ends"
+    return Message("nothing happens: the turn ends")
 
 
 def tile_words(tile: str) -> str:
     """'sea K', 'Samoa'."""
-    return f"sea {tile}" if tile in SEAS else tile
+    return Message("sea {tile}", tile=tile) if tile in SEAS else tile
 
 
 def boats_words(boats: Boats) -> str:
     """'2 red, 1 green'."""
-    return ", ".join(f"{n} {colour}" for colour, n in boats) or "no boats"
+    parts = [Message("{count} {colour}", count=n, colour=_colour(c)) for c, n in boats]
+    return Joined(", ", parts) if parts else Message("no boats")
+
+
+def _colour(name: str) -> str:
+    return COLOUR_NAMES.get(name, name)
 
 
 def _count(boats: Boats) -> str:
     """'3 boats', 'no boat'."""
     count = sum(n for _, n in boats)
-    return "no boat" if not count else f"{count} boat{'s' if count != 1 else ''}"
+    return counted("{count} boat", "{count} boats", count) if count else Message("no boat")
 
 
 def beaches_words(beaches: Sequence[FullBeach]) -> str:
@@ -82,38 +91,48 @@ def emigration(seen: Emigration, *, short: bool = False, depth: int = 0) -> str:
     crossed = seen.crossings[:-1] if seen.end is End.LOST else seen.crossings
     end = _end(seen, short=short, depth=depth)
     if crossed and not short:
-        end = f"cross {_listed([_crossing(c) for c in crossed])}, then {end}"
-    return f"{boats_words(seen.boats)} {end}"
+        trails = _listed([_crossing(c) for c in crossed])
+        end = Message("cross {trails}, then {end}", trails=trails, end=end)
+    # Translators: a group of boats ({boats}: "2 red, 1 green") and what it does ({end})
+    return Message("{boats} {end}", boats=boats_words(seen.boats), end=end)
 
 
 def _crossing(crossing: Crossing) -> str:
-    danger = f"danger {crossing.danger}" if crossing.danger else "no danger"
-    return f"{tile_words(crossing.tile)} ({danger})"
+    where = tile_words(crossing.tile)
+    if crossing.danger:
+        return Message("{tile} (danger {danger})", tile=where, danger=crossing.danger)
+    return Message("{tile} (no danger)", tile=where)
 
 
 def _listed(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+    if len(items) == 1:
+        return items[0]
+    return Message("{first} and {last}", first=Joined(", ", items[:-1]), last=items[-1])
 
 
 def _end(seen: Emigration, *, short: bool, depth: int) -> str:
     """How the group's voyage ends, said of the group's boats (plural)."""
+    text: str
     if seen.arrival is not None:
         text = _arrival(seen.arrival, short=short, depth=depth)
         if seen.end is End.TURNED_BACK:
-            text = f"turn back from royal {seen.royal} and {text}"
+            text = Message("turn back from royal {royal} and {then}", royal=seen.royal, then=text)
         return text
     if seen.end is End.LOST:
         lost = seen.lost_on
         assert lost is not None
-        text = (
-            f"are lost at {tile_words(lost.tile)} (needs {lost.danger} colours, has {lost.colours})"
+        text = Message(
+            "are lost at {tile} (needs {danger} colours, has {colours})",
+            tile=tile_words(lost.tile),
+            danger=lost.danger,
+            colours=lost.colours,
         )
     elif seen.end is End.OPEN_WATER:
         assert seen.open_water is not None
-        text = "reach open water, where " + _drawn(seen.open_water.draw)
+        text = Message("reach open water, where {drawn}", drawn=_drawn(seen.open_water.draw))
     else:
         assert seen.end is End.NO_TILE_LEFT
-        text = "reach open water with no tile left: out of play"
+        text = Message("reach open water with no tile left: out of play")
     if seen.after is not None:
         text = _joined(text, aftermath(seen.after, short=short, depth=depth, quiet=True))
     return text
@@ -121,20 +140,22 @@ def _end(seen: Emigration, *, short: bool, depth: int) -> str:
 
 def _drawn(draw: Draw) -> str:
     return {
-        Draw.UNKNOWN: "a tile is drawn",
-        Draw.ISLAND: "an island is drawn (no sea tile is left)",
-        Draw.SEA: "a sea tile is drawn (no island is left)",
-        Draw.LAST_SEA: "the last sea tile is drawn: they stay at sea",
+        Draw.UNKNOWN: Message("a tile is drawn"),
+        Draw.ISLAND: Message("an island is drawn (no sea tile is left)"),
+        Draw.SEA: Message("a sea tile is drawn (no island is left)"),
+        Draw.LAST_SEA: Message("the last sea tile is drawn: they stay at sea"),
     }[draw]
 
 
 def _arrival(arrival: Arrival, *, short: bool, depth: int) -> str:
-    text = f"land on {arrival.island}"
-    out = f"{arrival.stay_out} stay{'s' if arrival.stay_out == 1 else ''} out"
+    text: str = Message("land on {island}", island=arrival.island)
+    out = counted("{count} stays out", "{count} stay out", arrival.stay_out)
     if arrival.landing is None:
-        return f"{text} ({out}, you choose how)" if arrival.stay_out else f"{text} (you choose how)"
+        if arrival.stay_out:
+            return Message("{landing} ({out}, you choose how)", landing=text, out=out)
+        return Message("{landing} (you choose how)", landing=text)
     if arrival.stay_out:
-        text += f" ({out})"
+        text = Message("{landing} ({out})", landing=text, out=out)
     assert arrival.after is not None
     return _joined(text, aftermath(arrival.after, short=short, depth=depth, quiet=True))
 
@@ -144,47 +165,67 @@ def aftermath(after: Aftermath, *, short: bool = False, depth: int = 0, quiet: b
     and so emigrate next, an island that leaves the game, tiles drawn until an island. Nothing
     following is 'no beach becomes full', or '' when `quiet`."""
     if depth >= (1 if short else DEPTH):
-        return "then more follows" if after.full or after.removed else ""
+        return Message("then more follows") if after.full or after.removed else ""
     parts = [removal(r) for r in after.removed]
     new = [b for b in after.full if b.new]
     waiting = [b for b in after.full if not b.new]
     if after.forced is not None:
         parts.append(_forced(after.forced, new, short=short, depth=depth))
     elif new and not waiting:
-        verb = "becomes full and emigrates" if _one(new) else "become full and emigrate"
-        parts.append(f"{beaches_words(new)} {verb} next")
+        parts.append(
+            counted(
+                "{beaches} becomes full and emigrates next",
+                "{beaches} become full and emigrate next",
+                len(new),
+                beaches=beaches_words(new),
+            )
+        )
     elif new:
-        verb = "becomes full" if _one(new) else "become full"
-        parts.append(f"{beaches_words(new)} {verb}; {beaches_words(after.full)} emigrate next")
+        parts.append(
+            counted(
+                "{beaches} becomes full; {waiting} emigrate next",
+                "{beaches} become full; {waiting} emigrate next",
+                len(new),
+                beaches=beaches_words(new),
+                waiting=beaches_words(after.full),
+            )
+        )
     elif waiting:
-        parts.append(f"{beaches_words(waiting)} still to emigrate")
+        parts.append(Message("{beaches} still to emigrate", beaches=beaches_words(waiting)))
     elif after.redraw:
-        parts.append("then tiles are drawn until an island appears")
+        parts.append(Message("then tiles are drawn until an island appears"))
     elif not quiet and not parts:
-        parts.append("no beach becomes full")
-    return "; ".join(parts)
-
-
-def _one(beaches: Sequence[FullBeach]) -> bool:
-    return len(beaches) == 1
+        parts.append(Message("no beach becomes full"))
+    return _joined(*parts)
 
 
 def _forced(forced: Emigration, new: Sequence[FullBeach], *, short: bool, depth: int) -> str:
     where = f"{forced.island} {BEACH_LETTERS[forced.beach]}"
-    sails = f"emigrates {DIRECTIONS[forced.jetty]} by itself"
+    sails = Message("emigrates {direction} by itself", direction=DIRECTIONS[forced.jetty])
+    head: str
     if [(b.island, b.beach) for b in new] == [(forced.island, forced.beach)]:
-        head = f"{where} becomes full and {sails}"
+        head = Message("{beach} becomes full and {sails}", beach=where, sails=sails)
     elif new:
-        verb = "becomes full" if _one(new) else "become full"
-        head = f"{beaches_words(new)} {verb}; {where} {sails}"
+        head = counted(
+            "{beaches} becomes full; {beach} {sails}",
+            "{beaches} become full; {beach} {sails}",
+            len(new),
+            beaches=beaches_words(new),
+            beach=where,
+            sails=sails,
+        )
     else:
-        head = f"then {where} {sails}"
-    return f"{head}: {emigration(forced, short=short, depth=depth + 1)}"
+        head = Message("then {beach} {sails}", beach=where, sails=sails)
+    return Joined(": ", [head, emigration(forced, short=short, depth=depth + 1)])
 
 
 def removal(removed: Removal) -> str:
     """'Tonga leaves the game (3 blue, 1 red back to the reserves)'."""
-    return f"{removed.island} leaves the game ({boats_words(removed.boats)} back to the reserves)"
+    return Message(
+        "{island} leaves the game ({boats} back to the reserves)",
+        island=removed.island,
+        boats=boats_words(removed.boats),
+    )
 
 
 def placement(seen: Placement, *, short: bool = False) -> str:
@@ -192,7 +233,13 @@ def placement(seen: Placement, *, short: bool = False) -> str:
     text = aftermath(seen.after, short=short)
     if seen.returned:
         out = sum(n for _, n in seen.returned)
-        text = f"{boats_words(seen.returned)} stay{'s' if out == 1 else ''} out; {text}"
+        return counted(
+            "{boats} stays out; {then}",
+            "{boats} stay out; {then}",
+            out,
+            boats=boats_words(seen.returned),
+            then=text,
+        )
     return text
 
 
@@ -200,48 +247,73 @@ def returned(seen: Returned) -> str:
     """Founding a royal island or colonising anew: the boats going back to the reserve."""
     back = _count(seen.boats)
     if seen.island is not None:
-        return f"1 boat stays as the royal boat, {back} back to your reserve; the turn ends"
-    return f"{back} back to your reserve; tiles are drawn until an island appears"
+        return Message(
+            "1 boat stays as the royal boat, {back} back to your reserve; the turn ends",
+            back=back,
+        )
+    return Message(
+        "{back} back to your reserve; tiles are drawn until an island appears", back=back
+    )
 
 
 def tile(seen: TilePreview, around: Mapping[int, str]) -> str:
     """A drawn tile placed: where its trails lead (a sea tile) or what its jetties face (an
     island), then what follows."""
+    shown: str
     if seen.trails:
         links = []
         for trail in seen.trails:
-            a, b = (tile_words(f) if f else "open water" for f in trail.faces)
-            if (a, b) == ("open water", "open water"):
+            a, b = (tile_words(f) if f else OPEN_WATER for f in trail.faces)
+            if a is OPEN_WATER and b is OPEN_WATER:
                 continue
-            if a == "open water":
+            if a is OPEN_WATER:
                 a, b = b, a
-            danger = f"danger {trail.danger}" if trail.danger else "no danger"
-            links.append(f"{a} to {b} ({danger})")
-        trails = "trail" if len(links) == 1 else "trails"
-        shown = f"{trails} {', '.join(links)}" if links else "no trail touches a tile"
+            danger = (
+                Message("danger {danger}", danger=trail.danger)
+                if trail.danger
+                else Message("no danger")
+            )
+            links.append(Message("{a} to {b} ({danger})", a=a, b=b, danger=danger))
+        shown = (
+            counted("trail {links}", "trails {links}", len(links), links=Joined(", ", links))
+            if links
+            else Message("no trail touches a tile")
+        )
     else:
         faced = [
-            f"{BEACH_LETTERS[beach]} {DIRECTIONS[d]} to {tile_words(around[d])}"
+            Message(
+                "{beach} {direction} to {place}",
+                beach=BEACH_LETTERS[beach],
+                direction=DIRECTIONS[d],
+                place=tile_words(around[d]),
+            )
             for beach, jetties in enumerate(seen.jetties)
             for d in jetties
             if d in around
         ]
-        jetties = "jetty" if len(faced) == 1 else "jetties"
-        shown = f"{jetties} {', '.join(faced)}" if faced else "no jetty faces a tile"
-    return f"{shown}; {_next(seen.next)}"
+        shown = (
+            counted("jetty {links}", "jetties {links}", len(faced), links=Joined(", ", faced))
+            if faced
+            else Message("no jetty faces a tile")
+        )
+    return Joined("; ", [shown, _next(seen.next)])
+
+
+OPEN_WATER = Message("open water")
 
 
 def _next(following: Next) -> str:
     return {
-        Next.DRAW_AGAIN: "then another tile is drawn",
-        Next.PLACE_BOAT: "then you put a boat on it",
-        Next.TURN_ENDS: "then the turn ends",
-        Next.GAME_ENDS: "then the game ends",
+        Next.DRAW_AGAIN: Message("then another tile is drawn"),
+        Next.PLACE_BOAT: Message("then you put a boat on it"),
+        Next.TURN_ENDS: Message("then the turn ends"),
+        Next.GAME_ENDS: Message("then the game ends"),
     }[following]
 
 
 def _joined(*parts: str) -> str:
-    return "; ".join(p for p in parts if p)
+    kept = [p for p in parts if p]
+    return kept[0] if len(kept) == 1 else Joined("; ", kept)
 
 
 __all__ = [
