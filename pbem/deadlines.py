@@ -19,8 +19,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session, col, func, or_, select
 
-from engine import Choice, Pass, Phase, State
-from pbem import decision_clock, letters
+from engine import Choice, Message, Pass, Phase, State
+from pbem import decision_clock, letters, news
 from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
 from pbem.kinds import GameStatus, MailMode, MoveSource
@@ -129,7 +129,7 @@ def _send_digests(service: Service, now: datetime) -> int:
                     at,
                     seat.seat,
                     remark=service.mail.remark(seat),
-                    subject=f"Your daily digest of game {game_id}",
+                    subject=Message("Your daily digest of game {game}", game=game_id),
                     deadline=service.mail.deadline_view(table.game, seat),
                 )
                 service.mail.queue(table, seat, mail, picture)
@@ -196,12 +196,12 @@ def automatic_choice(game: Game, state: State) -> tuple[Choice, str]:
     decision = state.decision
     assert decision is not None
     if decision.kind is Phase.TURN:
-        return Pass(), "the turn was passed (the house rule for a missed turn)"
+        return Pass(), Message("the turn was passed (the house rule for a missed turn)")
     if decision.kind is Phase.SETUP:
         choice = state.legal_choices()[0]
-        return choice, f"the boat went on the first free beach ({choice})"
+        return choice, Message("the boat went on the first free beach ({choice})", choice=choice)
     choice = bot_choice(game, state, "greedy")
-    return choice, f"the game chose what the greedy bot would ({choice})"
+    return choice, Message("the game chose what the greedy bot would ({choice})", choice=choice)
 
 
 def _automatic_move(service: Service, table: Table) -> None:
@@ -213,16 +213,29 @@ def _automatic_move(service: Service, table: Table) -> None:
     events = state.apply(choice)
     table.record(seat.seat, MoveSource.AUTO)
     seat.auto_moves += 1
-    who = f"{seat.name} ({seat.colour})"
-    announced = [f"No answer from {who} to decision {decision.number} by its deadline: {told}."]
+    who = Message("{name} ({colour})", name=seat.name, colour=news.colour(seat.colour))
+    announced: list[str] = [
+        Message(
+            "No answer from {who} to decision {number} by its deadline: {told}.",
+            who=who,
+            number=decision.number,
+            told=told,
+        )
+    ]
     limit = service.settings.absence_after
     absent_now = seat.auto_moves >= limit and not seat.absent
     if absent_now:
         seat.absent = True
         announced.append(
-            f"After {limit} automatic moves in a row, {who} is marked absent: the "
-            f"{service.settings.absent_bot} bot "
-            f"plays {seat.colour} without waiting until {seat.name} writes again."
+            Message(
+                "After {limit} automatic moves in a row, {who} is marked absent: the {bot} bot "
+                "plays {colour} without waiting until {name} writes again.",
+                limit=limit,
+                who=who,
+                bot=service.settings.absent_bot,
+                colour=news.colour(seat.colour),
+                name=seat.name,
+            )
         )
     events += table.advance()
     service.mail.queue_round(table, events, announced=announced)
@@ -275,16 +288,23 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
             ):
                 continue  # another service gave it the time meanwhile
             decision_clock.grace(game, grace, service.settings.reminders, now)
-            announced = [
-                f"The game service was not running from {when(last)} to {when(now)}, and "
-                f"the deadline of decision {game.decision} passed meanwhile. It is now "
-                f"{when(game.deadline_at)} ({format_duration(grace)} from now)."
+            announced: list[str] = [
+                Message(
+                    "The game service was not running from {down} to {up}, and the deadline "
+                    "of decision {number} passed meanwhile. It is now {deadline} ({grace} "
+                    "from now).",
+                    down=when(last),
+                    up=when(now),
+                    number=game.decision,
+                    deadline=when(game.deadline_at),
+                    grace=format_duration(grace),
+                )
             ]
             service.mail.queue_round(
                 table,
                 [],
                 announced=announced,
-                subject="Deadline moved: the service was down",
+                subject=Message("Deadline moved: the service was down"),
             )
             db.commit()
         log.warning(

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, func, select
 
-from engine import Event, Termination
+from engine import Event, Message, Termination
 from pbem import calendar as ics
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
@@ -131,14 +131,16 @@ class Mailer:
     def remark(self, seat: Seat) -> str:
         """A word to a player about how their seat is played, when it is not by them."""
         if seat.absent:
-            return (
-                f"You are marked absent: the game moves for you (the {self.settings.absent_bot} "
-                "bot plays your seat "
+            return Message(
+                "You are marked absent: the game moves for you (the {bot} bot plays your seat "
                 "without waiting while another player plays on). Reply to this mail with any "
-                "command (status, for example) to play again."
+                "command (status, for example) to play again.",
+                bot=self.settings.absent_bot,
             )
         if seat.bot:
-            return f"The game master has the {seat.bot} bot play your seat for now."
+            return Message(
+                "The game master has the {bot} bot play your seat for now.", bot=seat.bot
+            )
         return ""
 
     def queue(self, table: Table, seat: Seat, mail: view.Mail, picture: Picture | None) -> None:
@@ -259,7 +261,7 @@ class Mailer:
             return
         at, picture = self.moment(table)
         for watcher in watchers:
-            subject = f"You watch game {at.game}"
+            subject = Message("You watch game {game}", game=at.game)
             self.queue_watch(
                 table, watcher, letters.watch(at, watcher.name, subject=subject), picture
             )
@@ -309,7 +311,7 @@ class Mailer:
                 mail = view.Mail(
                     kind=MailKind.UPDATE,
                     game=at.game,
-                    subject=f"Table talk in game {at.game}",
+                    subject=Message("Table talk in game {game}", game=at.game),
                     you=at.everyone[seat.seat],
                     waiting=at.waiting if at.final is None else "",
                 )
@@ -453,8 +455,11 @@ class Mailer:
 
 def _said(talk: Talk, reader: int | None) -> str:
     """A line of table talk as its reader sees it."""
-    to = "the table" if talk.to_seat is None else "you only" if talk.to_seat == reader else ""
-    return f"{talk.speaker} to {to}: {talk.text}"
+    if talk.to_seat is None:
+        return Message("{speaker} to the table: {text}", speaker=talk.speaker, text=talk.text)
+    if talk.to_seat == reader:
+        return Message("{speaker} to you only: {text}", speaker=talk.speaker, text=talk.text)
+    return Message("{speaker} to {to}: {text}", speaker=talk.speaker, to="", text=talk.text)
 
 
 def _outbox(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:
