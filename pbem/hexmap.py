@@ -23,6 +23,8 @@ from engine import (
     ISLANDS,
     LETTERS,
     SEAS,
+    Joined,
+    Message,
     Position,
     State,
 )
@@ -120,7 +122,10 @@ def hex_map(state: State) -> str:
 
 
 def _trail_text(ends: tuple[str, str], danger: int) -> str:
-    return f"{ends[0]}-{ends[1]} {danger or 'no danger'}"
+    if danger:
+        return f"{ends[0]}-{ends[1]} {danger}"
+    # Translators: a trail of a sea tile between two directions, without danger
+    return Message("{a}-{b} no danger", a=ends[0], b=ends[1])
 
 
 def sea_trails(name: str, rotation: int) -> list[str]:
@@ -135,10 +140,10 @@ def sea_trails(name: str, rotation: int) -> list[str]:
 def tile_turns(name: str, reds: Iterable[int]) -> list[str]:
     """How a drawn tile would lie with its red edge facing each direction of `reds`: an
     island's beaches with the directions of their jetties, or a sea tile's trails."""
-    rows = []
+    rows: list[list[str]] = []
     for red in sorted(set(reds)):  # the red edge is edge 0, so `red` is the rotation
         if name in SEAS:
-            parts = [", ".join(sea_trails(name, red))]
+            parts: list[str] = [Joined(", ", sea_trails(name, red))]
         else:
             parts = [
                 f"{letter}: {' '.join(DIRECTIONS[(edge + red) % 6] for edge in beach.jetties)}"
@@ -146,16 +151,18 @@ def tile_turns(name: str, reds: Iterable[int]) -> list[str]:
             ]
         rows.append([f"red {DIRECTIONS[red]}", *parts])
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
+    lines: list[str] = []
+    for row in rows:  # the last column is the only one with words to translate
+        cells = zip(row[:-1], widths[:-1], strict=True)
+        first = "".join(cell.ljust(width) + "  " for cell, width in cells)
+        lines.append(Joined("", [first, row[-1]]) if row[-1] else first.rstrip())
+    return lines
 
 
 def sea_legend(state: State) -> list[str]:
     """One line per sea tile on the board, in placement order: its trails and their dangers."""
     return [
-        f"sea {name}: {', '.join(sea_trails(name, rotation))}"
+        Message("sea {tile}: {trails}", tile=name, trails=Joined(", ", sea_trails(name, rotation)))
         for name, rotation in state.tiles.values()
         if name in SEAS
     ]
