@@ -15,7 +15,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from engine import Message
-from pbem.i18n import ENGLISH_WORDS, LRM, Words, word_for
+from pbem.i18n import ENGLISH_WORDS, LRM, Words, word_for, words_of
 from pbem.rulestext import blocks as rules_blocks
 from pbem.view import Board, CommandHelp, GmMail, Mail, Notice
 
@@ -96,6 +96,7 @@ def said_in(words: Words) -> dict[str, Any]:
         "word": lambda name: word_for(name, words.lang),
         "notation": (lambda line: LRM + line) if words.rtl else (lambda line: line),
         "rules": lambda: rules_blocks(words.lang),
+        "command_words": words_of(words.lang),  # "aiuto = help, ...": "" in English
         "lang": words.lang,
         "dir": words.direction,
         "rtl": words.rtl,

@@ -231,3 +231,13 @@ def test_each_language_is_named_in_its_own_words() -> None:
     assert set(TRANSLATED) == set(catalogs.LANGUAGES)
     for lang in TRANSLATED:
         assert catalogs.catalog_path(lang).is_file(), lang
+
+
+def test_each_languages_help_lists_its_own_command_words(service: Service) -> None:
+    _game(service, ann="it")
+    mails = take_mail(service)
+    italian = " ".join(text_of(_to(mails, ANN)[0]).split())  # the welcome, with the help
+    english = " ".join(text_of(_to(mails, BOB)[0]).split())
+    assert "aiuto = help" in italian and "regole = rules" in italian
+    assert "aiuto" not in english
+    assert "rispondi regole" in italian  # the welcome names `rules` in the reader's word
