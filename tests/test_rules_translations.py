@@ -1,0 +1,59 @@
+"""The rules for players in each language (docs/rules.LANG.md): the same blocks as the English
+summary, every command a player types kept as it is, the worked example's numbers unchanged,
+and the text really in its language; the `rules` answer comes in the reader's language."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pbem.i18n import TRANSLATED
+from pbem.replies import handle
+from pbem.rulestext import blocks, parse, rules_path
+from pbem.service import SeatSpec
+from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+CODE = re.compile(r"`([^`]+)`")
+# a few words each translation must hold, and a script check for Hebrew
+WORDS = {
+    "it": ("isola", "spiaggia", "barche"),
+    "nl": ("eiland", "strand", "boten"),
+    "fi": ("saari", "ranta", "veneet"),
+    "hu": ("sziget", "strand", "hajó"),
+    "he": ("אי", "חוף", "סירות"),
+}
+
+
+def _example(lang: str) -> str:
+    """The worked example of a danger number: the paragraph holding `Tuvalu b`."""
+    return next(b.source for b in blocks(lang) if "Tuvalu b" in b.source)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_each_translation_has_the_english_blocks_commands_and_numbers(lang: str) -> None:
+    path = DOCS / f"rules.{lang}.md"
+    assert path.is_file() and rules_path(lang) == path
+    english, translated = blocks("en"), parse(path.read_text(encoding="utf-8"))
+    assert [b.kind for b in translated] == [b.kind for b in english]
+    for mine, theirs in zip(translated, english, strict=True):
+        assert CODE.findall(mine.source) == CODE.findall(theirs.source), mine.source
+    assert sorted(re.findall(r"\d+", _example(lang))) == sorted(re.findall(r"\d+", _example("en")))
+    text = path.read_text(encoding="utf-8")
+    assert all(word in text for word in WORDS[lang]), lang
+    if lang == "he":
+        letters = [c for c in text if c.isalpha()]
+        hebrew = sum("\u0590" <= c <= "\u05ff" for c in letters)
+        assert hebrew > 0.7 * len(letters)
+
+
+def test_the_rules_answer_comes_in_the_readers_language(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    seats = [SeatSpec("Ann", "ann@example.test", lang="nl"), SeatSpec("Bob", "bob@example.test")]
+    service.new_game(seats, seed=4, deadline="48h", now=START)
+    prompt = [m for m in take_mail(service) if m["To"] == "ann@example.test"][-1]
+    assert handle(service, reply_to(prompt, "regels"), START) == "answered"
+    text = " ".join(text_of(take_mail(service)[-1]).split())
+    assert "de regels in het kort" in text.lower() and "Be on the best islands" not in text
