@@ -80,8 +80,16 @@ def parse_choice(text: str) -> Choice:
     except NotationError as error:
         said = error.args[0] if error.args else str(error)
         raise NotationError(
-            Message("{error} Write it as: {form}.", error=said, form=SYNTAX.get(verb, verb))
+            Message("{error} Write it as: {form}.", error=said, form=_form(verb))
         ) from None
+
+
+def _form(verb: str) -> str:
+    """A move's form and its example, as the refusal of a line shows them."""
+    form, _, example = SYNTAX.get(verb, verb).partition(", for example: ")
+    if not example:
+        return form
+    return Message("{form}, for example: {example}", form=form, example=example)
 
 
 def _island(tokens: list[str]) -> tuple[str, list[str]]:
