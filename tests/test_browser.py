@@ -3,10 +3,15 @@ but the <pre> map may scroll sideways."""
 
 from __future__ import annotations
 
+from email.message import EmailMessage
+from pathlib import Path
+
 import pytest
 
+from pbem.service import SeatSpec
 from tests.samples import sample_mails
 from tests.support.browser import chromium, measure, viewable
+from tests.support.localmail import START, local_service, take_mail
 
 pytestmark = pytest.mark.skipif(
     chromium() is None, reason="Chromium is not installed (python3 dev.py test installs it)"
@@ -31,10 +36,18 @@ def test_the_board_picture_loads_and_fits_a_phone() -> None:
     assert report["outside"] == []
 
 
-def test_a_hebrew_mail_reads_right_to_left_at_phone_width() -> None:
+def _first_prompt(folder: Path, lang: str) -> EmailMessage:
+    """The set-up prompt of a new game whose players read `lang` (board picture included)."""
+    service = local_service(folder)
+    seats = [SeatSpec("Ana", "ana@example.test"), SeatSpec("Ben", "ben@example.test")]
+    service.new_game(seats, seed=3, deadline="48h", lang=lang, now=START)
+    return next(m for m in take_mail(service) if m["X-Tongiaki-Decision"])
+
+
+def test_a_hebrew_mail_reads_right_to_left_at_phone_width(tmp_path: Path) -> None:
     """Hebrew text is right-aligned, the map and notation stay left to right, the board
     picture loads whole; the same mail in English is left-aligned (the check can fail)."""
-    pages = {lang: viewable(sample_mails(lang)["prompt-turn"]) for lang in ("he", "en")}
+    pages = {lang: viewable(_first_prompt(tmp_path / lang, lang)) for lang in ("he", "en")}
     report = measure(pages, 360)
     hebrew, english = report["he"], report["en"]
     assert hebrew["direction"] == "rtl" and english["direction"] == "ltr"
