@@ -55,6 +55,7 @@ def deadline_event(
     now: datetime,
     sequence: int | None = None,
     summary: str | None = None,
+    description: str | None = None,
     organizer_name: str = "",
     attendee: str | None = None,
 ) -> bytes:
@@ -74,7 +75,8 @@ def deadline_event(
         start=start,
         end=deadline,
         summary=summary,
-        description=(
+        description=description
+        or (
             f"The deadline of your decision {decision_number} in Tongiaki game {game_id} is "
             f"{deadline:%Y-%m-%d %H:%M} UTC. Reply to the game's mail with your choice before "
             "then; after it the game moves for you."
@@ -98,6 +100,7 @@ def cancel_event(
     organizer_address: str,
     now: datetime,
     sequence: int | None = None,
+    summary: str | None = None,
     organizer_name: str = "",
     attendee: str | None = None,
 ) -> bytes:
@@ -107,7 +110,7 @@ def cancel_event(
         uid=event_uid(game_id, seat, domain),
         stamp=as_utc(now),
         sequence=sequence_at(now) if sequence is None else sequence,
-        summary=f"Tongiaki game {game_id}: no decision of yours is open",
+        summary=summary or f"Tongiaki game {game_id}: no decision of yours is open",
         organizer=_address(organizer_address, organizer_name),
         status=STATUS.CANCELLED,
     )

@@ -197,7 +197,23 @@ class Mailer:
             assert game.clock_from is not None and game.deadline_at is not None
             start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
             seat.calendar_open = True
+            words, number = i18n.words(seat.lang), mail.decision.number
             return ics.deadline_event(
+                summary=words.say(
+                    Message(
+                        "Tongiaki game {game}: your decision {number}", game=game.id, number=number
+                    )
+                ),
+                description=words.say(
+                    Message(
+                        "The deadline of your decision {number} in Tongiaki game {game} is "
+                        "{deadline} UTC. Reply to the game's mail with your choice before then; "
+                        "after it the game moves for you.",
+                        number=number,
+                        game=game.id,
+                        deadline=f"{deadline:%Y-%m-%d %H:%M}",
+                    )
+                ),
                 game_id=game.id,
                 seat=seat.seat,
                 decision_number=mail.decision.number,
@@ -211,6 +227,9 @@ class Mailer:
         if seat.calendar_open:
             seat.calendar_open = False
             return ics.cancel_event(
+                summary=i18n.words(seat.lang).say(
+                    Message("Tongiaki game {game}: no decision of yours is open", game=game.id)
+                ),
                 game_id=game.id,
                 seat=seat.seat,
                 organizer_address=self.settings.from_address,

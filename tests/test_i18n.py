@@ -241,3 +241,14 @@ def test_each_languages_help_lists_its_own_command_words(service: Service) -> No
     assert "aiuto = help" in italian and "regole = rules" in italian
     assert "aiuto" not in english
     assert "rispondi regole" in italian  # the welcome names `rules` in the reader's word
+
+
+def test_the_calendar_event_of_a_prompt_speaks_the_readers_language(service: Service) -> None:
+    _game(service, ann="it")
+    prompt = next(m for m in take_mail(service) if m["To"] == ANN and m["X-Tongiaki-Decision"])
+    event = next(p for p in prompt.walk() if p.get_content_type() == "text/calendar")
+    text = event.get_content()
+    text = text.decode() if isinstance(text, bytes) else text
+    unfolded = text.replace("\r\n ", "")
+    assert "SUMMARY:Partita di Tongiaki 1: la tua decisione 1" in unfolded
+    assert "Tongiaki game 1" not in unfolded
