@@ -122,7 +122,8 @@ class Mailer:
                     game_id=table.game.id,
                     seat=seat.seat,
                     at=table.now,
-                    lines=json.dumps(mail.happened),
+                    # kept as the player reads them: the digest is in their language
+                    lines=json.dumps([i18n.words(seat.lang).say(line) for line in mail.happened]),
                 )
                 table.db.add(held)
             return False

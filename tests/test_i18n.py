@@ -17,8 +17,9 @@ from engine import ISLANDS, is_move_word
 from pbem.cli import app
 from pbem.config import Settings, settings_toml
 from pbem.db import open_database, session
+from pbem.deadlines import tick
 from pbem.i18n import ALIASES, COMMAND_WORDS, LANGUAGES, TRANSLATED, Words, stamp, words
-from pbem.models import Game, Seat
+from pbem.models import Game, Held, Seat
 from pbem.play import PLAYER_COMMANDS
 from pbem.replies import handle
 from pbem.service import GameError, SeatSpec, Service
@@ -252,3 +253,27 @@ def test_the_calendar_event_of_a_prompt_speaks_the_readers_language(service: Ser
     unfolded = text.replace("\r\n ", "")
     assert "SUMMARY:Partita di Tongiaki 1: la tua decisione 1" in unfolded
     assert "Tongiaki game 1" not in unfolded
+
+
+def test_a_digest_holds_the_news_in_the_readers_language(service: Service) -> None:
+    cy = "cy@example.test"
+    seats = [
+        SeatSpec("Ann", ANN, "red"),
+        SeatSpec("Bob", BOB, "blue"),
+        SeatSpec("Cy", cy, lang="it"),
+    ]
+    service.new_game(seats, seed=11, now=START)
+    mails = take_mail(service)
+    assert (
+        handle(service, reply_to(_to(mails, cy)[-1], "mail digest 18"), START + HOUR) == "applied"
+    )
+    take_mail(service)
+    assert handle(service, reply_to(_to(mails, ANN)[-1], "1"), START + 2 * HOUR) == "applied"
+    assert cy not in [m["To"] for m in take_mail(service)]
+    with session(service.engine) as db:
+        held = db.exec(select(Held)).all()
+    assert len(held) == 1 and "Rosso ha messo 1 barca su Tonga" in held[0].lines
+    assert tick(service, START + 9 * HOUR + timedelta(minutes=1)).digests == 1  # 18:01 UTC
+    (digest,) = _to(take_mail(service), cy)
+    assert "Il tuo riepilogo giornaliero della partita 1" in str(digest["Subject"])
+    assert "Rosso ha messo 1 barca su Tonga" in text_of(digest)
