@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.i18n import TRANSLATED
+from pbem.i18n import TRANSLATED, display_width
 from tests.samples import GOLDEN, golden_folder, parts, sample_mails
 
 KINDS = (
@@ -54,6 +54,9 @@ def test_each_language_has_its_golden_mails(lang: str) -> None:
         if html != (folder / f"{name}.html").read_text():
             differ.append(f"{name}.html")
     assert differ == [], "after a deliberate change: python3 dev.py golden"
+    for name, mail in mails.items():  # translations fit the 78 columns of the text part
+        text, _ = parts(mail)
+        assert max(map(display_width, text.splitlines())) <= 78, (lang, name)
 
 
 @pytest.mark.parametrize("name", KINDS)
