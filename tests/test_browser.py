@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pbem.i18n import TRANSLATED
 from pbem.service import SeatSpec
-from tests.samples import sample_mails
+from tests.samples import GOLDEN, sample_mails
 from tests.support.browser import chromium, measure, viewable
 from tests.support.localmail import START, local_service, take_mail
 
@@ -27,6 +28,17 @@ def test_no_mail_scrolls_sideways_outside_the_map(width: int) -> None:
         assert page["width"] == width, name
         assert page["scrollWidth"] == width, (name, page)
         assert page["outside"] == [], (name, page["outside"])
+
+
+def test_no_translated_mail_scrolls_sideways_on_a_phone() -> None:
+    """The golden mails of every language (longer words than English) at 360 px."""
+    pages = {
+        f"{path.parent.name}-{path.stem}": path.read_text()
+        for path in sorted(GOLDEN.glob("*/*.html"))
+    }
+    assert len(pages) == 15 * len(TRANSLATED)
+    for name, page in measure(pages, 360).items():
+        assert page["scrollWidth"] == 360 and page["outside"] == [], (name, page["outside"])
 
 
 def test_the_board_picture_loads_and_fits_a_phone() -> None:
