@@ -249,9 +249,15 @@ def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(tmp_path: Pa
     config.write_text(settings_toml(settings))
     command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
     server = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    started = [server.stderr.readline()]  # SIGTERM before this line would stop it uncleanly
+    while "serving:" not in started[-1]:
+        assert server.poll() is None, "".join(started)
+        started.append(server.stderr.readline())
     time.sleep(3)  # some 60 polls
     server.send_signal(signal.SIGTERM)
-    _, log = server.communicate(timeout=20)
+    _, rest = server.communicate(timeout=20)
+    log = "".join(started) + rest
     assert server.returncode == 0, log
     assert (
         f"INFO serving: {settings.database_path}; replies from IMAP 127.0.0.1:{down} (none, "

@@ -1052,6 +1052,192 @@ def test_s8_1_redraw_when_active_player_has_no_boats() -> None:
     assert state.reserve == (15, 14)
 
 
+def test_s8_1_several_closed_islands_are_each_removed() -> None:
+    # Hiva Oa at (-1,0), rotation 0: beach b's only jetty faces N, blue's royal Samoa (closed);
+    # beach c's jetties face NE (empty) and SE (Tonga). Tonga a and f lead round the loop.
+    state = arrange(
+        BR,
+        tiles=[*LOOP, ("Hiva Oa", (-1, 0), 0), ("Samoa", (-1, -1), 0), ("Nauru", (1, -1), 0)],
+        royal={"Samoa": "blue"},
+        boats={
+            "Hiva Oa a": "B",
+            "Hiva Oa b": "R",
+            "Hiva Oa c": "BRRR",
+            "Tonga a": "RR",
+            "Tonga b": "R",
+            "Tonga f": "RR",
+            "Nauru a": "R",
+        },
+    )
+    assert play(state, "expand Hiva Oa b,c") == [
+        chose("blue", "expand Hiva Oa b,c"),
+        BoatsPlaced("blue", "Hiva Oa", (1, 2)),
+    ]
+    # Hiva Oa c has open routes, so b's closed one may not be chosen
+    assert legal(state) == {"emigrate Hiva Oa c NE", "emigrate Hiva Oa c SE"}
+    assert play(state, "emigrate Hiva Oa c SE") == [
+        chose("blue", "emigrate Hiva Oa c SE"),
+        GroupSailed("Hiva Oa", 2, 5, group("BBRRR")),
+        GroupArrived("Tonga", group("BBRRR")),
+    ]
+    # Tonga a and f fill (closed), Hiva Oa b waits (closed): both islands go, by themselves
+    assert play(state, "land Tonga a:R b:B c:B d:R f:R") == [
+        chose("blue", "land Tonga a:R b:B c:B d:R f:R"),
+        GroupLanded(
+            "Tonga",
+            ((0, ("red",)), (1, ("blue",)), (2, ("blue",)), (3, ("red",)), (5, ("red",))),
+            (),
+        ),
+        IslandRemoved("Tonga", group("BBRRRRRRRR")),
+        IslandRemoved("Hiva Oa", group("BBR")),
+        TurnStarted("red", 2),
+    ]
+    assert state.set_aside == ("Tonga", "Hiva Oa")
+    assert layout(state) == {"Samoa": ("", "", ""), "Nauru": ("R", "", "")}
+    assert state.reserve == (14, 14)
+
+
+def test_s8_1_whose_boats_a_royal_boat_left_on_the_board_means_no_draw() -> None:
+    # Ruling (whose boats), §9: blue's last boats go with Tonga, but blue's royal boat on
+    # Samoa is still on the board: no tile is drawn (unlike
+    # test_s8_1_redraw_when_active_player_has_no_boats)
+    state = arrange(
+        BR,
+        tiles=[*LOOP, ("Samoa", (0, -1), 0), ("Nauru", (-1, 0), 0)],
+        royal={"Samoa": "blue"},
+        boats={"Tonga a": "BR", "Nauru a": "R"},
+        top=["Hawaii"],
+    )
+    stack_before = state.stack_left
+    assert play(state, "expand Tonga a") == [
+        chose("blue", "expand Tonga a"),
+        BoatsPlaced("blue", "Tonga", (0,)),
+        IslandRemoved("Tonga", group("BBR")),
+        TurnStarted("red", 2),
+    ]
+    assert state.stack_left == stack_before
+    assert state.boats_on_board(0) == 1
+    assert royal(state) == {"Samoa": "blue"}
+    assert layout(state) == {"Samoa": ("", "", ""), "Nauru": ("R", "", "")}
+    assert state.reserve == (14, 14)
+
+
+def _tonga_closed_after_landing_on_tubuai() -> State:
+    """Blue expands Tonga a (closed: the loop) and c, whose group lands on Tubuai at (-1,0)
+    (rotation 0), where 2 berths are free: one boat of blue's group must stay out."""
+    state = arrange(
+        BR,
+        tiles=[*LOOP, ("Tubuai", (-1, 0), 0)],
+        boats={
+            "Tonga a": "BR",
+            "Tonga c": "RR",
+            "Tonga e": "B",
+            "Tubuai a": "RR",
+            "Tubuai b": "RR",
+        },
+        top=["A", "B", "Nauru"],
+    )
+    assert play(state, "expand Tonga a,c") == [
+        chose("blue", "expand Tonga a,c"),
+        BoatsPlaced("blue", "Tonga", (0, 2)),
+        chose("blue", "emigrate Tonga c NW", forced=True),
+        GroupSailed("Tonga", 2, 2, group("BRR")),
+        GroupArrived("Tubuai", group("BRR")),
+    ]
+    assert legal(state) == {
+        "land Tubuai a:R b:R out:B",
+        "land Tubuai a:B b:R out:R",
+        "land Tubuai a:R b:B out:R",
+    }
+    return state
+
+
+# The group that waits on Tubuai a fails on A drawn at (-2,0) (rotation 5, edge 0 to 3,
+# danger 4); the one on Tubuai b fails on B drawn at (0,-1) (rotation 1, edge 0 to 4, danger 4).
+TUBUAI_A_DRAWS_A = [
+    TileDrawn("A", 14, 13),
+    TilePlaced("A", (-2, 0), 5),
+]
+TUBUAI_B_FAILS = [
+    chose("blue", "emigrate Tubuai b NE"),
+    GroupSailed("Tubuai", 1, 4, group("RRR")),
+    TileDrawn("B", 14, 12),
+    TilePlaced("B", (0, -1), 1),
+    VoyageFailed("B", 4, group("RRR")),
+]
+
+
+def test_s8_1_whose_boats_draw_comes_after_the_emigrations_still_waiting() -> None:
+    state = _tonga_closed_after_landing_on_tubuai()
+    play(state, "land Tubuai a:R b:R out:B")
+    assert legal(state) == {
+        "emigrate Tubuai a NW",
+        "emigrate Tubuai a SW",
+        "emigrate Tubuai b NE",
+        "emigrate Tubuai b SE",
+        "emigrate Tonga",
+    }
+    # by this removal blue has no boats left: the draw is due, but Tubuai's beaches go first
+    assert play(state, "emigrate Tonga") == [
+        chose("blue", "emigrate Tonga"),
+        IslandRemoved("Tonga", group("BBBR")),
+    ]
+    assert state.boats_on_board(0) == 0
+    assert legal(state) == {
+        "emigrate Tubuai a NW",
+        "emigrate Tubuai a SW",
+        "emigrate Tubuai b NE",
+        "emigrate Tubuai b SE",
+    }
+    assert play(state, "emigrate Tubuai a NW") == [
+        chose("blue", "emigrate Tubuai a NW"),
+        GroupSailed("Tubuai", 0, 2, group("RRR")),
+        *TUBUAI_A_DRAWS_A,
+        VoyageFailed("A", 4, group("RRR")),
+    ]
+    assert play(state, "emigrate Tubuai b NE") == [
+        *TUBUAI_B_FAILS,
+        TileDrawn("Nauru", 13, 12),
+    ]
+    assert state.decision is not None
+    assert (state.decision.kind, state.decision.tile, state.decision.colour) == (
+        Phase.PUT_TILE,
+        "Nauru",
+        "blue",
+    )
+    assert state.full_beaches() == ()
+    assert play(state, "put Tubuai N red S") == [
+        chose("blue", "put Tubuai N red S"),
+        TilePlaced("Nauru", (-1, -1), 0),
+        TurnStarted("red", 2),
+    ]
+    assert layout(state) == {"Tubuai": ("", ""), "Nauru": ("", "", "")}
+    assert state.reserve == (15, 15)
+
+
+def test_s8_1_whose_boats_judged_right_after_the_removal() -> None:
+    # blue's boat landed on Tubuai a: after the removal blue still has a boat, so no draw is
+    # due, even though that boat is lost on the way later in the turn
+    state = _tonga_closed_after_landing_on_tubuai()
+    play(state, "land Tubuai a:B b:R out:R")
+    assert play(state, "emigrate Tonga") == [
+        chose("blue", "emigrate Tonga"),
+        IslandRemoved("Tonga", group("BBBR")),
+    ]
+    assert state.boats_on_board(0) == 1
+    assert play(state, "emigrate Tubuai a NW") == [
+        chose("blue", "emigrate Tubuai a NW"),
+        GroupSailed("Tubuai", 0, 2, group("BRR")),
+        *TUBUAI_A_DRAWS_A,
+        VoyageFailed("A", 4, group("BRR")),
+    ]
+    assert play(state, "emigrate Tubuai b NE") == [*TUBUAI_B_FAILS, TurnStarted("red", 2)]
+    assert state.boats_on_board(0) == 0
+    assert state.stack_left[0] == "Nauru"
+    assert layout(state) == {"Tubuai": ("", "")}
+    assert state.reserve == (15, 15)
+
+
 # -- §9 Royal islands ------------------------------------------------------------------
 
 
@@ -1324,6 +1510,53 @@ def test_s11_no_boats_one_free_berth_on_tonga_places_one() -> None:
         boats={f"Tonga {b}": "RRG" for b in "abcdef"},
     )
     assert legal(full) == {"place Samoa a", "place Samoa b", "place Samoa c", "colonise"}
+
+def test_s11_no_boats_reserve_of_one_two_on_tonga_places_one() -> None:
+    # An arranged position that cannot arise in play: with no boat on the board, a reserve
+    # of one needs 14 boats out of play (§12). The ruling as written: one boat, not two.
+    arranged = arrange(BR, tiles=[("Samoa", (0, -1), 0)], boats={"Tonga a": "RR", "Samoa a": "R"})
+    data = arranged.to_json()
+    data["reserve"], data["out_of_play"] = [1, 12], [14, 0]
+    state = State.from_json(data)
+    assert legal(state) == (
+        {f"place Tonga {b}" for b in "abcdef"}
+        | {"place Samoa a", "place Samoa b", "place Samoa c", "colonise"}
+    )
+    illegal(state, "place Tonga b,c")
+    illegal(state, "place Tonga b,b")
+    assert play(state, "place Tonga b") == [
+        chose("blue", "place Tonga b"),
+        BoatsPlaced("blue", "Tonga", (1,)),
+        TurnStarted("red", 2),
+    ]
+    assert layout(state)["Tonga"] == tonga("RR", "B")
+    assert state.reserve == (0, 12)
+
+
+def test_s11_no_boats_tonga_gone_no_tonga_option() -> None:
+    # Tonga leaves the game in blue's turn (§8.1). Red's only boat is royal, so red has no
+    # boats on the board (§11 counts non-royal islands only): one boat on Samoa, or colonise.
+    state = arrange(
+        BR,
+        tiles=[*LOOP, ("Samoa", (0, -1), 0), ("Hawaii", (-1, 0), 0)],
+        royal={"Hawaii": "red"},
+        boats={"Tonga a": "BR", "Samoa a": "B"},
+    )
+    assert play(state, "expand Tonga a") == [
+        chose("blue", "expand Tonga a"),
+        BoatsPlaced("blue", "Tonga", (0,)),
+        IslandRemoved("Tonga", group("BBR")),
+        TurnStarted("red", 2),
+    ]
+    assert state.position_of("Tonga") is None
+    assert state.boats_on_board(1) == 1
+    assert legal(state) == {"place Samoa a", "place Samoa b", "place Samoa c", "colonise"}
+    assert play(state, "place Samoa a") == [
+        chose("red", "place Samoa a"),
+        BoatsPlaced("red", "Samoa", (0,)),
+        TurnStarted("blue", 3),
+    ]
+    assert layout(state) == {"Samoa": ("BR", "", ""), "Hawaii": ("", "", "")}
 
 
 def test_s11_empty_reserve_borrow() -> None:
