@@ -1511,6 +1511,7 @@ def test_s11_no_boats_one_free_berth_on_tonga_places_one() -> None:
     )
     assert legal(full) == {"place Samoa a", "place Samoa b", "place Samoa c", "colonise"}
 
+
 def test_s11_no_boats_reserve_of_one_two_on_tonga_places_one() -> None:
     # An arranged position that cannot arise in play: with no boat on the board, a reserve
     # of one needs 14 boats out of play (§12). The ruling as written: one boat, not two.
