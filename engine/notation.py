@@ -22,17 +22,24 @@ from engine.choices import (
 from engine.colours import BY_LETTER, COLOURS
 from engine.errors import AmbiguousChoiceError, NotationError
 from engine.hexgrid import parse_direction
-from engine.message import Message
+from engine.message import Joined, Message
 from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island
 
-SYNTAX = {
+SYNTAX: dict[str, str] = {
     "place": "place ISLAND BEACHES, for example: place Tonga c",
     "expand": "expand ISLAND BEACHES [from ISLAND BEACH], for example: expand Samoa a,c",
     "royal": "royal ISLAND, for example: royal Samoa",
     "colonise": "colonise",
     "emigrate": "emigrate ISLAND BEACH JETTY, for example: emigrate Samoa b NE",
     "land": "land ISLAND BEACH:COLOURS ... [out:COLOURS], for example: land Samoa a:RR b:B",
-    "put": "put TILE DIRECTION red DIRECTION, for example: put Samoa NE red S or put sea B S red N",
+    "put": Joined(
+        ", for example: ",
+        [
+            "put TILE DIRECTION red DIRECTION",
+            # Translators: two examples of one command, both kept as they are
+            Message("{one} or {other}", one="put Samoa NE red S", other="put sea B S red N"),
+        ],
+    ),
 }
 
 _VERBS = {
@@ -86,7 +93,11 @@ def parse_choice(text: str) -> Choice:
 
 def _form(verb: str) -> str:
     """A move's form and its example, as the refusal of a line shows them."""
-    form, _, example = SYNTAX.get(verb, verb).partition(", for example: ")
+    entry = SYNTAX.get(verb, verb)
+    if isinstance(entry, Joined):  # an example said in the reader's language
+        form, example = entry.parts
+    else:
+        form, _, example = entry.partition(", for example: ")
     if not example:
         return form
     return Message("{form}, for example: {example}", form=form, example=example)

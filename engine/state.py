@@ -28,6 +28,7 @@ from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
 from engine.hexgrid import CENTRE, STEPS, Position, neighbour
 from engine.landing import colour_landings, colours_of
+from engine.message import Message
 from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
 from engine.phase import Decision, Phase
@@ -563,9 +564,9 @@ class State:
     def resolve(self, choice: Choice) -> Choice:
         """The legal choice that `choice` stands for (filling in what the text left out)."""
         if self._phase is Phase.OVER:
-            raise GameOverError("The game is over; no more choices can be made.")
+            raise GameOverError(Message("The game is over; no more choices can be made."))
         if isinstance(choice, Pass) and self._phase is not Phase.TURN:
-            raise IllegalChoiceError("A turn can only be passed at its start.")
+            raise IllegalChoiceError(Message("A turn can only be passed at its start."))
         found = self._resolved(choice)
         if found is None:
             raise IllegalChoiceError(explain_illegal(self, choice))

@@ -9,13 +9,15 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from engine import Message
 from pbem.errors import PbemError
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
 class DurationError(PbemError, ValueError):
-    """Text that is not a duration."""
+    """Text that is not a duration; its text is a message (a player reads it in their
+    language)."""
 
 
 def utc_now() -> datetime:
@@ -37,15 +39,21 @@ def parse_duration(text: str) -> int:
     ten years."""
     cleaned = text.strip().lower()
     if len(cleaned) > 40:
-        raise DurationError(f"{text[:20]!r}... is not a duration (for example 48h, 2d, 90m).")
+        raise DurationError(
+            Message("{text!r}... is not a duration (for example 48h, 2d, 90m).", text=text[:20])
+        )
     if cleaned.isascii() and cleaned.isdigit():
         cleaned += "h"
     parts = re.findall(r"([0-9]+)\s*([dhms])", cleaned)
     if not parts or re.sub(r"[0-9]+\s*[dhms]\s*", "", cleaned):
-        raise DurationError(f"{text!r} is not a duration (for example 48h, 2d, 1d12h, 90m).")
+        raise DurationError(
+            Message("{text!r} is not a duration (for example 48h, 2d, 1d12h, 90m).", text=text)
+        )
     seconds = sum(int(n) * _UNITS[u] for n, u in parts)
     if seconds > LONGEST:
-        raise DurationError(f"{text!r} is longer than ten years; give at most 3650d.")
+        raise DurationError(
+            Message("{text!r} is longer than ten years; give at most 3650d.", text=text)
+        )
     return seconds
 
 
@@ -65,7 +73,9 @@ def check_reminders(spec: Sequence[str]) -> None:
         if item.strip().endswith("%"):
             number = item.strip()[:-1]
             if not number.isdigit() or not 0 < int(number) < 100:
-                raise DurationError(f"{item!r} is not a share of the time (1% to 99%).")
+                raise DurationError(
+                    Message("{item!r} is not a share of the time (1% to 99%).", item=item)
+                )
         else:
             parse_duration(item)
 

@@ -188,8 +188,8 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
             after = len(lines) - index - 1
             said = (
                 counted(
-                    "not a command, so not read, nor the {count} line(s) after it",
-                    "not a command, so not read, nor the {count} line(s) after it",
+                    "not a command, so not read, nor the line after it",
+                    "not a command, so not read, nor the {count} lines after it",
                     after,
                 )
                 if after

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session, col, func, or_, select
 
-from engine import Choice, Message, Pass, Phase, State
+from engine import Choice, Message, Pass, Phase, State, counted
 from pbem import decision_clock, letters, news
 from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
@@ -227,10 +227,12 @@ def _automatic_move(service: Service, table: Table) -> None:
     if absent_now:
         seat.absent = True
         announced.append(
-            Message(
-                "After {limit} automatic moves in a row, {who} is marked absent: the {bot} bot "
+            counted(
+                "After {count} automatic move in a row, {who} is marked absent: the {bot} bot "
                 "plays {colour} without waiting until {name} writes again.",
-                limit=limit,
+                "After {count} automatic moves in a row, {who} is marked absent: the {bot} bot "
+                "plays {colour} without waiting until {name} writes again.",
+                limit,
                 who=who,
                 bot=service.settings.absent_bot,
                 colour=news.colour(seat.colour),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from engine import Message
 from pbem import letters
 from pbem.addressing import Tag
 from pbem.budget import may_answer
@@ -99,7 +100,7 @@ class GameMaster:
                 table,
                 round.events,
                 announced=round.announced,
-                subject="News from the game master",
+                subject=Message("News from the game master"),
                 welcomed=round.watchers,
             )
         if round.answering is not None and not round.applied:  # an answer alone: in the budget

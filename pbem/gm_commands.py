@@ -9,8 +9,8 @@ import secrets
 
 from sqlmodel import col, delete
 
-from engine import BOT_KINDS, Phase, State
-from pbem import decision_clock, view
+from engine import BOT_KINDS, Joined, Message, Phase, State, counted
+from pbem import decision_clock, news, view
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.commands import (
     BOARD,
@@ -43,8 +43,10 @@ def _pause(round: Round, rest: str) -> str:
     game.status = GameStatus.PAUSED
     left = decision_clock.pause(game, now)
     round.announced.append(
-        "The game master paused the game: no move can be made and no deadline runs "
-        "until it resumes."
+        Message(
+            "The game master paused the game: no move can be made and no deadline runs "
+            "until it resumes."
+        )
     )
     return f"paused with {format_duration(left)} left for the open decision"
 
@@ -57,9 +59,14 @@ def _resume(round: Round, rest: str) -> str:
     game.status = GameStatus.RUNNING
     decision_clock.resume(game, round.table.settings.reminders, now)
     round.events += round.table.advance()
-    deadline = f"; the deadline is {when(as_utc(game.deadline_at))}" if game.deadline_at else ""
-    round.announced.append(f"The game master resumed the game{deadline}.")
-    return "resumed" + deadline
+    if game.deadline_at is None:
+        round.announced.append(Message("The game master resumed the game."))
+        return "resumed"
+    deadline = when(as_utc(game.deadline_at))
+    round.announced.append(
+        Message("The game master resumed the game; the deadline is {deadline}.", deadline=deadline)
+    )
+    return f"resumed; the deadline is {deadline}"
 
 
 def _extend(round: Round, rest: str) -> str:
@@ -71,8 +78,13 @@ def _extend(round: Round, rest: str) -> str:
     assert game.deadline_at is not None
     deadline = when(as_utc(game.deadline_at))
     round.announced.append(
-        f"The game master gave decision {game.decision} {format_duration(seconds)} more: "
-        f"its deadline is now {deadline}."
+        Message(
+            "The game master gave decision {decision} {duration} more: "
+            "its deadline is now {deadline}.",
+            decision=game.decision,
+            duration=format_duration(seconds),
+            deadline=deadline,
+        )
     )
     return f"the deadline of decision {game.decision} is now {deadline}"
 
@@ -83,8 +95,10 @@ def _deadline(round: Round, rest: str) -> str:
         raise GmError("The time per decision must be at least a minute.")
     round.table.game.deadline_seconds = seconds
     round.announced.append(
-        f"The game master set the time per decision to {format_duration(seconds)}, "
-        "from the next decision on."
+        Message(
+            "The game master set the time per decision to {duration}, from the next decision on.",
+            duration=format_duration(seconds),
+        )
     )
     return f"each decision from the next one on has {format_duration(seconds)}"
 
@@ -108,7 +122,14 @@ def _move(round: Round, rest: str) -> str:
     round.table.record(seat.seat, MoveSource.GM)
     round.events += round.table.advance()
     made = str(state.log[decision.number - 1])
-    round.announced.append(f"The game master decided for {seat.name} ({seat.colour}): {made}.")
+    round.announced.append(
+        Message(
+            "The game master decided for {name} ({colour}): {choice}.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+            choice=made,
+        )
+    )
     return f"decision {decision.number}: {made}"
 
 
@@ -146,13 +167,36 @@ def _undo(round: Round, rest: str) -> str:
     round.events += round.table.advance()
     again = len(state.log) - len(kept)  # bots make their decisions again at once
     decision = state.decision
+    now_open: str
     if decision is None:
-        now_open = "the bots played on to the end of the game"
+        now_open = Message("the bots played on to the end of the game")
     else:
         seat = round.table.seats[decision.seat]
-        now_open = f"decision {decision.number}, {seat.name}'s ({seat.colour}), is open"
-        now_open += f" (the bots played {again} decision(s) at once)" if again else " again"
-    round.announced.append(f"The game master took back the last {count} decision(s): {now_open}.")
+        whose = {"decision": decision.number, "name": seat.name}
+        if again:
+            now_open = counted(
+                "decision {decision}, {name}'s ({colour}), is open "
+                "(the bots played {count} decision at once)",
+                "decision {decision}, {name}'s ({colour}), is open "
+                "(the bots played {count} decisions at once)",
+                again,
+                colour=news.colour(seat.colour),
+                **whose,
+            )
+        else:
+            now_open = Message(
+                "decision {decision}, {name}'s ({colour}), is open again",
+                colour=news.colour(seat.colour),
+                **whose,
+            )
+    round.announced.append(
+        counted(
+            "The game master took back the last decision: {now_open}.",
+            "The game master took back the last {count} decisions: {now_open}.",
+            count,
+            now_open=now_open,
+        )
+    )
     return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
 
 
@@ -182,7 +226,7 @@ def _observe(round: Round, rest: str) -> str:
     table.db.flush()
     table.observers.append(watcher)
     round.watchers.append(watcher)
-    round.announced.append(f"{name} watches the game now.")
+    round.announced.append(Message("{name} watches the game now.", name=name))
     return f"{name} ({address}) watches the game"
 
 
@@ -196,7 +240,7 @@ def _unobserve(round: Round, rest: str) -> str:
     watcher = found[0]
     table.db.delete(watcher)
     table.observers.remove(watcher)
-    round.announced.append(f"{watcher.name} no longer watches the game.")
+    round.announced.append(Message("{name} no longer watches the game.", name=watcher.name))
     return f"{watcher.name} no longer watches the game"
 
 
@@ -212,7 +256,7 @@ def _replace(round: Round, rest: str) -> str:
         raise GmError(str(error)) from error
     if any(s.address and s.address.lower() == address.lower() for s in round.table.seats):
         raise GmError(f"{address} has a seat in this game already.")
-    _farewell(round, seat, "The game master handed your seat to another player.")
+    _farewell(round, seat, Message("The game master handed your seat to another player."))
     seat.address, seat.name = address, name
     seat.secret = secrets.token_hex(16)
     seat.bot, seat.absent, seat.auto_moves = None, False, 0
@@ -220,7 +264,12 @@ def _replace(round: Round, rest: str) -> str:
     _restart_if_open(round, seat)
     round.welcome.append(seat)
     round.announced.append(
-        f"The game master handed seat {seat.seat + 1} ({seat.colour}) to {seat.name}."
+        Message(
+            "The game master handed seat {seat} ({colour}) to {name}.",
+            seat=seat.seat + 1,
+            colour=news.colour(seat.colour),
+            name=seat.name,
+        )
     )
     return f"seat {seat.seat + 1} ({seat.colour}) is {seat.name}'s now"
 
@@ -234,7 +283,12 @@ def _bot(round: Round, rest: str) -> str:
     seat.bot, seat.absent = kind, False
     round.events += round.table.advance()
     round.announced.append(
-        f"The game master has the {kind} bot play {seat.name} ({seat.colour}) for now."
+        Message(
+            "The game master has the {bot} bot play {name} ({colour}) for now.",
+            bot=kind,
+            name=seat.name,
+            colour=news.colour(seat.colour),
+        )
     )
     return f"the {kind} bot plays {seat.colour}"
 
@@ -250,7 +304,13 @@ def _human(round: Round, rest: str) -> str:
         raise GmError(f"{seat.name} ({seat.colour}) plays the seat already.")
     seat.bot, seat.absent, seat.auto_moves, seat.resigned = None, False, 0, False
     _restart_if_open(round, seat)
-    round.announced.append(f"{seat.name} ({seat.colour}) plays the seat again.")
+    round.announced.append(
+        Message(
+            "{name} ({colour}) plays the seat again.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+        )
+    )
     return f"{seat.name} plays {seat.colour} again"
 
 
@@ -258,13 +318,18 @@ def _kick(round: Round, rest: str) -> str:
     seat = find_seat(round.table.seats, rest)
     if not seat.address:
         raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
-    _farewell(round, seat, "The game master removed you from the game.")
+    _farewell(round, seat, Message("The game master removed you from the game."))
     bot = round.table.settings.absent_bot
     seat.address, seat.bot, seat.absent = None, bot, False
     round.events += round.table.advance()
     round.announced.append(
-        f"The game master removed {seat.name} from the game: the {bot} bot plays "
-        f"{seat.colour} from now on."
+        Message(
+            "The game master removed {name} from the game: the {bot} bot plays "
+            "{colour} from now on.",
+            name=seat.name,
+            bot=bot,
+            colour=news.colour(seat.colour),
+        )
     )
     return f"{seat.name} is out; the {bot} bot plays {seat.colour}"
 
@@ -275,7 +340,7 @@ def _end(round: Round, rest: str) -> str:
     game.status = GameStatus.OVER
     game.ended_by = round.actor
     round.table.start_clock()
-    round.announced.append("The game master ended the game: the scores stand as they are.")
+    round.announced.append(Message("The game master ended the game: the scores stand as they are."))
     return "the game is over"
 
 
@@ -286,7 +351,7 @@ def _restart_if_open(round: Round, seat: Seat) -> None:
         round.table.start_clock()
 
 
-def _farewell(round: Round, seat: Seat, why: str) -> None:
+def _farewell(round: Round, seat: Seat, why: Message) -> None:
     """The last mail to a player who loses their seat: news only, never a prompt, even
     when the open decision is theirs (they can no longer make it)."""
     if not seat.address:
@@ -294,13 +359,13 @@ def _farewell(round: Round, seat: Seat, why: str) -> None:
     assert round.table.game.id is not None
     names = [s.name for s in round.table.seats]
     everyone = view.players(round.table.state, names, [bool(s.bot) for s in round.table.seats])
-    last = " This is the last mail you get from this game. Thank you for playing!"
+    last = Message("This is the last mail you get from this game. Thank you for playing!")
     mail = view.Mail(
         kind=MailKind.UPDATE,
         game=round.table.game.id,
-        subject=f"You left game {round.table.game.id}",
+        subject=Message("You left game {game}", game=round.table.game.id),
         you=everyone[seat.seat],
-        happened=(why + last,),
+        happened=(Joined(" ", [why, last]),),
     )
     round.mail.queue(round.table, seat, mail, None)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gettext
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import datetime
 from functools import cache
@@ -354,6 +354,15 @@ COLOUR_NAMES: dict[str, Message] = {
 
 ENGLISH_WORDS = Words(ENGLISH)
 
+
+def listed(items: Sequence[str]) -> str:
+    """'Ann', 'Ann and Bob', 'Ann, Bob and Cy': each part said in the reader's language."""
+    if len(items) == 1:
+        return items[0]
+    # Translators: the end of a list, as in "Ann, Bob and Cy" ({first} is "Ann, Bob")
+    return Message("{first} and {last}", first=Joined(", ", items[:-1]), last=items[-1])
+
+
 # views said in a language lately, by the view's id and the language (the view kept, so that
 # its id is not reused while it is here)
 _said_cache: OrderedDict[tuple[int, str], tuple[Any, Any]] = OrderedDict()
@@ -385,6 +394,7 @@ __all__ = [
     "choices",
     "display_width",
     "known",
+    "listed",
     "stamp",
     "translations",
     "word_for",

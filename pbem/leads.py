@@ -32,7 +32,7 @@ from engine import (
     TilePreview,
     counted,
 )
-from pbem.i18n import COLOUR_NAMES
+from pbem.i18n import COLOUR_NAMES, listed
 
 DEPTH = 2  # emigrations made by themselves told one after the other (1 in a short line)
 
@@ -82,7 +82,7 @@ def beaches_words(beaches: Sequence[FullBeach]) -> str:
     by_island: dict[str, list[str]] = {}
     for beach in beaches:
         by_island.setdefault(beach.island, []).append(BEACH_LETTERS[beach.beach])
-    return _listed([f"{island} {','.join(letters)}" for island, letters in by_island.items()])
+    return listed([f"{island} {','.join(letters)}" for island, letters in by_island.items()])
 
 
 def emigration(seen: Emigration, *, short: bool = False, depth: int = 0) -> str:
@@ -91,7 +91,7 @@ def emigration(seen: Emigration, *, short: bool = False, depth: int = 0) -> str:
     crossed = seen.crossings[:-1] if seen.end is End.LOST else seen.crossings
     end = _end(seen, short=short, depth=depth)
     if crossed and not short:
-        trails = _listed([_crossing(c) for c in crossed])
+        trails = listed([_crossing(c) for c in crossed])
         end = Message("cross {trails}, then {end}", trails=trails, end=end)
     # Translators: a group of boats ({boats}: "2 red, 1 green") and what it does ({end})
     return Message("{boats} {end}", boats=boats_words(seen.boats), end=end)
@@ -102,12 +102,6 @@ def _crossing(crossing: Crossing) -> str:
     if crossing.danger:
         return Message("{tile} (danger {danger})", tile=where, danger=crossing.danger)
     return Message("{tile} (no danger)", tile=where)
-
-
-def _listed(items: Sequence[str]) -> str:
-    if len(items) == 1:
-        return items[0]
-    return Message("{first} and {last}", first=Joined(", ", items[:-1]), last=items[-1])
 
 
 def _end(seen: Emigration, *, short: bool, depth: int) -> str:

@@ -18,6 +18,7 @@ from engine import (
     what_is_asked,
 )
 from pbem import news, view
+from pbem.i18n import listed
 from pbem.kinds import LineOutcome, MailKind
 from pbem.view import Answer, LineResult, Mail, Player
 
@@ -267,4 +268,4 @@ def _game_over_subject(at: Moment) -> str:
     winners = [player.name for rank, player, _ in at.final.standings if rank == 1]
     if len(winners) == 1:
         return Message("Game over: {name} won", name=winners[0])
-    return Message("Game over: {names} share the win", names=Joined(" and ", winners))
+    return Message("Game over: {names} share the win", names=listed(winners))

@@ -34,7 +34,7 @@ from engine import (
     VoyagePassed,
     counted,
 )
-from pbem.i18n import COLOUR_NAMES
+from pbem.i18n import COLOUR_NAMES, listed
 
 # Translators: the directions of the board, as in "its red edge facing north-east"
 DIRECTION_NAMES: dict[str, Message] = {
@@ -125,7 +125,7 @@ def _told(e: Event) -> str | None:
         )
     if isinstance(e, BoatsRecalled):
         return counted(
-            "{who} took {count} boats off the board to colonise anew.",
+            "{who} took {count} boat off the board to colonise anew.",
             "{who} took {count} boats off the board to colonise anew.",
             e.count,
             who=who(e.colour),
@@ -140,10 +140,11 @@ def _told(e: Event) -> str | None:
         )
     if isinstance(e, TileDrawn):
         return Message(
-            "Tile {tile} was drawn ({islands} islands, {seas} seas left).",
+            "Tile {tile} was drawn ({islands}, {seas} left).",
             tile=e.tile,
-            islands=e.islands_left,
-            seas=e.seas_left,
+            # Translators: what is left in the stack, as in "(12 islands, 5 seas left)"
+            islands=counted("{count} island", "{count} islands", e.islands_left),
+            seas=counted("{count} sea", "{count} seas", e.seas_left),
         )
     if isinstance(e, TilePlaced):
         return Message(
@@ -216,7 +217,7 @@ def _told(e: Event) -> str | None:
         return Message(
             "Game over ({reason}): {who} share the win.",
             reason=ending(e.termination),
-            who=Joined(" and ", names),
+            who=listed(names),
         )
     return None
 

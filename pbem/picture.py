@@ -686,12 +686,20 @@ def _draw_sand(canvas: _Canvas, points: list[Point], half: float) -> None:
 
 @dataclass(frozen=True)
 class _Line:
-    """A line of the label in the middle of an island: text, size, boldness, height."""
+    """A line of the label in the middle of an island: text, size, boldness, height; a
+    line of points has a star before its number (a picture needs no words to translate)."""
 
     text: str
     size: float
     bold: bool
     y: float
+    star: bool = False
+
+    @property
+    def width(self) -> float:
+        """The line's width in hex radii, its star included."""
+        width = _font(100).getlength(self.text) / 100 * self.size
+        return width + (self.size * 1.05 if self.star else 0.0)
 
 
 CROWN = (
@@ -719,7 +727,7 @@ def _label(name: str, royal: bool, scale: float) -> list[_Line]:
     lines = [_Line(name, size, True, top if points else top + 0.09 * scale)]
     if not points:
         return lines
-    return [*lines, _Line(f"{points} pts", 0.17 * scale, False, top + 0.22 * scale)]
+    return [*lines, _Line(str(points), 0.17 * scale, False, top + 0.22 * scale, star=True)]
 
 
 @lru_cache(maxsize=256)
@@ -727,7 +735,7 @@ def _label_boxes(name: str, royal: bool, scale: float) -> tuple[Box, ...]:
     """Boxes round the label's lines and round the crown of a royal island."""
     boxes = [(-0.19 * scale, -0.43 * scale, 0.19 * scale, -0.17 * scale)] if royal else []
     for line in _label(name, royal, scale):
-        half = _font(100).getlength(line.text) / 200 * line.size + 0.02
+        half = line.width / 2 + 0.02
         boxes.append((-half, line.y - line.size * 0.45, half, line.y + line.size * 0.45))
     return tuple(boxes)
 
@@ -771,7 +779,23 @@ def _draw_label(
         letter = canvas.at(origin, (0, -0.26 * scale))
         canvas.text(letter, LETTERS[owner], 0.15 * scale, LETTER_INK[owner], bold=True)
     for line in _label(name, owner is not None, scale):
-        canvas.text(canvas.at(origin, (0, line.y)), line.text, line.size, INK, line.bold)
+        if not line.star:
+            canvas.text(canvas.at(origin, (0, line.y)), line.text, line.size, INK, line.bold)
+            continue
+        left, star = -line.width / 2, line.size * 0.45  # the star's outer radius
+        _draw_star(canvas, canvas.at(origin, (left + star, line.y)), star)
+        number = canvas.at(origin, (line.width / 2 - (line.width - line.size * 1.05) / 2, line.y))
+        canvas.text(number, line.text, line.size, INK, line.bold)
+
+
+def _draw_star(canvas: _Canvas, at: Point, size: float) -> None:
+    """A five-pointed star of outer radius `size` (hex radii) centred on `at`: points."""
+    corners = [
+        canvas.at(at, (r * math.sin(i * math.pi / 5), -r * math.cos(i * math.pi / 5)))
+        for i in range(10)
+        for r in [size if i % 2 == 0 else size * 0.45]
+    ]
+    canvas.draw.polygon(corners, fill=INK)
 
 
 def _berths(state: State, lay: Layout) -> Iterator[Berth]:

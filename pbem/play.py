@@ -33,6 +33,7 @@ from pbem.commands import (
     Commands,
     Round,
     find_seat,
+    said_by,
 )
 from pbem.i18n import LANGUAGES, choices, known
 from pbem.inbound import shown
@@ -291,7 +292,7 @@ def _vacation(round: Round, argument: str) -> str:
         seconds = parse_duration(argument.rstrip("."))
     except DurationError as error:
         raise CommandError(
-            Message("{error} Write it as: vacation 3d.", error=str(error))
+            Message("{error} Write it as: vacation 3d.", error=said_by(error))
         ) from error
     allowance = settings.vacation_allowance_seconds
     left = allowance - seat.vacation_used
@@ -590,14 +591,16 @@ SAY = Command(
     "say TEXT",
     Message("to everyone at the table"),
     _say,
-    example="say Good luck, everyone!",
+    # Translators: an example of the command say; keep "say", translate what is said
+    example=Message("say Good luck, everyone!"),
 )
 TELL = Command(
     "tell",
     "tell SEAT TEXT",
     Message("to one player, named by seat number, colour or name"),
     _tell,
-    example="tell red Shall we share Samoa?",
+    # Translators: an example of the command tell; keep "tell red", translate what is said
+    example=Message("tell red Shall we share Samoa?"),
 )
 MAIL = Command(
     "mail",

@@ -38,7 +38,7 @@ from engine import (
 )
 from pbem import news
 from pbem.hexmap import hex_map, sea_legend, short_name, tile_turns
-from pbem.i18n import stamp
+from pbem.i18n import listed, stamp
 from pbem.kinds import LineOutcome, MailKind
 from pbem.leads import leads
 
@@ -509,45 +509,48 @@ def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
         return ""
     first, second = outcome.standings[0], outcome.standings[1]
     a, b = by_colour[first.colour].name, by_colour[second.colour].name
+    points = counted("{count} point", "{count} points", first.points)
+    islands = counted("{count} island", "{count} islands", len(first.islands))
     if outcome.decided_by == "islands":
         return Message(
-            "{a} and {b} both have {points} points; the tie is broken by islands: "
+            "{a} and {b} both have {points}; the tie is broken by islands: "
             "{a} is on {a_islands}, {b} on {b_islands}.",
             a=a,
             b=b,
-            points=first.points,
+            points=points,
             a_islands=len(first.islands),
             b_islands=len(second.islands),
         )
     if outcome.decided_by == "boats":
         return Message(
-            "{a} and {b} both have {points} points and {islands} islands each; the tie is "
+            "{a} and {b} both have {points} and {islands} each; the tie is "
             "broken by the fewest boats on the board: {a} has {a_boats}, {b} {b_boats}.",
             a=a,
             b=b,
-            points=first.points,
-            islands=len(first.islands),
+            points=points,
+            islands=islands,
             a_boats=first.boats,
             b_boats=second.boats,
         )
     if outcome.decided_by == "shared":
         winners = [by_colour[s.colour].name for s in outcome.standings if s.rank == 1]
-        names = Message("{first} and {last}", first=", ".join(winners[:-1]), last=winners[-1])
+        names = listed(winners)
+        boats = counted("{count} boat", "{count} boats", first.boats)
         if len(winners) == 2:
             return Message(
-                "{names} both have {points} points, {islands} islands and {boats} boats on the "
-                "board each: the win is shared.",
+                "{names} both have {points}, {islands} and {boats} on the board each: "
+                "the win is shared.",
                 names=names,
-                points=first.points,
-                islands=len(first.islands),
-                boats=first.boats,
+                points=points,
+                islands=islands,
+                boats=boats,
             )
         return Message(
-            "{names} all have {points} points, {islands} islands and {boats} boats on the "
-            "board each: the win is shared.",
+            "{names} all have {points}, {islands} and {boats} on the board each: "
+            "the win is shared.",
             names=names,
-            points=first.points,
-            islands=len(first.islands),
-            boats=first.boats,
+            points=points,
+            islands=islands,
+            boats=boats,
         )
     return ""

@@ -364,7 +364,7 @@ def test_undo_across_a_tile_draw_gives_back_the_earlier_state_exactly(table: Tab
         done,
         f"undo {taken_back}",
         "back at decision 5",
-        f"The game master took back the last {taken_back} decision(s): decision 5, Ann's "
+        f"The game master took back the last {taken_back} decisions: decision 5, Ann's "
         "(red), is open again.",
     )
     state = _state(table.service)
@@ -405,10 +405,9 @@ def test_undo_to_a_bots_decision_has_the_bot_make_it_again_and_says_so(table: Ta
         table,
         done,
         "undo 1",
-        "back at decision 3; decision 4, Ann's (red), is open (the bots played 1 decision(s) "
-        "at once)",
-        "The game master took back the last 1 decision(s): decision 4, Ann's (red), is open "
-        "(the bots played 1 decision(s) at once).",
+        "back at decision 3; decision 4, Ann's (red), is open (the bots played 1 decision at once)",
+        "The game master took back the last decision: decision 4, Ann's (red), is open "
+        "(the bots played 1 decision at once).",
     )
     assert _moves(table.service) == moves
     assert _game(table.service).decision == 4
@@ -420,8 +419,7 @@ def test_undo_to_a_bots_decision_has_the_bot_make_it_again_and_says_so(table: Ta
         done,
         "undo 2",
         "back at decision 2",
-        "The game master took back the last 2 decision(s): decision 2, Bob's (blue), is open "
-        "again.",
+        "The game master took back the last 2 decisions: decision 2, Bob's (blue), is open again.",
     )
     assert _moves(table.service) == moves[:1]
     assert done.to(BOB)[0]["X-Tongiaki-Decision"] == "2 setup"

@@ -5,6 +5,7 @@ with the code."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from babel.messages.catalog import Catalog
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from engine import ISLANDS, is_move_word
+from engine import ISLANDS, Setup, State, TileDrawn, is_move_word
+from pbem import news, view
 from pbem.cli import app
 from pbem.config import Settings, settings_toml
 from pbem.db import open_database, session
@@ -21,6 +23,7 @@ from pbem.deadlines import tick
 from pbem.i18n import ALIASES, COMMAND_WORDS, LANGUAGES, TRANSLATED, Words, stamp, words
 from pbem.models import Game, Held, Seat
 from pbem.play import PLAYER_COMMANDS
+from pbem.render import environment, render_board_text, said_in
 from pbem.replies import handle
 from pbem.service import GameError, SeatSpec, Service
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
@@ -277,3 +280,141 @@ def test_a_digest_holds_the_news_in_the_readers_language(service: Service) -> No
     (digest,) = _to(take_mail(service), cy)
     assert "Il tuo riepilogo giornaliero della partita 1" in str(digest["Subject"])
     assert "Rosso ha messo 1 barca su Tonga" in text_of(digest)
+
+
+# -- what the game master does, refusals, shared wins and counts in the reader's language ------
+
+GM = "gm@example.test"
+
+
+def _flat(mail) -> str:  # type: ignore[no-untyped-def]
+    return " ".join(text_of(mail).split())
+
+
+def _gm_game(service: Service, ann: str = "it", bob: str = "en") -> None:
+    seats = [SeatSpec("Ann", ANN, "red", lang=ann), SeatSpec("Bob", BOB, "blue", lang=bob)]
+    service.new_game(seats, seed=4, deadline="48h", gm=GM, now=START)
+
+
+def _gm(service: Service, to_gm: list, command: str, at_hours: int) -> list:
+    """The game master gives `command` in a reply to their newest mail (the last of
+    `to_gm`, which gets the new ones); the mails it made."""
+    assert handle(service, reply_to(to_gm[-1], command), START + at_hours * HOUR) == "applied"
+    mails = take_mail(service)
+    to_gm += _to(mails, GM)
+    return mails
+
+
+def test_the_game_masters_news_reach_each_player_in_their_language(service: Service) -> None:
+    _gm_game(service, ann="en", bob="it")  # Ann's decision is open: she gets a prompt
+    to_gm = _to(take_mail(service), GM)
+    mails = _gm(service, to_gm, "extend 1d", 1)
+    (ann,) = _to(mails, ANN)
+    (bob,) = _to(mails, BOB)
+    assert str(bob["Subject"]).endswith("Notizie dal game master")
+    deadline = words("it").say(stamp(START + 72 * HOUR))  # Thu 26 Nov 2026, 09:00 UTC
+    assert "26 nov 2026" in deadline and deadline.startswith("gio")
+    said = f"Il game master ha dato 1d in più alla decisione 1: ora la sua scadenza è {deadline}."
+    assert said in _flat(bob)
+    assert "The game master gave decision 1 1d more" not in _flat(bob)
+    assert "its deadline is now Thu 26 Nov 2026, 09:00 UTC." in _flat(ann)
+
+    (bob,) = _to(_gm(service, to_gm, "pause", 2), BOB)
+    assert (
+        "Il game master ha messo in pausa la partita: nessuna mossa è possibile e nessuna "
+        "scadenza corre finché non riprende." in _flat(bob)
+    )
+    (bob,) = _to(_gm(service, to_gm, "bot blue greedy", 3), BOB)
+    assert "Per ora il game master fa giocare il bot greedy al posto di Bob (blu)." in _flat(bob)
+    (bob,) = _to(_gm(service, to_gm, "kick blue", 4), BOB)  # the farewell, in Bob's language
+    assert str(bob["Subject"]).endswith("Hai lasciato la partita 1")
+    assert (
+        "Il game master ti ha tolto dalla partita. Questa è l'ultima mail che ricevi da "
+        "questa partita. Grazie di aver giocato!" in _flat(bob)
+    )
+
+
+def test_a_duration_that_is_none_is_refused_in_the_players_language(service: Service) -> None:
+    _game(service, ann="it", bob="fi")
+    mails = take_mail(service)
+    assert handle(service, reply_to(_to(mails, ANN)[-1], "vacanza xyz"), START + HOUR) == (
+        "rejected"
+    )
+    assert handle(service, reply_to(_to(mails, BOB)[-1], "loma 20000d"), START + HOUR) == (
+        "rejected"
+    )
+    answers = take_mail(service)
+    assert (
+        "'xyz' non è una durata (per esempio 48h, 2d, 1d12h, 90m). Scrivilo così: vacation 3d."
+        in _flat(_to(answers, ANN)[-1])
+    )
+    assert "'20000d' on yli kymmenen vuotta; anna enintään 3650d." in _flat(_to(answers, BOB)[-1])
+    assert _langs(service) == ["it", "fi"]
+
+
+def test_a_shared_win_is_said_with_the_languages_own_and(service: Service) -> None:
+    _gm_game(service, ann="it", bob="fi")
+    to_gm = _to(take_mail(service), GM)
+    mails = _gm(service, to_gm, "end", 1)  # nobody has a point yet: Ann and Bob share the win
+    (ann,) = _to(mails, ANN)
+    (bob,) = _to(mails, BOB)
+    assert "Ann e Bob" in str(ann["Subject"]) and " and " not in str(ann["Subject"])
+    assert "Ann ja Bob" in str(bob["Subject"])
+    assert (
+        "Ann e Bob hanno entrambi 0 punti, 0 isole e 0 barche sul tabellone ciascuno: "
+        "la vittoria è condivisa." in _flat(ann)
+    )
+    assert "Pelaajilla Ann ja Bob on kummallakin 0 pistettä, 0 saarta ja 0 venettä" in _flat(bob)
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "two"),
+    [
+        (
+            "it",
+            [
+                "(restano 1 isola e 1 mare)",
+                " 1 punto, 1 isola, 1 barca sul tabellone",
+                "Pila: restano 1 isola e 1 tessera mare.",
+            ],
+            [
+                "(restano 2 isole e 2 mari)",
+                " 2 punti, 2 isole, 2 barche sul tabellone",
+                "Pila: restano 2 isole e 2 tessere mare.",
+            ],
+        ),
+        (
+            "fi",
+            [
+                "(jäljellä 1 saari, 1 meri)",
+                " 1 piste, 1 saari, 1 vene laudalla",
+                "Pino: jäljellä 1 saari ja 1 merilaatta.",
+            ],
+            [
+                "(jäljellä 2 saarta, 2 merta)",
+                " 2 pistettä, 2 saarta, 2 venettä laudalla",
+                "Pino: jäljellä 2 saarta ja 2 merilaattaa.",
+            ],
+        ),
+    ],
+)
+def test_counts_of_one_and_two_take_the_languages_plural_forms(
+    lang: str, one: list[str], two: list[str]
+) -> None:
+    reader = words(lang)
+    state = State(Setup.from_seed(("red", "blue"), 4))
+    for count, wanted in ((1, one), (2, two)):
+        drawn = news.event(TileDrawn("Samoa", islands_left=count, seas_left=count))
+        assert wanted[0] in reader.say(drawn), reader.say(drawn)
+        ann, bob = view.players(state, ["Ann", "Bob"])
+        ann = replace(ann, points=count, islands=("Samoa", "Tonga")[:count])
+        final = view.Final(
+            reason="",
+            standings=((1, ann, count), (2, bob, 0)),
+            tie_break="",
+            points_from=("Samoa 5", "-"),
+        )
+        table = environment().get_template("_final.txt.j2").render(final=final, **said_in(reader))
+        assert wanted[1] in table, table
+        board = replace(view.board(state, ["Ann", "Bob"]), islands_left=count, seas_left=count)
+        assert wanted[2] in render_board_text(board, reader)

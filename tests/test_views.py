@@ -270,6 +270,6 @@ def test_a_win_shared_by_three_names_all_three() -> None:
     names = {"blue": "Ana", "red": "Ben", "green": "Cy", "yellow": "Dai"}
     by_colour = {c: _player(n, names[c], c) for n, c in enumerate(names)}
     assert view.tie_break(outcome, by_colour) == (
-        "Ana, Ben and Cy all have 0 points, 1 islands and 1 boats on the board each: "
+        "Ana, Ben and Cy all have 0 points, 1 island and 1 boat on the board each: "
         "the win is shared."
     )
