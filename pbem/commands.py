@@ -21,7 +21,7 @@ from pbem import letters, news, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
 from pbem.errors import PbemError
-from pbem.i18n import ALIASES, ENGLISH, LANGUAGES, known
+from pbem.i18n import ALIASES, ENGLISH, known, named
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, LineOutcome
 from pbem.models import Move, Observer, Seat, Talk
@@ -264,7 +264,7 @@ def _status(round: Round, argument: str) -> str:
         lang = round.seat.lang if known(round.seat.lang) else ENGLISH
         said = Message(
             "Your mails are in {language} (lang {code}); lang alone lists the languages.",
-            language=LANGUAGES[lang],
+            language=named(lang),
             code=lang,
         )
         status = Joined(" ", [status, said])

@@ -41,6 +41,17 @@ LANGUAGES: dict[str, str] = {
     "he": "עברית",
 }
 TRANSLATED = tuple(code for code in LANGUAGES if code != ENGLISH)  # the catalogs
+# the languages that write their own name in lower case inside a sentence ("in italiano")
+LOWER_IN_A_SENTENCE = {"it", "fi", "hu"}
+
+
+def named(code: str) -> str:
+    """A language's own name as a sentence in that language writes it: 'italiano',
+    'Nederlands' (the lists of languages keep 'Italiano')."""
+    name = LANGUAGES.get(code, code)
+    return name.lower() if code in LOWER_IN_A_SENTENCE else name
+
+
 RTL = {"he"}
 
 # the meta commands in each language's own words (moves keep the one notation): each word
@@ -395,6 +406,7 @@ __all__ = [
     "display_width",
     "known",
     "listed",
+    "named",
     "stamp",
     "translations",
     "word_for",

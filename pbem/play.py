@@ -35,7 +35,7 @@ from pbem.commands import (
     find_seat,
     said_by,
 )
-from pbem.i18n import LANGUAGES, choices, known
+from pbem.i18n import LANGUAGES, choices, known, named
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, MailMode, MoveSource
 from pbem.models import Game, MailChoice, Seat, Talk
@@ -218,11 +218,11 @@ def _lang(round: Round, argument: str) -> str:
     if not code:
         return Message(
             "your mails are in {language}; the languages: {choices}",
-            language=LANGUAGES.get(seat.lang, seat.lang),
+            language=named(seat.lang),
             choices=choices(),
         )
-    named = {name.lower(): lang for lang, name in LANGUAGES.items()}
-    code = named.get(code, code)  # `lang italiano` too
+    by_name = {name.lower(): lang for lang, name in LANGUAGES.items()}
+    code = by_name.get(code, code)  # `lang italiano` too
     if not known(code):
         raise CommandError(
             Message(
@@ -232,7 +232,7 @@ def _lang(round: Round, argument: str) -> str:
             )
         )
     seat.lang = code
-    return Message("your mails are in {language} from now on", language=LANGUAGES[code])
+    return Message("your mails are in {language} from now on", language=named(code))
 
 
 def _time_zone(text: str) -> str:
