@@ -30,6 +30,7 @@ from sqlalchemy.exc import DBAPIError
 
 from pbem.config import ImapSettings, Settings, SmtpSettings
 from pbem.db import damaged, explain, problems, storage_problem
+from pbem.i18n import TRANSLATED, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
 from pbem.transport import imap_connect, quote_mailbox, tls_context
 
@@ -55,7 +56,7 @@ def check_settings(
 ) -> list[Check]:
     """Every check of `settings`; `send_to` mails a test message there; `round_trip` mails
     one to the service's own reply address and waits up to `wait` s for it in the mailbox."""
-    checks = [*_database(settings)]
+    checks = [*_database(settings), _catalogs()]
     if settings.mail != "imap":
         return [*checks, *_maildir(settings)]
     checks += _imap(settings.imap)
@@ -65,6 +66,14 @@ def check_settings(
     if own is not None and checks[-1].outcome == "ok":  # the round-trip mail went out
         checks[-1] = _wait_for(settings, own, mark, wait)
     return checks
+
+
+def _catalogs() -> Check:
+    """The players' languages: each catalog compiles (else its players read English)."""
+    problems = catalog_problems()
+    if problems:
+        return Check("catalogs", "fail", "; ".join(problems))
+    return Check("catalogs", "ok", f"{', '.join(TRANSLATED)} compile")
 
 
 def _nearest(path: Path) -> Path:

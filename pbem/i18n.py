@@ -175,6 +175,24 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(compiled)
 
 
+def catalog_problems(folder: Path = LOCALE_DIR) -> list[str]:
+    """What keeps a listed language's catalog in `folder` from being compiled (its mails
+    would fall back to English): missing, unreadable or invalid; [] when all compile."""
+    problems = []
+    for lang in TRANSLATED:
+        path = folder / lang / "LC_MESSAGES" / "messages.po"
+        if not path.is_file():
+            problems.append(f"{lang}: no catalog at {path}")
+            continue
+        try:
+            with path.open("rb") as handle:
+                catalog = read_po(handle, locale=lang, abort_invalid=True)
+            write_mo(BytesIO(), catalog)
+        except Exception as error:  # any fault of the file: said, not raised
+            problems.append(f"{lang}: {path} cannot be compiled: {error}")
+    return problems
+
+
 def known(lang: str) -> bool:
     return lang in LANGUAGES
 
@@ -402,6 +420,7 @@ __all__ = [
     "Stamp",
     "Words",
     "catalog_path",
+    "catalog_problems",
     "choices",
     "display_width",
     "known",

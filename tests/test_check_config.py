@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from contextlib import closing
 from dataclasses import replace
@@ -15,6 +16,7 @@ from pbem.cli import app
 from pbem.config import Settings, settings_toml
 from pbem.db import open_database, session
 from pbem.diagnose import Check, check_settings
+from pbem.i18n import LOCALE_DIR, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
 from pbem.models import Outbox
 from tests.support.localmail import START
@@ -25,6 +27,7 @@ runner = CliRunner()
 STEPS = [
     "database",
     "outbox",
+    "catalogs",
     "IMAP connect",
     "IMAP TLS",
     "IMAP login",
@@ -294,3 +297,18 @@ def test_a_server_that_does_not_speak_smtp_fails_its_greeting(mail: Mail, tmp_pa
         "skip",
         "no SMTP session",
     )
+
+
+def test_a_missing_or_broken_catalog_is_said_by_name(tmp_path: Path) -> None:
+    """The installed catalogs compile; in a copy with one gone and one broken, both are
+    named (a player of either would read English)."""
+    assert catalog_problems() == []
+    copy = tmp_path / "locale"
+    shutil.copytree(LOCALE_DIR, copy)
+    (copy / "nl" / "LC_MESSAGES" / "messages.po").unlink()
+    broken = copy / "fi" / "LC_MESSAGES" / "messages.po"
+    broken.write_text(broken.read_text() + '\nmsgid "half a message\n', encoding="utf-8")
+    problems = catalog_problems(copy)
+    assert len(problems) == 2, problems
+    assert problems[0].startswith("nl: no catalog at ")
+    assert problems[1].startswith("fi: ") and "cannot be compiled" in problems[1]
