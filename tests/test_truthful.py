@@ -53,7 +53,7 @@ def test_a_sign_off_after_the_commands_is_no_error(tmp_path: Path) -> None:
     assert [m["X-Tongiaki-Kind"] for m in to_ann] == ["update"]
     assert not any("Not applied" in str(m["Subject"]) for m in mails)
     text = text_of(to_ann[0])
-    assert "> Thanks!\n  ignored: not a command, so not read, nor the 1 line(s) after it" in text
+    assert "> Thanks!\n  ignored: not a command, so not read, nor the line after it" in text
     assert "'thanks!' is not a command" not in text
     # the first line that is no command still gets an answer that says why
     prompt = _prompt_for(mails, BOB)
