@@ -190,7 +190,8 @@ class Mailer:
     def _event(self, table: Table, seat: Seat, mail: view.Mail) -> bytes | None:
         """The calendar part of a mail to `seat`: the deadline of a decision it asks for (a
         request, updated by every later one), or the cancelling of that event with the first
-        other mail after it."""
+        mail after the decision was made (by the player, a bot or the game at its deadline);
+        nothing while it is still open (a mail of table talk, an answer to `status`)."""
         game, now = table.game, table.now
         assert game.id is not None and seat.address is not None
         clock = game.clock_from is not None and game.deadline_at is not None
@@ -225,7 +226,13 @@ class Mailer:
                 attendee=seat.address,
                 now=now,
             )
-        if seat.calendar_open:
+        decision = table.state.decision
+        still_open = (
+            game.status == GameStatus.RUNNING
+            and decision is not None
+            and decision.seat == seat.seat
+        )
+        if seat.calendar_open and not still_open:  # a talk mail leaves an open decision be
             seat.calendar_open = False
             return ics.cancel_event(
                 summary=i18n.words(seat.lang).say(

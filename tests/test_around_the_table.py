@@ -375,3 +375,40 @@ def test_the_game_over_mail_attaches_the_record_when_the_host_says_so(tmp_path: 
     assert not [
         p for m in finals for p in m.iter_attachments() if p.get_filename() != "deadline.ics"
     ]
+
+
+def test_a_talk_mail_at_once_leaves_the_event_of_an_open_decision_alone(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    prompt = _newest(mails, ANN)  # the first set-up boat is Ann's
+    assert "METHOD:REQUEST" in _calendar(prompt)
+    assert handle(service, reply_to(prompt, "mail talk now"), START + HOUR) == "applied"
+    answer = _newest(take_mail(service), ANN)
+    assert "METHOD:REQUEST" in _calendar(answer)  # still her decision: the same event
+    assert handle(service, reply_to(_newest(mails, BOB), "say Hello"), START + 2 * HOUR) == (
+        "applied"
+    )
+    (talk,) = [m for m in take_mail(service) if m["To"] == ANN]
+    assert "Table talk in game 1" in str(talk["Subject"])
+    assert _calendar(talk) == ""  # neither cancelled nor sent again
+    # her move closes the decision: the next mail cancels the event
+    assert handle(service, reply_to(answer, "1"), START + 3 * HOUR) == "applied"
+    assert "METHOD:CANCEL" in _calendar(_newest(take_mail(service), ANN))
+
+
+def test_a_decision_the_game_made_at_the_deadline_is_cancelled_with_the_next_mail_received(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    prompt = _newest(mails, ANN)
+    assert handle(service, reply_to(prompt, "mail turns"), START + HOUR) == "applied"
+    assert "METHOD:REQUEST" in _calendar(_newest(take_mail(service), ANN))
+    assert tick(service, START + 49 * HOUR).automatic == 1  # Ann's boat placed for her
+    assert ANN not in [m["To"] for m in take_mail(service)]  # news: not for `mail turns`
+    # the next mail she gets, here the answer to `status`, takes the event away
+    assert handle(service, reply_to(prompt, "status"), START + 50 * HOUR) == "answered"
+    (answer,) = [m for m in take_mail(service) if m["To"] == ANN]
+    assert "METHOD:CANCEL" in _calendar(answer)
