@@ -60,6 +60,7 @@ class Round:
     show_board: bool = False
     moves: int = 0  # decisions the sender made in this round
     asked: str = ""  # a command that waits for `confirm` on the next line (`resign`)
+    asked_before: str = ""  # one the mail answered asked about: `confirm` alone acts
     talk: list[Talk] = field(default_factory=list)  # table talk said in this round
     farewell: bool = False  # the sender left the game in this round
 

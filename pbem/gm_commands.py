@@ -261,6 +261,7 @@ def _replace(round: Round, rest: str) -> str:
     seat.secret = secrets.token_hex(16)
     seat.bot, seat.absent, seat.auto_moves = None, False, 0
     seat.away_until, seat.vacation_used, seat.resigned = None, 0, False
+    seat.resigned_at, seat.asked = None, ""
     _restart_if_open(round, seat)
     round.welcome.append(seat)
     round.announced.append(
@@ -303,6 +304,7 @@ def _human(round: Round, rest: str) -> str:
     if not seat.bot and not seat.absent:
         raise GmError(f"{seat.name} ({seat.colour}) plays the seat already.")
     seat.bot, seat.absent, seat.auto_moves, seat.resigned = None, False, 0, False
+    seat.resigned_at = None
     _restart_if_open(round, seat)
     round.announced.append(
         Message(

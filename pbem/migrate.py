@@ -19,7 +19,7 @@ from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -90,6 +90,13 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
     6: ("ALTER TABLE outbox ADD COLUMN claimed_until TIMESTAMP",),
     # the game's language (issue 17), for its observers and the seats that chose none
     7: ("ALTER TABLE game ADD COLUMN lang VARCHAR NOT NULL DEFAULT 'en'",),
+    # around the table, mended: when a player resigned; `confirm` alone in a later mail
+    8: (
+        "ALTER TABLE seat ADD COLUMN resigned_at INTEGER",
+        "ALTER TABLE seat ADD COLUMN asked VARCHAR NOT NULL DEFAULT ''",
+        "ALTER TABLE seat ADD COLUMN asked_decision INTEGER",
+        "ALTER TABLE seat ADD COLUMN asked_at TIMESTAMP",
+    ),
 }
 
 

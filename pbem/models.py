@@ -52,6 +52,12 @@ class Seat(SQLModel, table=True):
     away_until: datetime | None = None  # on vacation until then
     vacation_used: int = 0  # seconds of vacation taken in this game
     resigned: bool = False  # the player left; a bot plays the seat, the points stay theirs
+    resigned_at: int | None = None  # the decision open when the player resigned
+    # a command waiting for `confirm` alone in a reply to the mail that asked (resign): the
+    # decision that mail's reply address names, and when it was asked (it acts for a day)
+    asked: str = ""
+    asked_decision: int | None = None
+    asked_at: datetime | None = None
     lang: str = "en"  # the language of the player's mails
     mail_mode: MailMode = Field(default=MailMode.ALL, sa_type=EnumText(MailMode))
     digest_hour: int = 8  # the hour of the daily digest, in the player's zone

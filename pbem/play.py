@@ -428,6 +428,9 @@ def _tell(round: Round, argument: str) -> str:
     )
 
 
+CONFIRM_WITHIN = timedelta(days=1)  # `confirm` alone acts in a reply to the mail that asked
+
+
 def _resign(round: Round, argument: str) -> str:
     word = argument.rstrip(".!").lower()
     if word == "confirm":
@@ -436,28 +439,68 @@ def _resign(round: Round, argument: str) -> str:
         raise CommandError(
             Message("Write resign, then confirm on the next line (or resign confirm).")
         )
+    if _seat(round).resigned:
+        raise CommandError(left_game(_seat(round)))
     round.asked = "resign"
     bot = round.table.settings.absent_bot
     return Message(
-        "to leave the game, write confirm on the next line or resign confirm: the {bot} bot "
-        "then plays your seat to the end, and your points stay yours",
+        "to leave the game, reply to this mail with confirm within 24 hours, or write "
+        "confirm on the next line or resign confirm: the {bot} bot then plays your seat "
+        "to the end, and your points stay yours",
         bot=bot,
     )
 
 
 def _confirm(round: Round, argument: str) -> str:
-    if round.asked != "resign" or argument:
-        raise CommandError(Message("There is nothing to confirm: confirm follows a line resign."))
+    if argument or "resign" not in (round.asked, round.asked_before):
+        raise CommandError(
+            Message(
+                "There is nothing to confirm: confirm follows a line resign, or answers "
+                "the mail that asked within 24 hours."
+            )
+        )
     return _leave(round)
+
+
+def asked_before(seat: Seat, answering: int, now: datetime) -> str:
+    """The command a mail answering decision `answering` may confirm with `confirm` alone:
+    the one the seat was asked about in the mail it answers, within a day ("" if none)."""
+    if not seat.asked or seat.asked_at is None or seat.asked_decision != answering:
+        return ""
+    return seat.asked if now < as_utc(seat.asked_at) + CONFIRM_WITHIN else ""
+
+
+def remember_asked(round: Round) -> None:
+    """After a player's mail: a command it asked to confirm waits for a reply to the answer
+    (whose reply address names the decision open now)."""
+    seat = _seat(round)
+    if round.asked and not seat.resigned:
+        seat.asked, seat.asked_at = round.asked, round.table.now
+        seat.asked_decision = round.table.game.decision
+
+
+def left_game(seat: Seat) -> str:
+    """The answer to a player who resigned and writes anything but a look at the game."""
+    if seat.resigned_at is None:
+        return Message("You left this game; you can still read it with status, log, board.")
+    return Message(
+        "You left this game (resigned at decision {number}); you can still read it with "
+        "status, log, board.",
+        number=seat.resigned_at,
+    )
 
 
 def _leave(round: Round) -> str:
     """The sender resigns: a bot plays the seat to the end; the points stay the player's."""
     table, seat = round.table, _seat(round)
+    if seat.resigned:
+        raise CommandError(left_game(seat))
     if table.game.status == GameStatus.OVER:
         raise CommandError(Message("The game is over."))
     bot = table.settings.absent_bot
     seat.resigned, seat.bot, seat.absent, seat.away_until = True, bot, False, None
+    seat.resigned_at = table.game.decision
+    seat.asked, seat.asked_at, seat.asked_decision = "", None, None
     round.asked = ""
     round.farewell = True
     round.announced.append(
@@ -652,4 +695,26 @@ PLAYER_COMMANDS = Commands(
 )
 
 
-__all__ = ["MOVE", "PLAYER_COMMANDS", "SHORTEST_VACATION", "read_choice"]
+def _left(round: Round, line: str) -> str:
+    raise CommandError(left_game(_seat(round)))
+
+
+# what a player who resigned may write: the commands that look; anything else is refused
+RESIGNED_COMMANDS = Commands(
+    (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK),
+    other=Command("left", "", "", _left, listed=False),
+    other_words=lambda word: PLAYER_COMMANDS.knows(word),
+    sign_off=True,
+)
+
+
+__all__ = [
+    "MOVE",
+    "PLAYER_COMMANDS",
+    "RESIGNED_COMMANDS",
+    "SHORTEST_VACATION",
+    "asked_before",
+    "left_game",
+    "read_choice",
+    "remember_asked",
+]

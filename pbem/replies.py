@@ -25,7 +25,13 @@ from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
 from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome
 from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
-from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS
+from pbem.play import (
+    OBSERVER_COMMANDS,
+    PLAYER_COMMANDS,
+    RESIGNED_COMMANDS,
+    asked_before,
+    remember_asked,
+)
 from pbem.replytext import reply_text
 from pbem.service import Service
 from pbem.table import Table
@@ -396,8 +402,11 @@ class Replies:
             tag,
             opened=table.game.decision,
             inbound_id=inbound.id,
+            asked_before=asked_before(seat, tag.decision, table.now),
         )
-        run_lines(round, lines, PLAYER_COMMANDS)
+        # a player who resigned may still look at the game, and do nothing else
+        run_lines(round, lines, RESIGNED_COMMANDS if seat.resigned else PLAYER_COMMANDS)
+        remember_asked(round)
         results, announced = round.results, round.announced
         moved = round.moves > 0
         if seat.absent and any(

@@ -17,6 +17,7 @@ from pbem.service import SeatSpec, Service
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, CY = "ann@example.test", "bob@example.test", "cy@example.test"
+GM = "gm@example.test"
 HOUR = timedelta(hours=1)
 
 
@@ -103,7 +104,9 @@ def test_resign_asks_to_confirm_then_a_bot_plays_the_seat_and_everyone_hears(
     assert not _seats(service)[0].resigned
     told = take_mail(service)
     assert [m["To"] for m in told] == [ANN]
-    assert "write confirm on the next line or resign confirm" in " ".join(text_of(told[0]).split())
+    assert "reply to this mail with confirm within 24 hours, or write confirm on the next line" in (
+        " ".join(text_of(told[0]).split())
+    )
 
     assert handle(service, reply_to(told[0], "resign\nconfirm"), START + 2 * HOUR) == "applied"
     ann = _seats(service)[0]
@@ -412,3 +415,72 @@ def test_a_decision_the_game_made_at_the_deadline_is_cancelled_with_the_next_mai
     assert handle(service, reply_to(prompt, "status"), START + 50 * HOUR) == "answered"
     (answer,) = [m for m in take_mail(service) if m["To"] == ANN]
     assert "METHOD:CANCEL" in _calendar(answer)
+
+
+def test_a_player_who_resigned_may_look_at_the_game_and_do_nothing_else(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    old = _newest(mails, ANN)  # her set-up prompt, decision 1: its reply address still acts
+    assert handle(service, reply_to(old, "resign confirm"), START + HOUR) == "applied"
+    take_mail(service)
+    refused = [
+        "say Bye, all",
+        "tell blue Good luck",
+        "vacation 2d",
+        "mail turns all-games",
+        "tz Europe/Berlin",
+        "lang it",
+        "resign\nconfirm",  # (`resign confirm` again is a replay of the first mail)
+        "1",
+        "status\nsay hello",
+    ]
+    for n, body in enumerate(refused, 1):
+        assert handle(service, reply_to(old, body), START + (1 + 6 * n) * HOUR) == "rejected", body
+        assert "You left this game (resigned at decision 1); you can still read it" in (
+            _detail(service)
+        )
+        told = take_mail(service)
+        assert [m["To"] for m in told] == [ANN], body  # no news, no game master, one answer
+        assert "You left this game (resigned at decision 1)" in " ".join(text_of(told[0]).split())
+    ann = _seats(service)[0]
+    assert (ann.mail_mode, ann.tz, ann.lang, ann.away_until, ann.vacation_used) == (
+        "all",
+        None,
+        "en",
+        None,
+        0,
+    )
+    with session(service.engine) as db:
+        assert db.exec(select(Talk)).all() == []
+        assert db.get(MailChoice, ANN) is None
+    for n, look in enumerate(["status", "log talk", "board", "help", "rules", "log"]):
+        assert handle(service, reply_to(old, look), START + (70 + 6 * n) * HOUR) == "answered"
+        assert [m["To"] for m in take_mail(service)] == [ANN]
+
+
+def test_confirm_alone_in_a_reply_to_the_mail_that_asked_resigns_within_a_day(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, BOB), "resign"), START + HOUR) == "applied"
+    (asked,) = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, ANN), "1"), START + 2 * HOUR) == "applied"
+    update = _newest(take_mail(service), BOB)  # a later mail of the game did not ask
+    assert handle(service, reply_to(update, "confirm"), START + 3 * HOUR) == "rejected"
+    assert "There is nothing to confirm" in _detail(service)
+    take_mail(service)
+    assert not _seats(service)[1].resigned
+    assert handle(service, reply_to(asked, "confirm"), START + 4 * HOUR) == "applied"
+    bob = _seats(service)[1]
+    assert (bob.resigned, bob.resigned_at, bob.asked) == (True, 2, "")
+    told = take_mail(service)
+    assert any("Bob (blue) resigned" in str(m["Subject"]) for m in told if m["To"] == GM)
+    # a day later, the question has lapsed
+    assert handle(service, reply_to(_newest(mails, CY), "resign"), START + 5 * HOUR) == "applied"
+    (asked,) = [m for m in take_mail(service) if m["To"] == CY]
+    assert handle(service, reply_to(asked, "confirm"), START + 30 * HOUR) == "rejected"
+    assert "There is nothing to confirm" in _detail(service)
+    assert not _seats(service)[2].resigned

@@ -40,7 +40,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     path = _version_1(tmp_path / "old" / "pbem.sqlite")
     assert schema_version(create_engine(f"sqlite:///{path}")) == 1
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 7
+    assert schema_version(engine) == SCHEMA_VERSION == 8
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, state = service.game(db, 1)
@@ -194,7 +194,7 @@ def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path
         connection.executescript(FIXTURE_V4.read_text())
     assert schema_version(create_engine(f"sqlite:///{path}")) == 4
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 7
+    assert schema_version(engine) == SCHEMA_VERSION == 8
     service = Service(engine, service.settings)
     with session(engine) as db:
         game, seats, _ = service.game(db, 1)
@@ -229,7 +229,7 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
         connection.executescript(FIXTURE_V5.read_text())
     assert schema_version(create_engine(f"sqlite:///{path}")) == 5
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 7
+    assert schema_version(engine) == SCHEMA_VERSION == 8
     service = Service(engine, service.settings)
     with session(engine) as db:
         waiting = db.exec(select(Outbox).order_by(col(Outbox.id))).all()
@@ -254,5 +254,52 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
     with session(engine) as db:
         game, _, _ = service.game(db, 1)
         assert game.decision == 3
+        db.commit()
+    assert upgrade(engine) == []
+
+
+FIXTURE_V7 = Path(__file__).parent / "fixtures" / "schema-v7.sql"
+
+
+def test_a_version_7_database_gets_when_players_resigned_and_plays_on(tmp_path: Path) -> None:
+    """Version 7 (the previous one) handled Ann's reply `1` (her set-up boat) and Cy's
+    `resign confirm` in game 1 (Ann red, Bob blue, Cy green, game master gm@example.test)."""
+    service = local_service(tmp_path)
+    path = tmp_path / "old" / "pbem.sqlite"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIXTURE_V7.read_text())
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 7
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION == 8
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        game, seats, _ = service.game(db, 1)
+        assert game.decision == 2
+        assert [(s.resigned, s.resigned_at, s.asked, s.asked_at) for s in seats] == [
+            (False, None, "", None),
+            (False, None, "", None),
+            (True, None, "", None),  # when Cy left was not kept
+        ]
+        db.commit()
+
+    def mail(seat: int, body: str, n: int) -> bytes:
+        signed = token(seats[seat].secret, 1, seat, 2)
+        address = reply_address("tongiaki@example.test", Tag(1, seat, 2, signed))
+        return (
+            f"From: {seats[seat].address}\r\nTo: {address}\r\nSubject: Re: game 1\r\n"
+            f"Message-ID: <after-upgrade-8-{n}@example.test>\r\n\r\n{body}\r\n"
+        ).encode()
+
+    assert handle(service, mail(2, "say hello", 1), later(30)) == "rejected"
+    with session(engine) as db:
+        detail = db.exec(select(Inbound).order_by(col(Inbound.id).desc())).first()
+        assert detail is not None and detail.detail.startswith("say hello -> rejected (You left")
+        db.commit()
+    assert handle(service, mail(1, "resign", 2), later(40)) == "applied"
+    assert handle(service, mail(1, "confirm", 3), later(50)) == "applied"
+    with session(engine) as db:
+        _, seats, _ = service.game(db, 1)
+        assert (seats[1].resigned, seats[1].resigned_at) == (True, 2)
         db.commit()
     assert upgrade(engine) == []
