@@ -65,9 +65,10 @@ class Played:
     created_at: datetime
     setup: Setup
     names: tuple[str, ...]
-    bots: tuple[bool, ...]
+    bots: tuple[bool, ...]  # a bot's seat; a player who resigned is no bot
     moves: tuple[Logged, ...]
     talk: tuple[Said, ...]  # to the whole table only: what was told one player never is
+    resigned: tuple[bool, ...] = ()  # the player left; a bot played on, the points are theirs
 
     @property
     def over(self) -> bool:
@@ -134,7 +135,8 @@ def load(db: Session, game_id: int) -> Played:
         created_at=as_utc(game.created_at),
         setup=Setup(tuple(game.colours.split(",")), tuple(game.stack.split(","))),
         names=tuple(s.name for s in seats),
-        bots=tuple(bool(s.bot) for s in seats),
+        bots=tuple(bool(s.bot) and not s.resigned for s in seats),
+        resigned=tuple(s.resigned for s in seats),
         moves=tuple(
             Logged(m.number, m.seat, m.choice, MoveSource(m.source), as_utc(m.created_at))
             for m in moves
@@ -230,12 +232,14 @@ def record(played: Played, progress: Progress | None = None) -> Record:
                 entries=tuple(group.entries),
                 caption=_caption(turn, index == len(groups) - 1, played.over),
                 picture=_data_url(board_png(group.after)),
-                board=render_board_text(view.board(group.after, names, played.bots)),
+                board=render_board_text(
+                    view.board(group.after, names, played.bots, played.resigned)
+                ),
             )
         )
         if progress is not None:
             progress(index + 1, len(groups))
-    players = view.players(state, names, played.bots)
+    players = view.players(state, names, played.bots, played.resigned)
     return Record(
         game=played.game,
         title=f"Tongiaki, game {played.game}",

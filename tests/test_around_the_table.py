@@ -484,3 +484,23 @@ def test_confirm_alone_in_a_reply_to_the_mail_that_asked_resigns_within_a_day(
     assert handle(service, reply_to(asked, "confirm"), START + 30 * HOUR) == "rejected"
     assert "There is nothing to confirm" in _detail(service)
     assert not _seats(service)[2].resigned
+
+
+def test_the_final_table_and_the_record_mark_a_player_who_resigned(tmp_path: Path) -> None:
+    service = local_service(tmp_path, export_on_game_over="attach")
+    _game(service)
+    mails = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, BOB), "resign confirm"), START + HOUR) == (
+        "applied"
+    )
+    take_mail(service)
+    GameMaster(service).run_host(1, ["end"], START + 2 * HOUR)
+    finals = [m for m in take_mail(service) if m["X-Tongiaki-Kind"] == "game_over"]
+    assert sorted(m["To"] for m in finals) == [ANN, BOB, CY]
+    for mail in finals:
+        text = " ".join(text_of(mail).split())
+        assert text.count("resigned, a bot played on") == 1  # Bob's line of the final table
+        (record,) = [p for p in mail.iter_attachments() if p.get_content_type() == "text/html"]
+        page = record.get_content()
+        assert "Bob (resigned)" in page and "Bob (bot)" not in page
+        assert page.count("resigned, a bot played on") == 1
