@@ -76,7 +76,9 @@ class Settings:
     expert_seconds: float = 1.0  # the expert bot's time per decision; 0: a fixed search
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
     gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
-    export_on_game_over: str = "none"  # none | attach: the record of the game (HTML)
+    export_on_game_over: str = "none"  # none | attach | link: the record of the game (HTML)
+    export_dir: str = ""  # link: the folder the records are written to (the host serves it)
+    export_url: str = ""  # link: the address that folder is served at
     log_level: str = "INFO"
     imap: ImapSettings = field(default_factory=ImapSettings)
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
@@ -133,7 +135,7 @@ SQLITE_URL = "sqlite:///"  # then a relative path; an absolute one starts with a
 POSTGRES_URL = "postgresql+psycopg://"  # user:password@host:port/database, or @/db (socket)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 AUTHENTICATED_FROM = ("off", "dmarc")
-EXPORT_ON_GAME_OVER = ("none", "attach")
+EXPORT_ON_GAME_OVER = ("none", "attach", "link")
 _SECTIONS = {"imap": ImapSettings, "smtp": SmtpSettings}
 _TLS_MODES = ("tls", "starttls", "none")
 
@@ -207,6 +209,17 @@ def _check(settings: Settings) -> None:
         )
     if settings.export_on_game_over not in EXPORT_ON_GAME_OVER:
         raise ConfigError(f"'export_on_game_over' must be one of {', '.join(EXPORT_ON_GAME_OVER)}")
+    if settings.export_on_game_over == "link":
+        if not settings.export_dir.strip():
+            raise ConfigError(
+                "'export_dir' must name the folder the records of games are written to (one "
+                "your web server serves) when 'export_on_game_over' is link"
+            )
+        if not settings.export_url.startswith(("https://", "http://")):
+            raise ConfigError(
+                "'export_url' must be the address your web server serves 'export_dir' at "
+                "(https://...) when 'export_on_game_over' is link"
+            )
     if settings.mail not in ("maildir", "imap"):
         raise ConfigError("'mail' must be maildir or imap")
     _check_database_url(settings.database_url)

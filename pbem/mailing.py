@@ -4,9 +4,12 @@ outbox in the caller's transaction (sending is the runner's job)."""
 from __future__ import annotations
 
 import json
+import logging
+import secrets
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 
 from sqlmodel import Session, col, func, select
 
@@ -26,6 +29,8 @@ from pbem.render import render
 from pbem.table import Table
 from pbem.view import Answer, LineResult, when
 
+log = logging.getLogger(__name__)
+
 
 class Mailer:
     """Queues the mails of a game for one configuration of the service."""
@@ -33,6 +38,7 @@ class Mailer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._records: dict[tuple[int, int], tuple[str, bytes]] = {}  # the last game's record
+        self._links: dict[tuple[int, int], str] = {}  # ... and its address, when linked
 
     def gm_addresses(self, game: Game) -> list[str]:
         """Who may act as game master of `game`: its own GM, and the host's GMs."""
@@ -160,6 +166,7 @@ class Mailer:
             talk=tuple(_said(t, seat.seat) for t in talk),
             watching=tuple(o.name for o in table.observers),
         )
+        mail, record = self._attached(table, mail)
         self._queue_mail(
             db,
             game,
@@ -169,14 +176,14 @@ class Mailer:
             tag,
             now,
             self._event(table, seat, mail),
-            self._record(table) if mail.kind == MailKind.GAME_OVER else None,
+            record,
             words=i18n.words(seat.lang),
         )
 
     def _record(self, table: Table) -> tuple[str, bytes] | None:
-        """The record of the game for its game-over mails, when the host attaches it: made
-        once for all of them."""
-        if self.settings.export_on_game_over != "attach":
+        """The record of the game for its game-over mails, when the host attaches it or
+        links to it: made once for all of them."""
+        if self.settings.export_on_game_over not in ("attach", "link"):
             return None
         game_id = table.game.id
         assert game_id is not None
@@ -185,7 +192,41 @@ class Mailer:
             table.db.flush()  # the last moves and the game's end, as the record reads them
             page = game_record_html(table.db, game_id).encode()
             self._records = {key: (f"tongiaki-game-{game_id}.html", page)}
+            if self.settings.export_on_game_over == "link":
+                self._links = {key: self._publish(game_id, page)}
         return self._records[key]
+
+    def _attached(
+        self, table: Table, mail: view.Mail
+    ) -> tuple[view.Mail, tuple[str, bytes] | None]:
+        """A game-over mail with the record of the game: attached, or as its address."""
+        if mail.kind != MailKind.GAME_OVER:
+            return mail, None
+        record = self._record(table)
+        if self.settings.export_on_game_over != "link":
+            return mail, record
+        link = self._links.get((table.game.id or 0, table.game.decision), "")
+        return replace(mail, record_url=link), None
+
+    def _publish(self, game_id: int, page: bytes) -> str:
+        """Write the record into `export_dir` under a name nobody can guess (a secret in it:
+        a stranger cannot list the games); its address, or "" if it could not be written
+        (logged: the game-over mails go out without it)."""
+        name = f"tongiaki-game-{game_id}-{secrets.token_urlsafe(16)}.html"
+        folder = Path(self.settings.export_dir)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = folder / f".{name}.partial"
+            partial.write_bytes(page)
+            partial.chmod(0o644)  # the web server reads it
+            partial.replace(folder / name)
+        except OSError as error:
+            log.error(
+                "game %s: the record could not be written into %s: %s", game_id, folder, error
+            )
+            return ""
+        log.info("game %s: the record is at %s", game_id, folder / name)
+        return self.settings.export_url.rstrip("/") + "/" + name
 
     def _event(self, table: Table, seat: Seat, mail: view.Mail) -> bytes | None:
         """The calendar part of a mail to `seat`: the deadline of a decision it asks for (a
@@ -271,6 +312,7 @@ class Mailer:
             talk=tuple(_said(t, None) for t in talk),
             watching=tuple(o.name for o in table.observers),
         )
+        mail, record = self._attached(table, mail)
         self._queue_mail(
             table.db,
             game,
@@ -279,6 +321,7 @@ class Mailer:
             picture,
             tag,
             table.now,
+            record=record,
             words=i18n.words(game.lang),
         )
 

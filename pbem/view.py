@@ -198,6 +198,7 @@ class Mail:
     picture: str | None = None  # the Content-ID of the board picture
     talk: tuple[str, ...] = ()  # table talk for this reader since their last mail
     watching: tuple[str, ...] = ()  # the names of those who watch the game
+    record_url: str = ""  # where the record of a game that is over can be read
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -504,3 +505,62 @@ def test_the_final_table_and_the_record_mark_a_player_who_resigned(tmp_path: Pat
         page = record.get_content()
         assert "Bob (resigned)" in page and "Bob (bot)" not in page
         assert page.count("resigned, a bot played on") == 1
+
+
+def test_the_game_over_mail_links_the_record_under_a_name_nobody_can_guess(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "www" / "games"
+    service = local_service(
+        tmp_path,
+        export_on_game_over="link",
+        export_dir=str(folder),
+        export_url="https://example.test/games",
+    )
+    service.new_game(
+        [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")],
+        seed=3,
+        observers=[(OLGA, "Olga")],
+        now=START,
+    )
+    take_mail(service)
+    GameMaster(service).run_host(1, ["end"], START + HOUR)
+    (page,) = list(folder.iterdir())  # one record, nothing half written beside it
+    name = re.fullmatch(r"tongiaki-game-1-([A-Za-z0-9_-]{22})\.html", page.name)
+    assert name is not None  # 128 secret bits in the name: the games cannot be listed
+    assert page.read_text().startswith("<!DOCTYPE html>") and "Ann" in page.read_text()
+    assert page.stat().st_mode & 0o777 == 0o644
+    url = f"https://example.test/games/{page.name}"
+    finals = [m for m in take_mail(service) if m["X-Tongiaki-Kind"] == "game_over"]
+    assert sorted(m["To"] for m in finals) == [ANN, BOB, OLGA]
+    for mail in finals:
+        assert f"every turn and every move:\n{url}\n" in text_of(mail)
+        html = mail.get_body(("html",))
+        assert html is not None and f'<a href="{url}"' in html.get_content()
+        assert [p.get_filename() for p in mail.iter_attachments()] in ([], ["deadline.ics"])
+    # another game's record has another secret
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], now=START)
+    GameMaster(service).run_host(2, ["end"], START + HOUR)
+    names = sorted(p.name for p in folder.iterdir())
+    assert len(names) == 2 and names[1].startswith("tongiaki-game-2-")
+    assert names[0].split("-")[-1] != names[1].split("-")[-1]
+
+
+def test_a_record_that_cannot_be_written_leaves_the_link_out_and_the_game_ends(
+    tmp_path: Path,
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the folder should be")
+    service = local_service(
+        tmp_path,
+        export_on_game_over="link",
+        export_dir=str(blocked),
+        export_url="https://example.test/games/",
+    )
+    _game(service)
+    take_mail(service)
+    results, _ = GameMaster(service).run_host(1, ["end"], START + HOUR)
+    assert [r.outcome for r in results] == ["applied"]
+    finals = [m for m in take_mail(service) if m["X-Tongiaki-Kind"] == "game_over"]
+    assert len(finals) == 3
+    assert all("https://example.test" not in text_of(m) for m in finals)

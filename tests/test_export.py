@@ -223,9 +223,24 @@ def test_the_setting_export_on_game_over(tmp_path: Path) -> None:
     assert load_settings(None).export_on_game_over == "none"
     config.write_text('export_on_game_over = "attach"\n')
     assert load_settings(config).export_on_game_over == "attach"
-    config.write_text('export_on_game_over = "link"\n')
-    with pytest.raises(ConfigError, match="'export_on_game_over' must be one of none, attach"):
+    config.write_text('export_on_game_over = "post"\n')
+    with pytest.raises(ConfigError, match="'export_on_game_over' must be one of none, attach, li"):
         load_settings(config)
+    config.write_text('export_on_game_over = "link"\nexport_url = "https://example.test/g/"\n')
+    with pytest.raises(ConfigError, match="'export_dir' must name the folder"):
+        load_settings(config)
+    config.write_text('export_on_game_over = "link"\nexport_dir = "/srv/www/games"\n')
+    with pytest.raises(ConfigError, match="'export_url' must be the address"):
+        load_settings(config)
+    config.write_text(
+        'export_on_game_over = "link"\nexport_dir = "/srv/www/games"\n'
+        'export_url = "https://example.test/games/"\n'
+    )
+    linked = load_settings(config)
+    assert (linked.export_dir, linked.export_url) == (
+        "/srv/www/games",
+        "https://example.test/games/",
+    )
 
 
 @pytest.mark.skipif(chromium() is None, reason="Chromium is not installed")
