@@ -23,7 +23,7 @@ from pbem.commands import (
     Round,
     find_seat,
 )
-from pbem.identity import IdentityError, check_address, check_name
+from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, MailKind, MoveSource
 from pbem.models import Move, Observer, Seat
@@ -208,7 +208,10 @@ def _observe(round: Round, rest: str) -> str:
     table = round.table
     try:
         address = check_address(parts[0])
-        name = check_name(" ".join(parts[1:]) if len(parts) > 1 else address.partition("@")[0])
+        if len(parts) > 1:
+            name = check_name(" ".join(parts[1:]))
+        else:
+            name = unnamed_observer(o.name for o in table.observers)
     except IdentityError as error:
         raise GmError(str(error)) from error
     taken = [s.address for s in table.seats] + [o.address for o in table.observers]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 from email_validator import EmailNotValidError, validate_email
 
@@ -72,9 +73,26 @@ def check_name(text: str) -> str:
     return name
 
 
+def unnamed_observer(taken: Iterable[str]) -> str:
+    """The name of an observer added without one: "Observer N", the first N not taken (never
+    a part of the address, which players must not learn)."""
+    names = {name.lower() for name in taken}
+    number = 1
+    while f"observer {number}" in names:
+        number += 1
+    return f"Observer {number}"
+
+
 def _shown(text: str) -> str:
     """`text` quoted for a message, cut short when it is long."""
     return repr(text) if len(text) <= 60 else repr(text[:60]) + "..."
 
 
-__all__ = ["ADDRESS_LIMIT", "NAME_LIMIT", "IdentityError", "check_address", "check_name"]
+__all__ = [
+    "ADDRESS_LIMIT",
+    "NAME_LIMIT",
+    "IdentityError",
+    "check_address",
+    "check_name",
+    "unnamed_observer",
+]

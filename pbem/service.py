@@ -26,7 +26,7 @@ from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.config import Settings
 from pbem.db import session
 from pbem.i18n import ENGLISH, choices, known
-from pbem.identity import IdentityError, check_address, check_name
+from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.mailing import Mailer
 from pbem.models import Game, MailChoice, Observer, Seat
 from pbem.table import GameError, StateCache, Table
@@ -189,7 +189,7 @@ def _check_observers(
     for address, name in observers:
         try:
             address = check_address(address)
-            name = check_name(name or address.partition("@")[0])
+            name = check_name(name) if name else unnamed_observer(n for _, n in checked)
         except IdentityError as error:
             raise GameError(str(error)) from error
         if address.lower() in taken:

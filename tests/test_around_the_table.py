@@ -564,3 +564,117 @@ def test_a_record_that_cannot_be_written_leaves_the_link_out_and_the_game_ends(
     finals = [m for m in take_mail(service) if m["X-Tongiaki-Kind"] == "game_over"]
     assert len(finals) == 3
     assert all("https://example.test" not in text_of(m) for m in finals)
+
+
+def test_the_game_master_adds_an_observer_by_mail_who_gets_the_game_over_mail(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    to_gm = _newest(mails, GM)
+    assert handle(service, reply_to(to_gm, "observe olga@example.test"), START + HOUR) == (
+        "applied"
+    )
+    told = take_mail(service)
+    (welcome,) = [m for m in told if m["To"] == OLGA]
+    assert [welcome["X-Tongiaki-Kind"], str(welcome["Subject"])] == [
+        "watch",
+        "[Tongiaki g1] You watch game 1",
+    ]
+    # no name given: a number, never a part of the address
+    assert "Observer 1 watches the game now." in text_of(_newest(told, ANN))
+    assert "olga" not in text_of(_newest(told, ANN)).lower()
+    # the next change comes from the answer to the last one
+    assert handle(service, reply_to(_newest(told, GM), "end"), START + 2 * HOUR) == "applied"
+    (final,) = [m for m in take_mail(service) if m["To"] == OLGA]
+    assert final["X-Tongiaki-Kind"] == "game_over"
+    assert "Game over" in str(final["Subject"]) and "FINAL" in text_of(final).upper()
+    assert not final["X-Tongiaki-Decision"]
+
+
+def test_without_gm_reads_talk_the_game_master_gets_no_copy(tmp_path: Path) -> None:
+    service = local_service(tmp_path)  # gm_reads_talk is off by default
+    _game(service)
+    mails = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, CY), "mail talk now"), START + HOUR) == (
+        "applied"
+    )
+    take_mail(service)
+    body = "say Good luck, everyone!\ntell red Shall we share Samoa?"
+    assert handle(service, reply_to(_newest(mails, BOB), body), START + 2 * HOUR) == "applied"
+    told = take_mail(service)
+    assert [m["To"] for m in told if m["To"] != BOB] == [CY]  # Cy's talk at once, no one else
+    assert all("Good luck" not in text_of(m) for m in told if m["To"] == GM)
+    with session(service.engine) as db:
+        assert len(db.exec(select(Talk)).all()) == 2
+    # nor in the game master's `log talk`
+    assert handle(service, reply_to(_newest(mails, GM), "log talk"), START + 3 * HOUR) == (
+        "answered"
+    )
+    log = text_of(_newest(take_mail(service), GM))
+    assert "Good luck" not in log and "Shall we share" not in log
+    assert "the host keeps it from you" in log
+
+
+def test_in_digest_mode_a_prompt_still_comes_at_once(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    assert handle(service, reply_to(_newest(mails, BOB), "mail digest 18"), START + HOUR) == (
+        "applied"
+    )
+    take_mail(service)
+    # Ann places her boat: the news is held, and the decision is Bob's, so he is asked now
+    assert handle(service, reply_to(_newest(mails, ANN), "1"), START + 2 * HOUR) == "applied"
+    to_bob = [m for m in take_mail(service) if m["To"] == BOB]
+    assert [m["X-Tongiaki-Kind"] for m in to_bob] == ["prompt"]
+    assert to_bob[0]["X-Tongiaki-Decision"] == "2 setup"
+    assert "METHOD:REQUEST" in _calendar(to_bob[0])
+
+
+def test_a_digest_comes_at_the_players_hour_in_their_zone_through_the_deadline_tick(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    body = "tz Asia/Tokyo\nmail digest 7"  # 07:00 in Tokyo is 22:00 UTC the day before
+    assert handle(service, reply_to(_newest(mails, CY), body), START + HOUR) == "applied"
+    take_mail(service)
+    assert handle(service, reply_to(_newest(mails, ANN), "1"), START + 2 * HOUR) == "applied"
+    assert CY not in [m["To"] for m in take_mail(service)]
+    assert tick(service, START.replace(hour=21, minute=59)).digests == 0  # 06:59 in Tokyo
+    assert tick(service, START.replace(hour=22, minute=1)).digests == 1  # 07:01 in Tokyo
+    (digest,) = [m for m in take_mail(service) if m["To"] == CY]
+    assert "Your daily digest of game 1" in str(digest["Subject"])
+    assert "Red put 1 boat on Tonga" in text_of(digest)
+
+
+def _request(mail: EmailMessage) -> tuple[str, int]:
+    event = _calendar(mail)
+    assert "METHOD:REQUEST" in event, event
+    end = re.search(r"^DTEND:(\S+)", event, re.MULTILINE)
+    sequence = re.search(r"^SEQUENCE:(\d+)", event, re.MULTILINE)
+    assert end and sequence
+    return end.group(1), int(sequence.group(1))
+
+
+def test_extend_and_vacation_send_the_event_again_later_with_a_higher_sequence(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    first = _request(_newest(mails, ANN))
+    assert first[0] == "20261125T090000Z"  # 48 h
+    # the game master gives Ann's open decision a day more, by mail
+    assert handle(service, reply_to(_newest(mails, GM), "extend 1d"), START + HOUR) == "applied"
+    extended = _request(_newest(take_mail(service), ANN))
+    assert extended[0] == "20261126T090000Z" and extended[1] > first[1]
+    # Ann goes on vacation for two days: her open decision waits as long
+    assert handle(service, reply_to(_newest(mails, ANN), "vacation 2d"), START + 2 * HOUR) == (
+        "applied"
+    )
+    away = _request(_newest(take_mail(service), ANN))
+    assert away[0] == "20261128T090000Z" and away[1] > extended[1]

@@ -18,6 +18,10 @@ from typer.testing import CliRunner
 
 from pbem.cli import app
 from pbem.config import ImapSettings, Settings, load_settings, settings_toml
+from pbem.db import open_database
+from pbem.replies import handle
+from pbem.service import Service
+from tests.support.localmail import START, reply_to, take_mail, text_of
 
 runner = CliRunner()
 
@@ -249,3 +253,32 @@ def test_log_lines_carry_a_time_except_in_systemds_journal(
     lines = done.stderr.splitlines()
     assert lines and all(re.match(starts, line) for line in lines), lines
     assert any("mail 1 sent to ann@example.test (game 1)" in line for line in lines)
+
+
+def test_new_game_with_observers_who_may_talk() -> None:
+    _ok(
+        "new-game",
+        "--player",
+        "Ann:ann@example.test",
+        "--player",
+        "Bob:bob@example.test",
+        "--observer",
+        "olga@example.test:Olga",
+        "--observer",
+        "oz@example.test",
+        "--observers-talk",
+    )
+    settings = Settings()
+    service = Service(open_database(settings.database), settings)
+    mails = take_mail(service)
+    watch = {str(m["To"]): m for m in mails if m["X-Tongiaki-Kind"] == "watch"}
+    assert sorted(watch) == ["olga@example.test", "oz@example.test"]
+    ann = [m for m in mails if m["To"] == "ann@example.test"][-1]  # her prompt
+    assert "Watching: Olga, Observer 1." in " ".join(text_of(ann).split())
+    assert "oz@" not in text_of(ann)  # an observer without a name is not named by address
+    olga = watch["olga@example.test"]
+    assert handle(service, reply_to(olga, "say Fair winds!"), START) == "applied"
+    take_mail(service)
+    assert handle(service, reply_to(ann, "status"), START) == "answered"
+    (answer,) = take_mail(service)
+    assert "Olga (watching) to the table: Fair winds!" in text_of(answer)
