@@ -26,7 +26,7 @@ from pbem.commands import (
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.inbound import shown
 from pbem.kinds import GameStatus, MailKind, MoveSource
-from pbem.models import Move, Observer, Seat
+from pbem.models import Held, MailChoice, Move, Observer, Seat
 from pbem.play import read_choice
 from pbem.view import Answer, when
 
@@ -265,6 +265,7 @@ def _replace(round: Round, rest: str) -> str:
     seat.bot, seat.absent, seat.auto_moves = None, False, 0
     seat.away_until, seat.vacation_used, seat.resigned = None, 0, False
     seat.resigned_at, seat.asked = None, ""
+    _mail_settings_of(round, seat)
     _restart_if_open(round, seat)
     round.welcome.append(seat)
     round.announced.append(
@@ -347,6 +348,20 @@ def _end(round: Round, rest: str) -> str:
     round.table.start_clock()
     round.announced.append(Message("The game master ended the game: the scores stand as they are."))
     return "the game is over"
+
+
+def _mail_settings_of(round: Round, seat: Seat) -> None:
+    """A seat handed to a new address: how much mail it gets is the new player's (their
+    choice for all games, if they made one), not the one who left; the news held for the
+    old player's digest and the old player's calendar event are not theirs."""
+    assert seat.address is not None and round.table.game.id is not None
+    choice = round.table.db.get(MailChoice, seat.address.lower()) or MailChoice(address="")
+    seat.mail_mode, seat.digest_hour = choice.mail_mode, choice.digest_hour
+    seat.talk_now, seat.digest_at = choice.talk_now, round.table.now
+    seat.calendar_open = False
+    round.table.db.exec(
+        delete(Held).where(col(Held.game_id) == round.table.game.id, col(Held.seat) == seat.seat)
+    )
 
 
 def _restart_if_open(round: Round, seat: Seat) -> None:

@@ -22,12 +22,12 @@ from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.export import game_record_html
 from pbem.kinds import GameStatus, MailKind, MailMode
-from pbem.manual import COMMAND_HELP
+from pbem.manual import COMMAND_HELP, QUIET_WATCH_HELP
 from pbem.models import Game, GmTag, Held, Observer, Outbox, Seat, Talk
 from pbem.picture import board_png
 from pbem.render import render
 from pbem.table import Table
-from pbem.view import Answer, LineResult, when
+from pbem.view import Answer, CommandHelp, LineResult, when
 
 log = logging.getLogger(__name__)
 
@@ -323,6 +323,7 @@ class Mailer:
             table.now,
             record=record,
             words=i18n.words(game.lang),
+            commands=COMMAND_HELP if game.observers_talk else QUIET_WATCH_HELP,
         )
 
     def welcome_watchers(self, table: Table, watchers: Sequence[Observer]) -> None:
@@ -502,10 +503,11 @@ class Mailer:
         record: tuple[str, bytes] | None = None,
         *,
         words: i18n.Words = i18n.ENGLISH_WORDS,
+        commands: CommandHelp = COMMAND_HELP,
     ) -> None:
         assert game.id is not None
         mail = words.translated(mail)
-        text, html = render(mail, COMMAND_HELP, words)
+        text, html = render(mail, commands, words)
         message = compose(
             self.settings,
             recipient=address,

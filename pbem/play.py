@@ -712,6 +712,7 @@ __all__ = [
     "MOVE",
     "PLAYER_COMMANDS",
     "RESIGNED_COMMANDS",
+    "SAY",
     "SHORTEST_VACATION",
     "asked_before",
     "left_game",

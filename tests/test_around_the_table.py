@@ -259,6 +259,11 @@ def test_observers_watch_every_update_never_get_a_prompt_and_talk_only_if_allowe
     assert [m["X-Tongiaki-Kind"] for m in to_olga] == ["watch"]
     assert "You watch game 1" in str(to_olga[0]["Subject"])
     assert "Watching: Olga." in text_of(_newest(mails, ANN))
+    # her help lists what she may write here: not `say`
+    footer = " ".join(text_of(to_olga[0]).split()).rsplit("--", 1)[1]
+    assert "Commands at any time: help, board, status, log, log talk." in footer
+    html = to_olga[0].get_body(("html",))
+    assert html is not None and "<b>say</b>" not in html.get_content()
     assert handle(service, reply_to(_newest(mails, ANN), "1"), START + HOUR) == "applied"
     told = take_mail(service)
     olga = [m for m in told if m["To"] == OLGA]
@@ -295,6 +300,8 @@ def test_the_game_master_adds_an_observer_who_may_talk_when_the_game_allows_it(
     told = take_mail(service)
     olga = _newest(told, OLGA)
     assert "You watch game 1" in str(olga["Subject"])
+    footer = " ".join(text_of(olga).split()).rsplit("--", 1)[1]
+    assert "Commands at any time: help, board, status, log, log talk, say." in footer
     assert "Olga watches the game now." in text_of(_newest(told, ANN))
     assert handle(service, reply_to(olga, "say Nice opening!"), START + 2 * HOUR) == "applied"
     take_mail(service)
@@ -678,3 +685,33 @@ def test_extend_and_vacation_send_the_event_again_later_with_a_higher_sequence(
     )
     away = _request(_newest(take_mail(service), ANN))
     assert away[0] == "20261128T090000Z" and away[1] > extended[1]
+
+
+def test_a_seat_handed_to_a_player_gets_their_mail_choice_not_the_one_who_left(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    dan = "dan@example.test"
+    service.new_game([SeatSpec("Dan", dan), SeatSpec("Eve", "eve@example.test")], now=START)
+    _game(service)  # game 2: Ann, Bob, Cy
+    mails = take_mail(service)
+    in_game_1 = next(m for m in mails if m["To"] == dan and "g1]" in str(m["Subject"]))
+    assert handle(service, reply_to(in_game_1, "mail turns all-games"), START + HOUR) == ("applied")
+    cy = next(m for m in mails if m["To"] == CY)
+    assert handle(service, reply_to(cy, "mail digest"), START + HOUR) == "applied"
+    ann = [m for m in mails if m["To"] == ANN][-1]
+    assert handle(service, reply_to(ann, "1"), START + 2 * HOUR) == "applied"  # held for Cy
+    take_mail(service)
+    results, _ = GameMaster(service).run_host(2, [f"replace green {dan} Dan"], START + 3 * HOUR)
+    assert [r.outcome for r in results] == ["applied"]
+    seat = _seats(service, 2)[2]
+    assert (seat.address, seat.mail_mode, seat.calendar_open) == (dan, "turns", False)
+    with session(service.engine) as db:
+        assert db.exec(select(Held).where(Held.game_id == 2)).all() == []  # Cy's, gone
+    told = take_mail(service)
+    assert [m["X-Tongiaki-Kind"] for m in told if m["To"] == dan] == ["welcome"]
+    # news of game 2 does not reach Dan, who wants only his turns
+    bob = [m for m in told if m["To"] == BOB][-1]
+    assert handle(service, reply_to(bob, "1"), START + 4 * HOUR) == "applied"
+    to_dan = [m for m in take_mail(service) if m["To"] == dan]
+    assert all(m["X-Tongiaki-Decision"] for m in to_dan)
