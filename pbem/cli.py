@@ -25,8 +25,9 @@ from sqlmodel import Session, col, select
 from typer.core import TyperGroup
 
 from engine import BOT_KINDS
-from pbem import export, letters, view
+from pbem import export, view
 from pbem.clock import as_utc, utc_now
+from pbem.commands import status_text
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import backup, check_intact, explain, incremental, open_database, reading, session
 from pbem.db import compact as compact_database
@@ -367,19 +368,11 @@ def show(game: int, config: ConfigOption = None) -> None:
     service = _service(config)
     with reading(service.engine) as db:
         try:
-            row, seats, state = service.game(db, game)
+            table = service.table(db, game, utc_now())
         except GameError as error:
             _fail(str(error))
-        names = [s.name for s in seats]
-        typer.echo(render_board_text(view.board(state, names, [bool(s.bot) for s in seats])))
-        typer.echo(
-            letters.waiting(
-                state,
-                names,
-                over=row.status == GameStatus.OVER,
-                paused=row.status == GameStatus.PAUSED,
-            )
-        )
+        typer.echo(render_board_text(view.board(table.state, table.names, table.bots)))
+        typer.echo(status_text(table))
 
 
 @app.command("backup")

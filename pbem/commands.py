@@ -245,7 +245,7 @@ def status_text(table: Table, tz: str | None = None) -> str:
     status = letters.waiting(
         table.state,
         table.names,
-        over=game.status == GameStatus.OVER or bool(game.ended_by),
+        over=table.over,
         paused=game.status == GameStatus.PAUSED,
     )
     if game.deadline_at is not None and game.status == GameStatus.RUNNING:

@@ -16,14 +16,14 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from engine import LETTERS, Choice, Setup, State, Termination, parse_choice
+from engine import LETTERS, Choice, Setup, State, parse_choice
 from pbem import letters, view
 from pbem.clock import as_utc
 from pbem.kinds import GameStatus, MoveSource
 from pbem.models import Game, Move, Seat, Talk
 from pbem.picture import board_png
 from pbem.render import environment, render_board_text
-from pbem.table import GameError
+from pbem.table import GameError, outcome
 
 Progress = Callable[[int, int], None]  # boards drawn so far, boards in all
 
@@ -220,7 +220,6 @@ def record(played: Played, progress: Progress | None = None) -> Record:
     if not groups:  # no move yet: the board as it starts
         groups.append(_Group(state.turn, state.active))
     groups[-1].after = state
-    ended = Termination.GAME_MASTER if played.ended_by else None
     chapters = []
     for index, group in enumerate(groups):
         assert group.after is not None
@@ -249,7 +248,7 @@ def record(played: Played, progress: Progress | None = None) -> Record:
         if played.over
         else "kept hidden while the game goes on",
         chapters=tuple(chapters),
-        final=view.final(state, players, ended) if played.over else None,
+        final=view.final(outcome(state, played.ended_by), players) if played.over else None,
         talk=played.talk,
         notation=notation(played) if played.over else "",  # it holds the stack
     )

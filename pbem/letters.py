@@ -12,9 +12,9 @@ from engine import (
     Event,
     Joined,
     Message,
+    Outcome,
     Phase,
     State,
-    Termination,
     what_is_asked,
 )
 from pbem import news, view
@@ -51,20 +51,22 @@ def moment(
     picture: str | None = None,
     *,
     announced: Sequence[str] = (),
-    ended: Termination | None = None,
+    outcome: Outcome | None = None,
     paused: bool = False,
     resigned: Sequence[bool] = (),
 ) -> Moment:
     """`announced`: what the service or the game master did, told before the events;
-    `ended`: why the game ended when the rules did not end it (the game master did)."""
+    `outcome`: the game's score when it is not the state's alone (`Table.outcome`: the game
+    master may have ended it)."""
     board = view.board(state, names, bots, resigned)
-    over = ended is not None or state.decision is None
+    outcome = outcome or state.standings()
+    over = outcome.termination is not None
     return Moment(
         game=game,
         board=board,
         happened=(*announced, *view.happened(events)),
         decision=None if over else view.decision(state),
-        final=view.final(state, board.players, ended) if over else None,
+        final=view.final(outcome, board.players) if over else None,
         waiting=waiting(state, names, over=over, paused=paused),
         summary=summary(state),
         picture=picture,

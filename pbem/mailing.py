@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sqlmodel import Session, col, func, select
 
-from engine import Event, Message, Termination
+from engine import Event, Message
 from pbem import calendar as ics
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
@@ -67,7 +67,7 @@ class Mailer:
             events,
             picture.cid,
             announced=announced,
-            ended=Termination.GAME_MASTER if game.ended_by else None,
+            outcome=table.outcome,
             paused=game.status == GameStatus.PAUSED,
             resigned=[s.resigned for s in table.seats],
         )

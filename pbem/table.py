@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from time import monotonic
 
 from sqlmodel import Session, col, select
 
-from engine import Choice, Event, Setup, State, make_bot, parse_choice
+from engine import (
+    Choice,
+    Event,
+    Outcome,
+    Setup,
+    State,
+    Termination,
+    make_bot,
+    parse_choice,
+)
 from pbem import decision_clock
 from pbem.config import Settings
 from pbem.errors import PbemError
@@ -93,6 +102,16 @@ class Table:
     @property
     def bots(self) -> list[bool]:
         return [bool(s.bot) for s in self.seats]
+
+    @property
+    def outcome(self) -> Outcome:
+        """The score as it stands; final when the rules or the game master ended the game."""
+        return outcome(self.state, self.game.ended_by)
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended, by the rules or by the game master."""
+        return self.outcome.termination is not None
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -176,6 +195,15 @@ class Table:
         )
 
 
+def outcome(state: State, ended_by: str | None) -> Outcome:
+    """The score of `state`; a game the game master ended (`ended_by`) ends there, with
+    Termination.GAME_MASTER, whatever the rules would say."""
+    standings = state.standings()
+    if ended_by:
+        return replace(standings, termination=Termination.GAME_MASTER)
+    return standings
+
+
 EXPERT_MOST = 1_000_000  # simulations: with a time budget, the time ends the search
 
 
@@ -204,4 +232,4 @@ def _stored_state(db: Session, game: Game, cache: StateCache) -> State:
     return State.replay(setup, [parse_choice(m.choice) for m in moves])
 
 
-__all__ = ["GameError", "StateCache", "Table", "bot_choice"]
+__all__ = ["GameError", "StateCache", "Table", "bot_choice", "outcome"]

@@ -485,11 +485,10 @@ def _crossed(event: VoyagePassed) -> str:
     )
 
 
-def final(state: State, everyone: Sequence[Player], ended: Termination | None = None) -> Final:
-    """The final standings; `ended` says why the game ended when the rules did not end it."""
-    outcome = state.standings()
+def final(outcome: Outcome, everyone: Sequence[Player]) -> Final:
+    """The final standings of an ended game (`Table.outcome`)."""
     by_colour = {p.colour: p for p in everyone}
-    termination = ended or outcome.termination
+    termination = outcome.termination
     return Final(
         reason=news.ending(termination),
         standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),

@@ -228,9 +228,13 @@ def test_one_service_per_database(tmp_path: Path) -> None:
 
 def test_show_says_when_the_game_master_ended_or_paused_the_game() -> None:
     _ok("new-game", "--player", "Ann:ann@example.test", "--player", "Bob:bob@example.test")
-    assert "Now waiting for Ann (blue), decision 1" in _ok("show", "1")
+    shown = _ok("show", "1")
+    assert "Now waiting for Ann (blue), decision 1" in shown
+    assert "The deadline is" in shown  # what `status` says, as `status` says it
     _ok("gm", "1", "pause")
-    assert "The game master paused the game at decision 1" in _ok("show", "1")
+    shown = _ok("show", "1")
+    assert "The game master paused the game at decision 1" in shown
+    assert "The deadline is" not in shown
     _ok("gm", "1", "resume")
     _ok("gm", "1", "end")
     shown = _ok("show", "1")

@@ -21,12 +21,13 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-from engine import State, parse_choice
+from engine import State, Termination, parse_choice
 from pbem.cli import app
 from pbem.clock import as_utc
 from pbem.config import settings_toml
 from pbem.db import session
 from pbem.deadlines import tick
+from pbem.export import game_record_html
 from pbem.models import Game, GmAction, Inbound, Move, Seat
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
@@ -547,6 +548,24 @@ def test_end_finishes_the_game_with_the_scores_as_they_stand(table: Table) -> No
     assert table.reply(ANN, "expand Tonga b,d", START + 101 * HOUR) == "rejected"
     assert "The game is over." in flat(text_of(table.latest[ANN]))
     assert len(_moves(table.service)) == 4
+
+
+def test_a_game_the_game_master_ended_ends_so_in_its_outcome_and_its_record(
+    by_cli: Table,
+) -> None:
+    by_cli.start()
+    by_cli.play(START)
+    with session(by_cli.service.engine) as db:
+        running = by_cli.service.table(db, 1, START + HOUR)
+        assert running.outcome.termination is None and not running.over
+    by_cli.gm("end", START + HOUR)
+    with session(by_cli.service.engine) as db:
+        ended = by_cli.service.table(db, 1, START + 2 * HOUR)
+        assert ended.state.decision is not None  # the rules alone would play on
+        assert ended.outcome.termination is Termination.GAME_MASTER and ended.over
+        assert ended.outcome.winners == ("red", "blue")
+        record = game_record_html(db, 1)
+    assert "Final scores" in record and "The game master ended the game." in record
 
 
 @pytest.mark.parametrize(
