@@ -11,7 +11,7 @@ __version__ = "0.2.0"  # of the whole project (pyproject.toml reads it from here
 
 
 from engine.board import Board, Route
-from engine.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
+from engine.bots import BOT_KINDS, Bot, BotKind, GreedyBot, RandomBot, make_bot
 from engine.choices import (
     Choice,
     Colonise,
@@ -66,7 +66,7 @@ from engine.hexgrid import (
 )
 from engine.message import N_, Joined, Message, counted
 from engine.notation import SYNTAX, is_move_word, parse_choice
-from engine.outcome import Outcome, Standing, Termination
+from engine.outcome import DecidedBy, Outcome, Standing, Termination
 from engine.phase import Decision, Phase
 from engine.preview import (
     Aftermath,
@@ -130,12 +130,14 @@ __all__ = [
     "BoatsPlaced",
     "BoatsRecalled",
     "Bot",
+    "BotKind",
     "Choice",
     "ChoiceError",
     "ChoiceMade",
     "ClosedPreview",
     "Colonise",
     "Crossing",
+    "DecidedBy",
     "Decision",
     "Draw",
     "Emigrate",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from engine.hexgrid import CENTRE, STEPS, Position, neighbour
 from engine.tiles import ISLANDS, SEAS, IslandTile
@@ -10,15 +11,23 @@ from engine.tiles import ISLANDS, SEAS, IslandTile
 BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
 
 
+class RouteEnd(StrEnum):
+    """Where a group moving across the tiles on the board comes to a stop."""
+
+    EMPTY = "empty"  # a place with no tile yet
+    ISLAND = "island"
+    ROYAL = "royal"  # a royal island: the group turns back
+    FAIL = "fail"  # a trail it cannot pass: the group is lost
+
+
 @dataclass
 class Route:
-    """Where a group moving across tiles already on the board comes to a stop.
-
-    `end` is "empty" (no tile there yet), "island", "royal" or "fail"; `position` is that
-    place and `direction` the direction the group was moving in when it got there.
+    """Where a group moving across tiles already on the board comes to a stop: `end` says
+    how, `position` is that place and `direction` the direction the group was moving in
+    when it got there.
     """
 
-    end: str
+    end: RouteEnd
     position: Position
     direction: int
     crossed: list[tuple[str, int]] = field(default_factory=list)  # (sea tile, danger) passed
@@ -111,23 +120,23 @@ class Board:
     def trace(self, target: Position, direction: int, colours: int) -> Route:
         """Follow a group of `colours` colours moving in `direction` into `target` across the
         tiles already on the board, until it reaches an island or an empty place, or fails."""
-        route = Route("empty", target, direction)
+        route = Route(RouteEnd.EMPTY, target, direction)
         tiles = self.tiles
         while True:
             placed = tiles.get(target)
             if placed is None:
-                route.end, route.position, route.direction = "empty", target, direction
+                route.end, route.position, route.direction = RouteEnd.EMPTY, target, direction
                 return route
             name, rotation = placed
             sea = SEAS.get(name)
             if sea is None:
-                route.end = "royal" if target in self.royal else "island"
+                route.end = RouteEnd.ROYAL if target in self.royal else RouteEnd.ISLAND
                 route.position, route.direction = target, direction
                 return route
             exit_edge, danger = sea.trail_from((direction + 3 - rotation) % 6)
             route.crossed.append((name, danger))
             if colours < danger:
-                route.end, route.position, route.direction = "fail", target, direction
+                route.end, route.position, route.direction = RouteEnd.FAIL, target, direction
                 return route
             direction = (exit_edge + rotation) % 6
             target = neighbour(target, direction)
@@ -135,4 +144,6 @@ class Board:
     def is_closed(self, position: Position, direction: int, colours: int) -> bool:
         """RULES.md §8.1: the route from this jetty passes every trail and comes back home."""
         route = self.trace(neighbour(position, direction), direction, colours)
-        return route.end == "royal" or (route.end == "island" and route.position == position)
+        return route.end is RouteEnd.ROYAL or (
+            route.end is RouteEnd.ISLAND and route.position == position
+        )

@@ -4,8 +4,10 @@ Monte Carlo tree search over the hidden stack (the expert)."""
 from __future__ import annotations
 
 import random
+from enum import StrEnum
 from typing import Protocol
 
+from engine.board import RouteEnd
 from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
 from engine.search import Budget, Clock, Tuning, search
 from engine.state import State
@@ -78,12 +80,12 @@ class GreedyBot:
     def _route_value(self, state: State, choice: Emigrate) -> float:
         mine = state.boats_on(choice.island, choice.beach)[state.active]
         route = state.voyage(choice.island, choice.beach, choice.jetty)
-        if route.end == "fail":
+        if route.end is RouteEnd.FAIL:
             return -mine
         reached = state.tile_at(route.position)
-        if route.end == "island" and reached is not None and reached != choice.island:
+        if route.end is RouteEnd.ISLAND and reached is not None and reached != choice.island:
             return mine + ISLANDS[reached].points / 2
-        return mine / 2 if route.end == "empty" else 0
+        return mine / 2 if route.end is RouteEnd.EMPTY else 0
 
 
 def _boats_of(state: State, island: str, seat: int) -> int:
@@ -122,11 +124,20 @@ class ExpertBot:
         return search(state, self.rng, self.tuning, self.budget)
 
 
-BOT_KINDS = ("random", "greedy", "expert")
+class BotKind(StrEnum):
+    """The bots a seat may be played by; the text is how settings, commands and the
+    database name them."""
+
+    RANDOM = "random"
+    GREEDY = "greedy"
+    EXPERT = "expert"
+
+
+BOT_KINDS = tuple(BotKind)
 
 
 def make_bot(
-    kind: str,
+    kind: BotKind | str,
     seed: int,
     *,
     simulations: int = EXPERT_SIMULATIONS,
@@ -138,11 +149,12 @@ def make_bot(
     """A bot of one of BOT_KINDS with a generator of its own. The expert stops after
     `simulations`, or after `seconds` by `clock` when one is given (then it is no longer
     reproducible); `depth` and `widening` tune its search (see ExpertBot)."""
+    if kind not in BOT_KINDS:
+        raise ValueError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
     rng = random.Random(seed)
-    if kind == "random":
+    chosen = BotKind(kind)
+    if chosen is BotKind.RANDOM:
         return RandomBot(rng)
-    if kind == "greedy":
+    if chosen is BotKind.GREEDY:
         return GreedyBot(rng)
-    if kind == "expert":
-        return ExpertBot(rng, Budget(simulations, seconds, clock), depth, widening)
-    raise ValueError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
+    return ExpertBot(rng, Budget(simulations, seconds, clock), depth, widening)

@@ -17,6 +17,15 @@ class Termination(StrEnum):
     GAME_MASTER = "the game master ended the game"  # the service's `end` command, not a rule
 
 
+class DecidedBy(StrEnum):
+    """What separated the first place from the second (RULES.md §12)."""
+
+    POINTS = "points"
+    ISLANDS = "islands"  # equal points: more islands
+    BOATS = "boats"  # equal points and islands: fewer boats on the board
+    SHARED = "shared"  # equal in all three: the win is shared
+
+
 @dataclass(frozen=True)
 class Standing:
     colour: str
@@ -47,15 +56,16 @@ class Outcome:
         return tuple(s.colour for s in self.standings if s.rank == 1)
 
     @property
-    def decided_by(self) -> str:
-        """What separated first from second: 'points', 'islands', 'boats' or 'shared'."""
+    def decided_by(self) -> DecidedBy:
+        """What separated first from second."""
         if len(self.standings) < 2:
-            return "points"
+            return DecidedBy.POINTS
         first, second = self.standings[0].key, self.standings[1].key
-        for name, a, b in zip(("points", "islands", "boats"), first, second, strict=True):
+        rules = (DecidedBy.POINTS, DecidedBy.ISLANDS, DecidedBy.BOATS)
+        for rule, a, b in zip(rules, first, second, strict=True):
             if a != b:
-                return name
-        return "shared"
+                return rule
+        return DecidedBy.SHARED
 
 
 def score(board: Board, colours: tuple[str, ...], termination: Termination | None) -> Outcome:

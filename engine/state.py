@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, Board, Route
+from engine.board import BERTHS, Board, Route, RouteEnd
 from engine.choices import (
     Choice,
     Colonise,
@@ -807,15 +807,15 @@ class State:
         target = neighbour(home, direction)
         while True:
             route = board.trace(target, direction, colours)
-            for tile, danger in route.crossed[:-1] if route.end == "fail" else route.crossed:
+            for tile, danger in route.crossed[:-1] if route.end is RouteEnd.FAIL else route.crossed:
                 events.append(ev.VoyagePassed(tile, danger, colours))
-            if route.end == "fail":
+            if route.end is RouteEnd.FAIL:
                 tile, danger = route.crossed[-1]
                 events.append(ev.VoyageFailed(tile, danger, boats))
                 self._return_to_reserves(group)
                 self._emigrations_or_end(events)
                 return
-            if route.end == "empty":
+            if route.end is RouteEnd.EMPTY:
                 name = self._draw(events)
                 if name is not None:
                     rotation = (route.direction + 3) % 6
@@ -829,7 +829,7 @@ class State:
                     return
                 target, direction = route.position, route.direction
                 continue
-            if route.end == "royal":
+            if route.end is RouteEnd.ROYAL:
                 events.append(ev.TurnedBack(board.name(route.position), board.name(home)))
                 self._arrive(home, group, events)
             else:

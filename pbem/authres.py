@@ -16,6 +16,7 @@ from email.header import decode_header, make_header
 from email.message import Message
 from email.utils import getaddresses
 
+from pbem.config import AuthenticatedFrom
 from pbem.headers import header_texts
 
 log = logging.getLogger(__name__)
@@ -36,13 +37,15 @@ class _Result:
     properties: dict[str, str]  # "header.d" -> "example.com"
 
 
-def sender_refusal(message: Message, *, authenticated_from: str, authserv_id: str) -> str | None:
+def sender_refusal(
+    message: Message, *, authenticated_from: AuthenticatedFrom, authserv_id: str
+) -> str | None:
     """None when the From of `message` can be believed, else a short reason for the log."""
     try:
         address, refusal = _from_address(message)
         if address is None:
             return refusal
-        if authenticated_from == "off":
+        if authenticated_from == AuthenticatedFrom.OFF:
             return None
         return _authentication_refusal(message, address.rpartition("@")[2], authserv_id)
     except Exception:  # a bug here must refuse the mail, not stop the mailbox

@@ -23,7 +23,7 @@ from pbem.clock import as_utc
 from pbem.errors import PbemError
 from pbem.i18n import ALIASES, ENGLISH, known, named
 from pbem.inbound import shown
-from pbem.kinds import GameStatus, LineOutcome
+from pbem.kinds import AnswerTopic, GameStatus, LineOutcome
 from pbem.models import Move, Observer, Seat, Talk
 from pbem.render import render_board_text
 from pbem.table import Table
@@ -269,12 +269,12 @@ def _status(round: Round, argument: str) -> str:
             code=lang,
         )
         status = Joined(" ", [status, said])
-    round.answers.append(Answer("status", status))
+    round.answers.append(Answer(AnswerTopic.STATUS, status))
     return ""
 
 
 def _log(round: Round, argument: str) -> str:
-    round.answers.append(Answer("log", round.table.log_text()))
+    round.answers.append(Answer(AnswerTopic.LOG, round.table.log_text()))
     return ""
 
 
@@ -313,7 +313,9 @@ def _log_talk(round: Round, argument: str) -> str:
             said = Message("{speaker} to {to}: {text}", speaker=t.speaker, to=to, text=t.text)
         lines.append((as_utc(t.at), 1, Joined("", ["      ", said])))
     lines.sort(key=lambda item: (item[0], item[1]))
-    round.answers.append(Answer("log", Joined("\n", [*(line for *_, line in lines), *note])))
+    round.answers.append(
+        Answer(AnswerTopic.LOG, Joined("\n", [*(line for *_, line in lines), *note]))
+    )
     return ""
 
 
@@ -325,7 +327,7 @@ def board_text(table: Table) -> str:
 def _board(round: Round, argument: str) -> str:
     round.show_board = True
     if round.answering is None:  # the host reads the board on the command line
-        round.answers.append(Answer("board", board_text(round.table)))
+        round.answers.append(Answer(AnswerTopic.BOARD, board_text(round.table)))
     return ""
 
 

@@ -10,6 +10,7 @@ import importlib.util
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from engine import BOT_KINDS
+from engine import BotKind
 from pbem.clock import DurationError, check_reminders, parse_duration
 from pbem.errors import PbemError
 from pbem.identity import IdentityError, check_address
@@ -27,11 +28,41 @@ class ConfigError(PbemError, ValueError):
     """A configuration file that cannot be used; the message names the key."""
 
 
+class MailTransport(StrEnum):
+    """How the service gets replies and sends mail (`mail`)."""
+
+    MAILDIR = "maildir"  # local folders
+    IMAP = "imap"  # IMAP in, SMTP out
+
+
+class Tls(StrEnum):
+    """How a connection to a mail server is protected (`imap.tls`, `smtp.tls`)."""
+
+    TLS = "tls"  # from the first byte (993, 465)
+    STARTTLS = "starttls"  # upgraded after the greeting (143, 587)
+    NONE = "none"  # none at all: loopback only
+
+
+class AuthenticatedFrom(StrEnum):
+    """Whether the receiving server must vouch for a reply's From (`authenticated_from`)."""
+
+    OFF = "off"
+    DMARC = "dmarc"
+
+
+class ExportOnGameOver(StrEnum):
+    """What the game-over mail carries besides the final board (`export_on_game_over`)."""
+
+    NONE = "none"
+    ATTACH = "attach"  # the record of the game as an HTML file
+    LINK = "link"  # a link to the record, written to `export_dir` and served at `export_url`
+
+
 @dataclass(frozen=True)
 class ImapSettings:
     host: str = "localhost"
     port: int = 993
-    tls: str = "tls"  # tls | starttls | none
+    tls: Tls = Tls.TLS
     user: str = ""
     password: str = ""  # never from the TOML file: see `load_settings`
     password_file: str = ""  # a file holding the password
@@ -43,7 +74,7 @@ class ImapSettings:
 class SmtpSettings:
     host: str = "localhost"
     port: int = 587
-    tls: str = "starttls"  # tls | starttls | none
+    tls: Tls = Tls.STARTTLS
     user: str = ""
     password: str = ""  # never from the TOML file: see `load_settings`
     password_file: str = ""
@@ -54,7 +85,7 @@ class SmtpSettings:
 class Settings:
     data_dir: Path = Path("pbem-data")
     database_url: str = ""  # sqlite:///PATH or postgresql+psycopg://...; default: SQLite
-    mail: str = "maildir"  # maildir (local folders) | imap (IMAP in, SMTP out)
+    mail: MailTransport = MailTransport.MAILDIR
     from_address: str = "tongiaki@localhost"
     from_name: str = "Tongiaki"
     plus_addressing: bool = True
@@ -69,14 +100,14 @@ class Settings:
     max_message_bytes: int = 1_000_000  # larger inbound mail is quarantined unread
     answers_per_day: int = 10  # error and refusal answers to one address in 24 hours
     token_lifetime: str = "14d"  # a reply address acts this long after its decision closed
-    authenticated_from: str = "off"  # off | dmarc: the receiving server must vouch for From
+    authenticated_from: AuthenticatedFrom = AuthenticatedFrom.OFF
     authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
     state_cache_games: int = 1000  # games whose state `serve` keeps in memory
-    absent_bot: str = "greedy"  # the bot that plays absent, resigned and kicked seats
+    absent_bot: BotKind = BotKind.GREEDY  # plays absent, resigned and kicked seats
     expert_seconds: float = 1.0  # the expert bot's time per decision; 0: a fixed search
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
     gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
-    export_on_game_over: str = "none"  # none | attach | link: the record of the game (HTML)
+    export_on_game_over: ExportOnGameOver = ExportOnGameOver.NONE
     export_dir: str = ""  # link: the folder the records are written to (the host serves it)
     export_url: str = ""  # link: the address that folder is served at
     log_level: str = "INFO"
@@ -134,10 +165,7 @@ class Settings:
 SQLITE_URL = "sqlite:///"  # then a relative path; an absolute one starts with a fourth /
 POSTGRES_URL = "postgresql+psycopg://"  # user:password@host:port/database, or @/db (socket)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-AUTHENTICATED_FROM = ("off", "dmarc")
-EXPORT_ON_GAME_OVER = ("none", "attach", "link")
 _SECTIONS = {"imap": ImapSettings, "smtp": SmtpSettings}
-_TLS_MODES = ("tls", "starttls", "none")
 
 
 def load_settings(path: Path | None) -> Settings:
@@ -200,16 +228,12 @@ def _check(settings: Settings) -> None:
         raise ConfigError("'max_message_bytes' must be at least 10000")
     if settings.answers_per_day < 1:
         raise ConfigError("'answers_per_day' must be 1 or more")
-    if settings.authenticated_from not in AUTHENTICATED_FROM:
-        raise ConfigError(f"'authenticated_from' must be one of {', '.join(AUTHENTICATED_FROM)}")
-    if settings.authenticated_from == "dmarc" and not settings.authserv_id.strip():
+    if settings.authenticated_from is AuthenticatedFrom.DMARC and not settings.authserv_id.strip():
         raise ConfigError(
             "'authserv_id' must name the receiving server (as in its Authentication-Results "
             "headers) when 'authenticated_from' is dmarc"
         )
-    if settings.export_on_game_over not in EXPORT_ON_GAME_OVER:
-        raise ConfigError(f"'export_on_game_over' must be one of {', '.join(EXPORT_ON_GAME_OVER)}")
-    if settings.export_on_game_over == "link":
+    if settings.export_on_game_over == ExportOnGameOver.LINK:
         if not settings.export_dir.strip():
             raise ConfigError(
                 "'export_dir' must name the folder the records of games are written to (one "
@@ -220,16 +244,12 @@ def _check(settings: Settings) -> None:
                 "'export_url' must be the address your web server serves 'export_dir' at "
                 "(https://...) when 'export_on_game_over' is link"
             )
-    if settings.mail not in ("maildir", "imap"):
-        raise ConfigError("'mail' must be maildir or imap")
     _check_database_url(settings.database_url)
     if settings.log_level.upper() not in LOG_LEVELS:
         raise ConfigError(f"'log_level' must be one of {', '.join(LOG_LEVELS)}")
     for name in ("poll_seconds", "outbox_seconds"):
         if getattr(settings, name) <= 0:
             raise ConfigError(f"{name!r} must be more than 0")
-    if settings.absent_bot not in BOT_KINDS:
-        raise ConfigError(f"'absent_bot' must be one of {', '.join(BOT_KINDS)}")
     if settings.expert_seconds < 0:
         raise ConfigError("'expert_seconds' must be 0 (a fixed search) or more")
     if settings.state_cache_games < 1:
@@ -306,12 +326,15 @@ def _apply(target: Any, data: dict[str, Any], prefix: str) -> Any:
             changes[key] = _apply(current, value, f"{name}.")
             continue
         changes[key] = _convert(name, current, value)
-        if key == "tls" and value not in _TLS_MODES:
-            raise ConfigError(f"{name!r} must be one of {', '.join(_TLS_MODES)}")
     return replace(target, **changes)
 
 
 def _convert(name: str, current: Any, value: Any) -> Any:
+    if isinstance(current, StrEnum):  # a closed set: one of its words, read as its member
+        words = type(current)
+        if not isinstance(value, str) or value not in [str(word) for word in words]:
+            raise ConfigError(f"{name!r} must be one of {', '.join(words)}")
+        return words(value)
     if isinstance(current, Path):
         if not isinstance(value, str):
             raise ConfigError(f"{name!r} must be a path string")

@@ -15,11 +15,12 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import Enum
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session, col, func, or_, select
 
-from engine import Choice, Message, Pass, Phase, State, counted
+from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem import decision_clock, letters, news
 from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
@@ -40,6 +41,15 @@ class TickReport:
     automatic: int = 0  # automatic moves at a deadline
     graced: int = 0  # games whose passed deadline got fresh time after the service was down
     digests: int = 0  # daily digests sent
+
+
+class Woke(Enum):
+    """What waking one game came to."""
+
+    NOTHING = "nothing was due"
+    CLOCK = "its clock started"  # a game from before deadlines
+    REMINDER = "a reminder"
+    AUTOMATIC = "the automatic move"
 
 
 def tick(service: Service, now: datetime) -> TickReport:
@@ -65,9 +75,9 @@ def tick(service: Service, now: datetime) -> TickReport:
         with session(service.engine) as db:
             done = _wake(service, db, game_id, now)
             db.commit()
-        if done == "reminder":
+        if done is Woke.REMINDER:
             report.reminders += 1
-        elif done == "automatic":
+        elif done is Woke.AUTOMATIC:
             report.automatic += 1
     report.digests = _send_digests(service, now)
     return report
@@ -152,23 +162,23 @@ def _note_tick(service: Service, now: datetime) -> datetime | None:
     return last
 
 
-def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
+def _wake(service: Service, db: Session, game_id: int, now: datetime) -> Woke:
     """Send a reminder or make the automatic move of one game, if either is due."""
     hold_game(db, game_id)
     table = service.table(db, game_id, now)
     game, seats, state = table.game, table.seats, table.state
     decision = state.decision
     if game.status != GameStatus.RUNNING or decision is None:
-        return ""
+        return Woke.NOTHING
     if game.deadline_at is None or game.clock_from is None:  # a game from before deadlines
         table.start_clock()
-        return "clock"
+        return Woke.CLOCK
     if game.wake_at is not None and as_utc(game.wake_at) > now:
-        return ""  # another process was here first
+        return Woke.NOTHING  # another process was here first
     start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
     if now >= deadline:
         _automatic_move(service, table)
-        return "automatic"
+        return Woke.AUTOMATIC
     reminded = as_utc(game.reminded_at) if game.reminded_at else None
     sent = due_reminder(start, deadline, reminded, service.settings.reminders, now)
     if sent:
@@ -185,7 +195,7 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> str:
             deadline.isoformat(),
         )
     decision_clock.looked(game, service.settings.reminders, now, reminded=sent)
-    return "reminder" if sent else ""
+    return Woke.REMINDER if sent else Woke.NOTHING
 
 
 def automatic_choice(game: Game, state: State) -> tuple[Choice, str]:
@@ -200,7 +210,7 @@ def automatic_choice(game: Game, state: State) -> tuple[Choice, str]:
     if decision.kind is Phase.SETUP:
         choice = state.legal_choices()[0]
         return choice, Message("the boat went on the first free beach ({choice})", choice=choice)
-    choice = bot_choice(game, state, "greedy")
+    choice = bot_choice(game, state, BotKind.GREEDY)
     return choice, Message("the game chose what the greedy bot would ({choice})", choice=choice)
 
 

@@ -21,6 +21,7 @@ from contextlib import closing, suppress
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ import aiosmtplib
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import DBAPIError
 
-from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls
 from pbem.db import damaged, explain, problems, storage_problem
 from pbem.i18n import TRANSLATED, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
@@ -37,10 +38,19 @@ from pbem.transport import imap_connect, quote_mailbox, tls_context
 TIMEOUT = 15.0  # seconds for each network step
 
 
+class Verdict(StrEnum):
+    """How one step of `pbem check-config` went."""
+
+    OK = "ok"
+    WARN = "warn"  # it works, but should not be left so
+    FAIL = "fail"
+    SKIP = "skip"  # not tried: an earlier step failed
+
+
 @dataclass(frozen=True)
 class Check:
     step: str
-    outcome: str  # ok | warn | fail | skip
+    outcome: Verdict
     detail: str
 
     def line(self) -> str:
@@ -57,13 +67,13 @@ def check_settings(
     """Every check of `settings`; `send_to` mails a test message there; `round_trip` mails
     one to the service's own reply address and waits up to `wait` s for it in the mailbox."""
     checks = [*_database(settings), _catalogs()]
-    if settings.mail != "imap":
+    if settings.mail != MailTransport.IMAP:
         return [*checks, *_maildir(settings)]
     checks += _imap(settings.imap)
     mark = f"check-{secrets.token_hex(4)}"  # tells this run's test mails from all others
     own = _own_address(settings, mark) if round_trip else None
     checks += asyncio.run(_smtp(settings, send_to, own, mark))
-    if own is not None and checks[-1].outcome == "ok":  # the round-trip mail went out
+    if own is not None and checks[-1].outcome == Verdict.OK:  # the round-trip mail went out
         checks[-1] = _wait_for(settings, own, mark, wait)
     return checks
 
@@ -72,8 +82,8 @@ def _catalogs() -> Check:
     """The players' languages: each catalog compiles (else its players read English)."""
     problems = catalog_problems()
     if problems:
-        return Check("catalogs", "fail", "; ".join(problems))
-    return Check("catalogs", "ok", f"{', '.join(TRANSLATED)} compile")
+        return Check("catalogs", Verdict.FAIL, "; ".join(problems))
+    return Check("catalogs", Verdict.OK, f"{', '.join(TRANSLATED)} compile")
 
 
 def _nearest(path: Path) -> Path:
@@ -95,16 +105,16 @@ def _database(settings: Settings) -> Iterator[Check]:
     path = settings.database_path
     problem = storage_problem(path)
     if problem is not None:
-        yield Check("database", "fail", str(problem))
+        yield Check("database", Verdict.FAIL, str(problem))
         return
     if not path.exists():
-        yield Check("database", "ok", f"{path} does not exist yet; it will be created")
+        yield Check("database", Verdict.OK, f"{path} does not exist yet; it will be created")
         return
     try:
         with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
             found = problems(db)
             if found:
-                yield Check("database", "fail", str(damaged(path, found)))
+                yield Check("database", Verdict.FAIL, str(damaged(path, found)))
                 return
             version = db.execute("SELECT value FROM setting WHERE key = 'schema_version'")
             row = version.fetchone()
@@ -112,7 +122,7 @@ def _database(settings: Settings) -> Iterator[Check]:
             waiting, tries, error = db.execute(OUTBOX_QUERY).fetchone()
     except sqlite3.Error as failure:
         explained = explain(failure, path)
-        yield Check("database", "fail", str(explained) if explained else f"{path}: {failure}")
+        yield Check("database", Verdict.FAIL, str(explained) if explained else f"{path}: {failure}")
         return
     yield from _contents(str(path), row, games, (waiting, tries, error))
 
@@ -128,7 +138,7 @@ def _postgres(settings: Settings) -> Iterator[Check]:
         with engine.connect() as db:
             if not inspect(db).has_table("game"):
                 yield Check(
-                    "database", "ok", f"{where}: reached, empty; the service makes its tables"
+                    "database", Verdict.OK, f"{where}: reached, empty; the service makes its tables"
                 )
                 return
             version = "SELECT value FROM setting WHERE key = 'schema_version'"
@@ -139,7 +149,7 @@ def _postgres(settings: Settings) -> Iterator[Check]:
     except DBAPIError as failure:
         explained = explain(failure, settings.database_url)
         said = " ".join(str(failure.orig).split())[:300]
-        yield Check("database", "fail", str(explained) if explained else f"{where}: {said}")
+        yield Check("database", Verdict.FAIL, str(explained) if explained else f"{where}: {said}")
         return
     finally:
         engine.dispose()
@@ -156,22 +166,22 @@ def _contents(
     if schema > SCHEMA_VERSION:
         yield Check(
             "database",
-            "fail",
+            Verdict.FAIL,
             f"{path}: schema version {schema} is newer than this service's {SCHEMA_VERSION}: "
             "run a newer version of the service",
         )
         return
     old = schema < SCHEMA_VERSION
     later = f" (upgraded to {SCHEMA_VERSION} when the service starts)" if old else ""
-    yield Check("database", "ok", f"{path}: schema version {schema}{later}; games: {counts}")
+    yield Check("database", Verdict.OK, f"{path}: schema version {schema}{later}; games: {counts}")
     if waiting and tries:
         yield Check(
             "outbox",
-            "warn",
+            Verdict.WARN,
             f"{waiting} mails waiting; one was tried {tries} times, last error: {error}",
         )
     else:
-        yield Check("outbox", "ok", f"{waiting} mails waiting")
+        yield Check("outbox", Verdict.OK, f"{waiting} mails waiting")
 
 
 def _maildir(settings: Settings) -> Iterator[Check]:
@@ -180,7 +190,7 @@ def _maildir(settings: Settings) -> Iterator[Check]:
         ok = os.access(existing, os.W_OK)
         yield Check(
             f"maildir {step}",
-            "ok" if ok else "fail",
+            Verdict.OK if ok else Verdict.FAIL,
             f"{folder} (mail = maildir: local folders, no mail server)"
             if ok
             else f"{folder} cannot be written: {existing} is read-only",
@@ -205,54 +215,54 @@ def _reach(step: str, host: str, port: int) -> Check:
     try:
         socket.create_connection((host, port), timeout=TIMEOUT).close()
     except OSError as error:
-        return Check(step, "fail", f"{host}:{port}: {error}")
-    return Check(step, "ok", f"{host}:{port}")
+        return Check(step, Verdict.FAIL, f"{host}:{port}: {error}")
+    return Check(step, Verdict.OK, f"{host}:{port}")
 
 
 def _no_password(server: str, user: str) -> Check:
     return Check(
         f"{server} login",
-        "fail",
+        Verdict.FAIL,
         f"no password for {user}: set $PBEM_{server}_PASSWORD, {server.lower()}.password_file "
         f"or the systemd credential {server.lower()}_password",
     )
 
 
 def _skipped(steps: list[str], why: str) -> list[Check]:
-    return [Check(step, "skip", why) for step in steps]
+    return [Check(step, Verdict.SKIP, why) for step in steps]
 
 
 def _imap(imap: ImapSettings) -> list[Check]:
     steps = ["IMAP TLS", "IMAP login", "IMAP folder"]
     checks = [_reach("IMAP connect", imap.host, imap.port)]
-    if checks[0].outcome == "fail":
+    if checks[0].outcome == Verdict.FAIL:
         return [*checks, *_skipped(steps, "no connection")]
     client: imaplib.IMAP4
     try:
-        if imap.tls == "tls":
+        if imap.tls == Tls.TLS:
             context = tls_context(imap.ca_file)
             client = imaplib.IMAP4_SSL(imap.host, imap.port, ssl_context=context, timeout=TIMEOUT)
         else:
             client = imaplib.IMAP4(imap.host, imap.port, timeout=TIMEOUT)
-            if imap.tls == "starttls":
+            if imap.tls == Tls.STARTTLS:
                 client.starttls(tls_context(imap.ca_file))
     except (OSError, imaplib.IMAP4.error) as error:
-        failed = Check("IMAP TLS", "fail", f"{imap.tls}: {_tls_failure(error, imap.ca_file)}")
+        failed = Check("IMAP TLS", Verdict.FAIL, f"{imap.tls}: {_tls_failure(error, imap.ca_file)}")
         return [*checks, failed, *_skipped(steps[1:], "no TLS")]
     with closing(_LoggedOut(client)):
-        if imap.tls == "none":
-            checks.append(Check("IMAP TLS", "warn", "tls = none: the password goes in clear"))
+        if imap.tls == Tls.NONE:
+            checks.append(Check("IMAP TLS", Verdict.WARN, "tls = none: the password goes in clear"))
         else:
             detail = _tls_detail(client.sock, imap.host, imap.ca_file)
-            checks.append(Check("IMAP TLS", "ok", f"{imap.tls}: {detail}"))
+            checks.append(Check("IMAP TLS", Verdict.OK, f"{imap.tls}: {detail}"))
         if not imap.password:
             return [*checks, _no_password("IMAP", imap.user), *_skipped(steps[2:], "no login")]
         try:
             client.login(imap.user, imap.password)
         except (OSError, imaplib.IMAP4.error) as error:
-            refused = Check("IMAP login", "fail", f"{imap.user} refused: {_text(error)}")
+            refused = Check("IMAP login", Verdict.FAIL, f"{imap.user} refused: {_text(error)}")
             return [*checks, refused, *_skipped(steps[2:], "no login")]
-        checks.append(Check("IMAP login", "ok", imap.user))
+        checks.append(Check("IMAP login", Verdict.OK, imap.user))
         try:
             status, data = client.select(quote_mailbox(imap.folder), readonly=True)
             _, unseen = client.uid("SEARCH", "UNSEEN") if status == "OK" else ("", [b""])
@@ -260,10 +270,10 @@ def _imap(imap: ImapSettings) -> list[Check]:
             status, data = "NO", [str(error).encode()]
         if status != "OK":
             detail = f"{imap.folder!r} cannot be opened: {_text(data)}"
-            return [*checks, Check("IMAP folder", "fail", detail)]
+            return [*checks, Check("IMAP folder", Verdict.FAIL, detail)]
         count = len((unseen[0] or b"").split())
         detail = f"{imap.folder}: {_text(data)} messages, {count} not yet read by the service"
-        checks.append(Check("IMAP folder", "ok", detail))
+        checks.append(Check("IMAP folder", Verdict.OK, detail))
     return checks
 
 
@@ -296,32 +306,36 @@ async def _smtp(settings: Settings, send_to: str | None, own: str | None, mark: 
     client = aiosmtplib.SMTP(
         hostname=smtp.host,
         port=smtp.port,
-        use_tls=smtp.tls == "tls",
+        use_tls=smtp.tls == Tls.TLS,
         start_tls=False,
-        tls_context=tls_context(smtp.ca_file) if smtp.tls != "none" else None,
+        tls_context=tls_context(smtp.ca_file) if smtp.tls != Tls.NONE else None,
         timeout=TIMEOUT,
     )
     checks = [_reach("SMTP connect", smtp.host, smtp.port)]
-    if checks[0].outcome == "fail":
+    if checks[0].outcome == Verdict.FAIL:
         return [*checks, *_skipped(steps, "no connection")]
     try:
         await client.connect()
-        if smtp.tls == "starttls":
+        if smtp.tls == Tls.STARTTLS:
             await client.starttls()
     except (OSError, aiosmtplib.SMTPException) as error:
-        if smtp.tls == "none":  # no TLS to blame: the server did not greet as SMTP should
-            failed = Check("SMTP greeting", "fail", f"{type(error).__name__}: {error}")
+        if smtp.tls == Tls.NONE:  # no TLS to blame: the server did not greet as SMTP should
+            failed = Check("SMTP greeting", Verdict.FAIL, f"{type(error).__name__}: {error}")
             return [*checks, failed, *_skipped(steps[1:], "no SMTP session")]
         cause = error.__cause__ or error.__context__ or error
-        failed = Check("SMTP TLS", "fail", f"{smtp.tls}: {_tls_failure(cause, smtp.ca_file)}")
+        failed = Check("SMTP TLS", Verdict.FAIL, f"{smtp.tls}: {_tls_failure(cause, smtp.ca_file)}")
         return [*checks, failed, *_skipped(steps[1:], "no TLS")]
     try:
-        if smtp.tls == "none":
-            checks.append(Check("SMTP TLS", "warn", "tls = none: the password goes in clear"))
+        if smtp.tls == Tls.NONE:
+            checks.append(Check("SMTP TLS", Verdict.WARN, "tls = none: the password goes in clear"))
         else:
             tls = client.get_transport_info("ssl_object")
             checks.append(
-                Check("SMTP TLS", "ok", f"{smtp.tls}: {_tls_detail(tls, smtp.host, smtp.ca_file)}")
+                Check(
+                    "SMTP TLS",
+                    Verdict.OK,
+                    f"{smtp.tls}: {_tls_detail(tls, smtp.host, smtp.ca_file)}",
+                )
             )
         if smtp.user:
             if not smtp.password:
@@ -329,11 +343,11 @@ async def _smtp(settings: Settings, send_to: str | None, own: str | None, mark: 
             try:
                 await client.login(smtp.user, smtp.password)
             except aiosmtplib.SMTPException as error:
-                refused = Check("SMTP login", "fail", f"{smtp.user} refused: {error}")
+                refused = Check("SMTP login", Verdict.FAIL, f"{smtp.user} refused: {error}")
                 return [*checks, refused, *_skipped(steps[2:], "no login")]
-            checks.append(Check("SMTP login", "ok", smtp.user))
+            checks.append(Check("SMTP login", Verdict.OK, smtp.user))
         else:
-            checks.append(Check("SMTP login", "ok", "no user set: sending without a login"))
+            checks.append(Check("SMTP login", Verdict.OK, "no user set: sending without a login"))
         if send_to:
             checks.append(await _send(client, settings, "test mail", send_to, mark))
         if own:
@@ -369,8 +383,8 @@ async def _send(
     try:
         await client.send_message(message, sender=settings.from_address, recipients=[to])
     except aiosmtplib.SMTPException as error:
-        return Check(step, "fail", f"to {to}: {error}")
-    return Check(step, "ok", f"sent {to}")
+        return Check(step, Verdict.FAIL, f"to {to}: {error}")
+    return Check(step, Verdict.OK, f"sent {to}")
 
 
 def _wait_for(settings: Settings, to: str, mark: str, wait: float) -> Check:
@@ -380,7 +394,7 @@ def _wait_for(settings: Settings, to: str, mark: str, wait: float) -> Check:
         with closing(_LoggedOut(imap_connect(settings.imap))) as session:
             return _watch(session.client, settings, to, mark, wait)
     except (OSError, imaplib.IMAP4.error) as error:
-        return Check("round trip", "fail", f"sent to {to}, but IMAP failed: {_text(error)}")
+        return Check("round trip", Verdict.FAIL, f"sent to {to}, but IMAP failed: {_text(error)}")
 
 
 def _watch(client: imaplib.IMAP4, settings: Settings, to: str, mark: str, wait: float) -> Check:
@@ -405,7 +419,7 @@ def _watch(client: imaplib.IMAP4, settings: Settings, to: str, mark: str, wait: 
             how = "plus addressing works" if settings.plus_addressing else "replies arrive"
             return Check(
                 "round trip",
-                "ok",
+                Verdict.OK,
                 f"{how}: a mail to {to} arrived in {imap.folder} "
                 f"after {took:.1f} s (and was {gone})",
             )
@@ -417,7 +431,7 @@ def _watch(client: imaplib.IMAP4, settings: Settings, to: str, mark: str, wait: 
             )
             return Check(
                 "round trip",
-                "fail",
+                Verdict.FAIL,
                 f"a mail to {to} did not arrive in {imap.folder} within {wait:.0f} s{hint}",
             )
         time.sleep(0.5)
@@ -427,6 +441,6 @@ def report(checks: list[Check], echo: Callable[[str], None]) -> bool:
     """Print every check; True when none failed."""
     for check in checks:
         echo(check.line())
-    failed = [c for c in checks if c.outcome == "fail"]
+    failed = [c for c in checks if c.outcome == Verdict.FAIL]
     echo("everything works" if not failed else f"{len(failed)} checks failed")
     return not failed

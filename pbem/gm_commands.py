@@ -9,7 +9,7 @@ import secrets
 
 from sqlmodel import col, delete
 
-from engine import BOT_KINDS, Joined, Message, Phase, State, counted
+from engine import BOT_KINDS, BotKind, Joined, Message, Phase, State, counted
 from pbem import decision_clock, news, view
 from pbem.clock import DurationError, as_utc, format_duration, parse_duration
 from pbem.commands import (
@@ -25,7 +25,7 @@ from pbem.commands import (
 )
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.inbound import shown
-from pbem.kinds import GameStatus, MailKind, MoveSource
+from pbem.kinds import AnswerTopic, GameStatus, MailKind, MoveSource
 from pbem.models import Held, MailChoice, Move, Observer, Seat
 from pbem.play import read_choice
 from pbem.view import Answer, when
@@ -282,10 +282,10 @@ def _replace(round: Round, rest: str) -> str:
 def _bot(round: Round, rest: str) -> str:
     word, _, kind = rest.partition(" ")
     seat = find_seat(round.table.seats, word)
-    kind = kind.strip().lower() or "greedy"
+    kind = kind.strip().lower() or BotKind.GREEDY
     if kind not in BOT_KINDS:
         raise GmError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
-    seat.bot, seat.absent = kind, False
+    seat.bot, seat.absent = BotKind(kind), False
     round.events += round.table.advance()
     round.announced.append(
         Message(
@@ -407,7 +407,7 @@ def _no_argument(verb: str, rest: str) -> None:
 
 def _help(round: Round, argument: str) -> str:
     if round.answering is None:  # by mail, every mail to a game master lists the commands
-        round.answers.append(Answer("help", "\n".join(gm_help())))
+        round.answers.append(Answer(AnswerTopic.HELP, "\n".join(gm_help())))
     return ""
 
 

@@ -71,6 +71,16 @@ class MailKind(StrEnum):
     WATCH = "watch"  # news for someone who watches the game
 
 
+class AnswerTopic(StrEnum):
+    """What a command that looks answers (`view.Answer`): picks its part of the mail."""
+
+    HELP = "help"  # the players' help, or the game master's commands
+    RULES = "rules"  # the rules for players
+    STATUS = "status"
+    LOG = "log"
+    BOARD = "board"
+
+
 class AnswerKind(StrEnum):
     """An answer counted against the answer budget (`pbem.budget`)."""
 

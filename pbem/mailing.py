@@ -19,7 +19,7 @@ from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
-from pbem.config import Settings
+from pbem.config import ExportOnGameOver, Settings
 from pbem.export import game_record_html
 from pbem.kinds import GameStatus, MailKind, MailMode
 from pbem.manual import COMMAND_HELP, QUIET_WATCH_HELP
@@ -183,7 +183,7 @@ class Mailer:
     def _record(self, table: Table) -> tuple[str, bytes] | None:
         """The record of the game for its game-over mails, when the host attaches it or
         links to it: made once for all of them."""
-        if self.settings.export_on_game_over not in ("attach", "link"):
+        if self.settings.export_on_game_over == ExportOnGameOver.NONE:
             return None
         game_id = table.game.id
         assert game_id is not None
@@ -192,7 +192,7 @@ class Mailer:
             table.db.flush()  # the last moves and the game's end, as the record reads them
             page = game_record_html(table.db, game_id).encode()
             self._records = {key: (f"tongiaki-game-{game_id}.html", page)}
-            if self.settings.export_on_game_over == "link":
+            if self.settings.export_on_game_over == ExportOnGameOver.LINK:
                 self._links = {key: self._publish(game_id, page)}
         return self._records[key]
 
@@ -203,7 +203,7 @@ class Mailer:
         if mail.kind != MailKind.GAME_OVER:
             return mail, None
         record = self._record(table)
-        if self.settings.export_on_game_over != "link":
+        if self.settings.export_on_game_over != ExportOnGameOver.LINK:
             return mail, record
         link = self._links.get((table.game.id or 0, table.game.decision), "")
         return replace(mail, record_url=link), None

@@ -8,6 +8,7 @@ from typing import Literal
 from sqlalchemy import LargeBinary, UniqueConstraint
 from sqlmodel import Column, Field, SQLModel
 
+from engine import BotKind
 from pbem.kinds import AnswerKind, EnumText, GameStatus, MailMode, MailOutcome, MoveSource
 
 
@@ -45,7 +46,7 @@ class Seat(SQLModel, table=True):
     address: str | None  # None for a bot seat
     colour: str
     secret: str  # signs the reply addresses of this seat
-    bot: str | None = None  # random | greedy, or None for a person
+    bot: BotKind | None = Field(default=None, sa_type=EnumText(BotKind))  # None: a person
     tz: str | None = None  # the time zone the player's mails show deadlines in
     auto_moves: int = 0  # automatic moves in a row, since the player last moved
     absent: bool = False  # played by the greedy bot until the player writes again

@@ -37,7 +37,7 @@ from pbem.commands import (
 )
 from pbem.i18n import LANGUAGES, choices, known, named
 from pbem.inbound import shown
-from pbem.kinds import GameStatus, MailMode, MoveSource
+from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource
 from pbem.models import Game, MailChoice, Seat, Talk
 from pbem.view import Answer, deadline, when
 
@@ -192,12 +192,12 @@ def _make(round: Round, line: str) -> str:
 
 
 def _help(round: Round, argument: str) -> str:
-    round.answers.append(Answer("help"))  # the players' help is part of the mail's template
+    round.answers.append(Answer(AnswerTopic.HELP))  # the players' help: the mail's template has it
     return ""
 
 
 def _rules(round: Round, argument: str) -> str:
-    round.answers.append(Answer("rules"))  # the rules for players, as docs/rules.md has them
+    round.answers.append(Answer(AnswerTopic.RULES))  # as docs/rules.md has them
     return ""
 
 

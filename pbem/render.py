@@ -16,6 +16,8 @@ from markupsafe import Markup
 
 from engine import Message
 from pbem.i18n import ENGLISH_WORDS, LRM, Words, word_for, words_of
+from pbem.kinds import AnswerTopic
+from pbem.rulestext import BlockKind
 from pbem.rulestext import blocks as rules_blocks
 from pbem.view import Board, CommandHelp, GmMail, Mail, Notice
 
@@ -73,6 +75,8 @@ def environment() -> Environment:
     env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
     env.filters["lines"] = _lines
     env.globals.update(said_in(ENGLISH_WORDS))
+    env.globals["AnswerTopic"] = AnswerTopic  # what a command that looks answered
+    env.globals["BlockKind"] = BlockKind  # what a block of the rules is
     return env
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
 
@@ -23,11 +24,20 @@ _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
+class BlockKind(StrEnum):
+    """What a block of the rules is: picks how the templates lay it out."""
+
+    TITLE = "title"  # `# ...`
+    HEADING = "heading"  # `## ...`
+    PARAGRAPH = "paragraph"
+    ITEM = "item"  # `- ...`
+
+
 @dataclass(frozen=True)
 class Block:
     """One heading, paragraph or list item; `gap` when a blank line comes before it."""
 
-    kind: str  # "title", "heading", "paragraph" or "item"
+    kind: BlockKind
     source: str  # its markdown, on one line
     gap: bool
 
@@ -66,16 +76,21 @@ def rules_path(lang: str = "en") -> Path:
 def parse(markdown: str) -> tuple[Block, ...]:
     """The blocks of a markdown text; the lines of one paragraph or item are joined."""
     blocks: list[Block] = []
-    kind = ""
+    kind: BlockKind | None = None
     lines: list[str] = []
 
     def close() -> None:
         nonlocal kind, lines
         if lines:
-            after = blocks[-1].kind if blocks else ""
-            gap = bool(blocks) and kind != "item" and after not in ("title", "heading")
-            blocks.append(Block(kind, " ".join(lines), gap or kind == "heading"))
-        kind, lines = "", []
+            assert kind is not None
+            after = blocks[-1].kind if blocks else None
+            gap = (
+                bool(blocks)
+                and kind is not BlockKind.ITEM
+                and after not in (BlockKind.TITLE, BlockKind.HEADING)
+            )
+            blocks.append(Block(kind, " ".join(lines), gap or kind is BlockKind.HEADING))
+        kind, lines = None, []
 
     for raw in markdown.splitlines():
         line = raw.strip()
@@ -83,12 +98,13 @@ def parse(markdown: str) -> tuple[Block, ...]:
         if not line or heading or line.startswith("- "):
             close()
         if heading:
-            kind, lines = ("title" if len(heading[1]) == 1 else "heading"), [heading[2]]
+            kind = BlockKind.TITLE if len(heading[1]) == 1 else BlockKind.HEADING
+            lines = [heading[2]]
             close()
         elif line.startswith("- "):
-            kind, lines = "item", [line[2:].strip()]
+            kind, lines = BlockKind.ITEM, [line[2:].strip()]
         elif line:
-            kind = kind or "paragraph"
+            kind = kind or BlockKind.PARAGRAPH
             lines.append(line)
     close()
     return tuple(blocks)
@@ -100,4 +116,4 @@ def blocks(lang: str = "en") -> tuple[Block, ...]:
     return parse(rules_path(lang).read_text(encoding="utf-8"))
 
 
-__all__ = ["NBSP", "Block", "blocks", "parse", "rules_path"]
+__all__ = ["NBSP", "Block", "BlockKind", "blocks", "parse", "rules_path"]

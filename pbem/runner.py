@@ -25,7 +25,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import col, delete, or_, select
 
 from pbem.clock import as_utc
-from pbem.config import ImapSettings, Settings
+from pbem.config import ImapSettings, MailTransport, Settings
 from pbem.db import on_postgres, session
 from pbem.deadlines import TickReport, tick
 from pbem.errors import PbemError
@@ -406,7 +406,7 @@ class IdleWatch:
 
 def _where(settings: Settings) -> str:
     """What the service works on, for its first log line."""
-    if settings.mail == "imap":
+    if settings.mail == MailTransport.IMAP:
         imap, smtp = settings.imap, settings.smtp
         mail = (
             f"replies from IMAP {imap.host}:{imap.port} ({imap.tls}, user {imap.user}, folder "
@@ -458,7 +458,9 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         senders = [make_sender(service.settings, keep_open=True) for _ in range(LANES)]
-        kept = KeptImap(service.settings.imap) if service.settings.mail == "imap" else None
+        kept = (
+            KeptImap(service.settings.imap) if service.settings.mail == MailTransport.IMAP else None
+        )
         opener = kept.open if kept is not None else None
 
         async def send_forever() -> None:

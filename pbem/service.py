@@ -20,7 +20,7 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from engine import BOT_KINDS, COLOURS, Setup, SetupError, State
+from engine import BOT_KINDS, COLOURS, BotKind, Setup, SetupError, State
 from pbem import letters
 from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.config import Settings
@@ -121,7 +121,7 @@ class Service:
                     address=spec.address,
                     colour=spec.colour or "",
                     secret=secrets.token_hex(16),
-                    bot=spec.bot,
+                    bot=None if spec.bot is None else BotKind(spec.bot),
                     lang=spec.lang or lang,
                 )
                 for index, spec in enumerate(seats)

@@ -18,6 +18,7 @@ from time import monotonic
 from sqlmodel import Session, col, select
 
 from engine import (
+    BotKind,
     Choice,
     Event,
     Outcome,
@@ -207,13 +208,13 @@ def outcome(state: State, ended_by: str | None) -> Outcome:
 EXPERT_MOST = 1_000_000  # simulations: with a time budget, the time ends the search
 
 
-def bot_choice(game: Game, state: State, kind: str, seconds: float = 0) -> Choice:
+def bot_choice(game: Game, state: State, kind: BotKind, seconds: float = 0) -> Choice:
     """What a bot of `kind` chooses for the open decision: the same for the same game and
     decision, so that a bot's moves can be told and checked; except the expert's when it
     is given `seconds` to think (then it searches as far as the time allows)."""
     assert state.decision is not None
     seed = (game.seed or 0) * 1_000_003 + (game.id or 0) * 7919 + state.decision.number
-    if kind == "expert" and seconds > 0:
+    if kind is BotKind.EXPERT and seconds > 0:
         bot = make_bot(kind, seed, simulations=EXPERT_MOST, seconds=seconds, clock=monotonic)
         return bot.choose(state)
     return make_bot(kind, seed).choose(state)

@@ -19,7 +19,7 @@ from typing import Protocol
 
 import aiosmtplib
 
-from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls
 
 
 class Inbox(Protocol):
@@ -117,13 +117,13 @@ def tls_context(ca_file: str) -> ssl.SSLContext:
 def imap_connect(settings: ImapSettings) -> imaplib.IMAP4:
     """A logged-in IMAP session with the configured folder selected."""
     client: imaplib.IMAP4
-    if settings.tls == "tls":
+    if settings.tls == Tls.TLS:
         client = imaplib.IMAP4_SSL(
             settings.host, settings.port, ssl_context=tls_context(settings.ca_file), timeout=30
         )
     else:
         client = imaplib.IMAP4(settings.host, settings.port, timeout=30)
-        if settings.tls == "starttls":
+        if settings.tls == Tls.STARTTLS:
             client.starttls(tls_context(settings.ca_file))
     # small command/response exchanges: without TCP_NODELAY each can wait on a delayed ACK
     client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -340,7 +340,7 @@ def quote_mailbox(folder: str) -> str:
 
 @contextmanager
 def open_inbox(settings: Settings) -> Iterator[Inbox]:
-    if settings.mail == "imap":
+    if settings.mail == MailTransport.IMAP:
         with imap_inbox(settings.imap) as inbox:
             yield inbox
     else:
@@ -391,9 +391,9 @@ class SmtpSender:
             port=s.port,
             username=s.user or None,
             password=s.password or None,
-            use_tls=s.tls == "tls",
-            start_tls=s.tls == "starttls",
-            tls_context=tls_context(s.ca_file) if s.tls != "none" else None,
+            use_tls=s.tls == Tls.TLS,
+            start_tls=s.tls == Tls.STARTTLS,
+            tls_context=tls_context(s.ca_file) if s.tls != Tls.NONE else None,
             timeout=30,
         )
         await client.connect()
@@ -416,6 +416,6 @@ class SmtpSender:
 
 
 def make_sender(settings: Settings, *, keep_open: bool = False) -> Sender:
-    if settings.mail == "imap":
+    if settings.mail == MailTransport.IMAP:
         return SmtpSender(settings.smtp, keep_open=keep_open)
     return MaildirSender(settings.outbox_dir)

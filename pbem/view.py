@@ -20,6 +20,7 @@ from engine import (
     SYNTAX,
     Choice,
     ChoiceMade,
+    DecidedBy,
     Event,
     Joined,
     Message,
@@ -39,7 +40,7 @@ from engine import (
 from pbem import news
 from pbem.hexmap import hex_map, sea_legend, short_name, tile_turns
 from pbem.i18n import listed, stamp
-from pbem.kinds import LineOutcome, MailKind
+from pbem.kinds import AnswerTopic, LineOutcome, MailKind
 from pbem.leads import leads
 
 MAX_LISTED = 40  # options listed by number; the others are written as commands
@@ -158,6 +159,11 @@ class Decision:
     def unlisted(self) -> int:
         return self.total - len(self.options)
 
+    @property
+    def setup(self) -> bool:
+        """Whether it places a set-up boat (the prompt explains the set-up first)."""
+        return self.kind is Phase.SETUP
+
 
 @dataclass(frozen=True)
 class Final:
@@ -170,9 +176,10 @@ class Final:
 
 @dataclass(frozen=True)
 class Answer:
-    """The answer to a meta command: help, status or log (`text` is empty for help)."""
+    """The answer to a command that looks (`text` is empty for the players' help and the
+    rules: the mail's template has them)."""
 
-    kind: str
+    kind: AnswerTopic
     text: str = ""
 
 
@@ -511,7 +518,7 @@ def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
     a, b = by_colour[first.colour].name, by_colour[second.colour].name
     points = counted("{count} point", "{count} points", first.points)
     islands = counted("{count} island", "{count} islands", len(first.islands))
-    if outcome.decided_by == "islands":
+    if outcome.decided_by is DecidedBy.ISLANDS:
         return Message(
             "{a} and {b} both have {points}; the tie is broken by islands: "
             "{a} is on {a_islands}, {b} on {b_islands}.",
@@ -521,7 +528,7 @@ def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
             a_islands=len(first.islands),
             b_islands=len(second.islands),
         )
-    if outcome.decided_by == "boats":
+    if outcome.decided_by is DecidedBy.BOATS:
         return Message(
             "{a} and {b} both have {points} and {islands} each; the tie is "
             "broken by the fewest boats on the board: {a} has {a_boats}, {b} {b_boats}.",
@@ -532,7 +539,7 @@ def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
             a_boats=first.boats,
             b_boats=second.boats,
         )
-    if outcome.decided_by == "shared":
+    if outcome.decided_by is DecidedBy.SHARED:
         winners = [by_colour[s.colour].name for s in outcome.standings if s.rank == 1]
         names = listed(winners)
         boats = counted("{count} boat", "{count} boats", first.boats)

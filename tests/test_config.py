@@ -10,7 +10,19 @@ from typing import Any
 
 import pytest
 
-from pbem.config import ConfigError, ImapSettings, Settings, SmtpSettings, load_settings
+from engine import BotKind
+from pbem.config import (
+    AuthenticatedFrom,
+    ConfigError,
+    ExportOnGameOver,
+    ImapSettings,
+    MailTransport,
+    Settings,
+    SmtpSettings,
+    Tls,
+    load_settings,
+    settings_toml,
+)
 from pbem.config import _toml_value as toml_value
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
@@ -108,7 +120,12 @@ def test_config_comes_from_the_option_then_the_environment_then_the_defaults(
         ("reminders = ['150%']\n", "'reminders': '150%' is not a share of the time"),
         ("gm_addresses = ['bob']\n", "'gm_addresses': 'bob' is not a mail address"),
         ("from_address = 'tongiaki'\n", "'from_address': 'tongiaki' is not a mail address"),
-        ("mail = 'pop3'\n", "'mail' must be maildir or imap"),
+        ("mail = 'pop3'\n", "'mail' must be one of maildir, imap"),
+        ("mail = 3\n", "'mail' must be one of maildir, imap"),
+        ("[imap]\ntls = 'TLS1.3'\n", "'imap.tls' must be one of tls, starttls, none"),
+        ("authenticated_from = 'spf'\n", "'authenticated_from' must be one of off, dmarc"),
+        ("export_on_game_over = 'pdf'\n", "'export_on_game_over' must be one of none, attach, li"),
+        ("absent_bot = 'clever'\n", "'absent_bot' must be one of random, greedy, expert"),
         ("data_dir = 3\n", "'data_dir' must be a path string"),
         ("mail = \n", "Invalid value"),
     ],
@@ -121,6 +138,23 @@ def test_a_bad_file_is_refused_with_the_key_and_the_problem(
     with pytest.raises(ConfigError) as error:
         load_settings(config)
     assert says in str(error.value)
+
+
+def test_closed_settings_read_back_as_their_members(tmp_path: Path) -> None:
+    config = tmp_path / "closed.toml"
+    config.write_text(
+        "mail = 'imap'\nauthenticated_from = 'dmarc'\nauthserv_id = 'mx.example.org'\n"
+        "export_on_game_over = 'attach'\nabsent_bot = 'expert'\n[smtp]\ntls = 'none'\n"
+    )
+    settings = load_settings(config)
+    assert settings.mail is MailTransport.IMAP and settings.smtp.tls is Tls.NONE
+    assert settings.imap.tls is Tls.TLS  # the default, a member too
+    assert settings.authenticated_from is AuthenticatedFrom.DMARC
+    assert settings.export_on_game_over is ExportOnGameOver.ATTACH
+    assert settings.absent_bot is BotKind.EXPERT
+    config.write_text(settings_toml(settings))  # written as the words they were read from
+    assert load_settings(config) == settings
+    assert 'mail = "imap"' in settings_toml(settings)
 
 
 def test_database_urls_relative_and_absolute(tmp_path: Path) -> None:

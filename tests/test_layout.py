@@ -6,6 +6,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,61 @@ def test_no_import_cycle_in_a_package(package: str) -> None:
     for name in sorted(graph):
         visit(name, [])
     assert cycles == []
+
+
+# The attributes that hold one of a closed set of values (a StrEnum each): compared with a
+# member, never with the member's text.
+CLOSED_SETS = {
+    "authenticated_from",  # pbem.config.AuthenticatedFrom
+    "bot",  # engine.BotKind
+    "decided_by",  # engine.DecidedBy
+    "end",  # the end of a route (engine.board.RouteEnd)
+    "export_on_game_over",  # pbem.config.ExportOnGameOver
+    "kind",  # engine.Phase, pbem.kinds.AnswerTopic, MailKind, rulestext.BlockKind
+    "mail",  # pbem.config.MailTransport
+    "outcome",  # pbem.kinds.LineOutcome, MailOutcome, diagnose.Verdict
+    "phase",  # engine.Phase
+    "source",  # pbem.kinds.MoveSource
+    "status",  # pbem.kinds.GameStatus
+    "tls",  # pbem.config.Tls
+}
+
+
+def _text_comparisons(path: Path) -> list[str]:
+    """`x.NAME == "text"` and `x.NAME != "text"` in a module, for NAME in CLOSED_SETS."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        for op, (left, right) in zip(node.ops, pairwise(sides), strict=True):
+            if not isinstance(op, ast.Eq | ast.NotEq):
+                continue
+            for attribute, other in ((left, right), (right, left)):
+                if (
+                    isinstance(attribute, ast.Attribute)
+                    and attribute.attr in CLOSED_SETS
+                    and isinstance(other, ast.Constant)
+                    and isinstance(other.value, str)
+                ):
+                    found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_closed_sets_are_compared_as_members_not_as_text() -> None:
+    root = Path(__file__).parent.parent
+    modules = sorted([*(root / "engine").glob("*.py"), *(root / "pbem").glob("*.py")])
+    assert len(modules) > 40
+    found = [line for path in modules for line in _text_comparisons(path)]
+    assert found == []
+
+
+def test_the_closed_set_check_finds_a_comparison_with_text(tmp_path: Path) -> None:
+    module = tmp_path / "sample.py"
+    module.write_text(
+        'if route.end == "fail" or "over" != game.status or seat.bot == BotKind.EXPERT:\n    pass\n'
+    )
+    assert _text_comparisons(module) == [
+        "sample.py:1: route.end == 'fail'",
+        "sample.py:1: 'over' != game.status",
+    ]

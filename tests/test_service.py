@@ -8,9 +8,10 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 from sqlmodel import col, select
 
-from engine import State
+from engine import BotKind, State
 from pbem.db import session
 from pbem.models import Game, Inbound, Move, Quarantined
 from pbem.replies import Replies, handle
@@ -68,6 +69,16 @@ def test_a_new_game_welcomes_everyone_and_asks_the_first_player(service: Service
     assert "Cy (orange) - a bot" in text_of(mails[0]) or "Cy (green) - a bot" in text_of(mails[0])
     assert all(BOB not in str(m) for m in mails if m["To"] == ANN)
     assert prompt["Auto-Submitted"] == "auto-generated"
+
+
+def test_a_bot_seat_is_stored_as_its_word_and_read_back_as_its_kind(service: Service) -> None:
+    game = _game(service)
+    with session(service.engine) as db:
+        table = service.table(db, game, START)
+        assert [s.bot for s in table.seats] == [None, None, BotKind.GREEDY]
+        assert table.seats[2].bot is BotKind.GREEDY
+        stored = db.exec(text("SELECT bot FROM seat ORDER BY seat")).all()
+    assert [row[0] for row in stored] == [None, None, "greedy"]  # the text it always was
 
 
 def test_a_reply_with_a_number_applies_that_option(service: Service) -> None:
