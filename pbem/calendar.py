@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from icalendar import STATUS, TRANSP, Alarm, Calendar, Event, vCalAddress
 
-from pbem.clock import as_utc, reminder_times
+from pbem.clock import Reminder, as_utc, reminder_times
 
 PRODID = "-//Tongiaki by email//deadline//EN"
 LENGTH = timedelta(minutes=15)  # the event is the last quarter hour before the deadline
@@ -37,7 +37,7 @@ def sequence_at(now: datetime) -> int:
 
 
 def first_reminder(
-    start: datetime, deadline: datetime, reminders: Sequence[str], now: datetime
+    start: datetime, deadline: datetime, reminders: Sequence[Reminder], now: datetime
 ) -> datetime | None:
     """When the next reminder of the decision is due after `now` (the alarm of its event):
     the times of `pbem.clock.reminder_times`; None when no reminder is left."""

@@ -26,7 +26,7 @@ from typer.core import TyperGroup
 
 from engine import BOT_KINDS
 from pbem import export, view
-from pbem.clock import as_utc, utc_now
+from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.commands import status_text
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import backup, check_intact, explain, incremental, open_database, reading, session
@@ -203,6 +203,10 @@ def new_game(
     config: ConfigOption = None,
 ) -> None:
     """Create a game, print its id and mail every player."""
+    try:
+        seconds = parse_duration(deadline) if deadline is not None else None
+    except DurationError as error:
+        _fail(f"--deadline: {error}")
     service = _service(config, check=True)
     try:
         specs = [_seat(p, False) for p in player] + [_seat(b, True) for b in bot]
@@ -211,7 +215,7 @@ def new_game(
             specs,
             seed=seed,
             stack=tiles,
-            deadline=deadline,
+            deadline_seconds=seconds,
             gm=gm,
             observers=[(a, n or None) for a, _, n in (o.partition(":") for o in observer)],
             observers_talk=observers_talk,

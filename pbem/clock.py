@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from engine import Message
@@ -67,44 +68,53 @@ def format_duration(seconds: int) -> str:
     return " ".join(parts) or "0s"
 
 
-def check_reminders(spec: Sequence[str]) -> None:
-    """Raise DurationError unless every item is 'N%' (of the time left) or a duration."""
+@dataclass(frozen=True)
+class Reminder:
+    """When a reminder is due: when `percent` of the decision's time is left (50: at
+    half-time), or `seconds` before its deadline."""
+
+    percent: int | None = None
+    seconds: int | None = None
+
+    def before(self, span: timedelta) -> timedelta:
+        """How long before the deadline of a clock that runs `span` it is due."""
+        if self.percent is not None:
+            return span * self.percent / 100
+        return timedelta(seconds=self.seconds or 0)
+
+
+def parse_reminders(spec: Sequence[str]) -> tuple[Reminder, ...]:
+    """The reminders of the settings ('50%', '6h'); raises DurationError unless every item is
+    'N%' (of the time left, 1 to 99) or a duration."""
+    parsed = []
     for item in spec:
         if item.strip().endswith("%"):
             number = item.strip()[:-1]
-            if not number.isdigit() or not 0 < int(number) < 100:
+            if not (number.isascii() and number.isdigit()) or not 0 < int(number) < 100:
                 raise DurationError(
                     Message("{item!r} is not a share of the time (1% to 99%).", item=item)
                 )
+            parsed.append(Reminder(percent=int(number)))
         else:
-            parse_duration(item)
+            parsed.append(Reminder(seconds=parse_duration(item)))
+    return tuple(parsed)
 
 
-def reminder_times(start: datetime, deadline: datetime, spec: Sequence[str]) -> list[datetime]:
-    """When reminders are due for a decision whose clock runs from `start` to `deadline`.
-
-    Each item of `spec` is 'N%' (when N% of the time is left: '50%' is half-time) or a
-    duration before the deadline ('6h'). Times outside the clock's run are dropped.
-    """
+def reminder_times(
+    start: datetime, deadline: datetime, reminders: Sequence[Reminder]
+) -> list[datetime]:
+    """When reminders are due for a decision whose clock runs from `start` to `deadline`;
+    times outside the clock's run are dropped."""
     span = deadline - start
-    times = set()
-    for item in spec:
-        item = item.strip()
-        if item.endswith("%"):
-            before = span * int(item[:-1]) / 100
-        else:
-            before = timedelta(seconds=parse_duration(item))
-        at = deadline - before
-        if start < at < deadline:
-            times.add(at)
-    return sorted(times)
+    times = {deadline - reminder.before(span) for reminder in reminders}
+    return sorted(at for at in times if start < at < deadline)
 
 
 def due_reminder(
     start: datetime,
     deadline: datetime,
     reminded: datetime | None,
-    spec: Sequence[str],
+    reminders: Sequence[Reminder],
     now: datetime,
 ) -> bool:
     """Whether a reminder is due now: one of the times has come since the last reminder.
@@ -113,30 +123,31 @@ def due_reminder(
     if now >= deadline:
         return False
     since = reminded or start
-    return any(since < at <= now for at in reminder_times(start, deadline, spec))
+    return any(since < at <= now for at in reminder_times(start, deadline, reminders))
 
 
 def next_wake(
     start: datetime,
     deadline: datetime,
     reminded: datetime | None,
-    spec: Sequence[str],
+    reminders: Sequence[Reminder],
     now: datetime,
 ) -> datetime:
     """The next time something is due for this decision: a reminder, else the deadline."""
     since = max(reminded or start, now)
-    later = [at for at in reminder_times(start, deadline, spec) if at > since]
+    later = [at for at in reminder_times(start, deadline, reminders) if at > since]
     return later[0] if later else deadline
 
 
 __all__ = [
     "DurationError",
+    "Reminder",
     "as_utc",
-    "check_reminders",
     "due_reminder",
     "format_duration",
     "next_wake",
     "parse_duration",
+    "parse_reminders",
     "reminder_times",
     "utc_now",
 ]

@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from engine import BotKind
-from pbem.clock import DurationError, check_reminders, parse_duration
+from pbem.clock import DurationError, Reminder, parse_duration, parse_reminders
 from pbem.errors import PbemError
 from pbem.identity import IdentityError, check_address
 
@@ -131,6 +131,10 @@ class Settings:
     def token_lifetime_seconds(self) -> int:
         return parse_duration(self.token_lifetime)
 
+    @cached_property
+    def parsed_reminders(self) -> tuple[Reminder, ...]:
+        return parse_reminders(self.reminders)
+
     @property
     def on_postgres(self) -> bool:
         """Whether the games are kept in PostgreSQL rather than in an SQLite file."""
@@ -219,7 +223,7 @@ def _check(settings: Settings) -> None:
         except DurationError as error:
             raise ConfigError(f"{name!r}: {error}") from error
     try:
-        check_reminders(settings.reminders)
+        parse_reminders(settings.reminders)
     except DurationError as error:
         raise ConfigError(f"'reminders': {error}") from error
     if settings.absence_after < 1:

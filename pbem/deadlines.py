@@ -180,7 +180,7 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> Woke:
         _automatic_move(service, table)
         return Woke.AUTOMATIC
     reminded = as_utc(game.reminded_at) if game.reminded_at else None
-    sent = due_reminder(start, deadline, reminded, service.settings.reminders, now)
+    sent = due_reminder(start, deadline, reminded, service.settings.parsed_reminders, now)
     if sent:
         seat = seats[decision.seat]
         if seat.address:
@@ -194,7 +194,7 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> Woke:
             seat.label,
             deadline.isoformat(),
         )
-    decision_clock.looked(game, service.settings.reminders, now, reminded=sent)
+    decision_clock.looked(game, service.settings.parsed_reminders, now, reminded=sent)
     return Woke.REMINDER if sent else Woke.NOTHING
 
 
@@ -299,7 +299,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
                 or not last < as_utc(game.deadline_at) <= now
             ):
                 continue  # another service gave it the time meanwhile
-            decision_clock.grace(game, grace, service.settings.reminders, now)
+            decision_clock.grace(game, grace, service.settings.parsed_reminders, now)
             announced: list[str] = [
                 Message(
                     "The game service was not running from {down} to {up}, and the deadline "

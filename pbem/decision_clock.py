@@ -3,8 +3,10 @@
 
 The clock runs from `clock_from` to `deadline_at`; `wake_at` is when the service must next
 look at the game (a reminder or the deadline), `reminded_at` the last reminder sent, and
-`paused_left` the time the decision had left when the game master paused the game. Every
-function takes `now`; durations come as seconds, parsed once by the caller.
+`paused_left` the time the decision had left when the game master paused the game (`pause`
+and `resume` set the game's status too: the clock runs exactly while the game does). Every
+function takes `now`; durations come as seconds, parsed once when the settings or the
+command were read.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from pbem.clock import as_utc, next_wake
+from pbem.clock import Reminder, as_utc, next_wake
 from pbem.kinds import GameStatus
 from pbem.models import Game
 
@@ -22,7 +24,7 @@ def start(
     *,
     seconds: int,
     away_until: datetime | None,
-    reminders: Sequence[str],
+    reminders: Sequence[Reminder],
     now: datetime,
 ) -> None:
     """The open decision gets `seconds`, counted from now or from when its player is back
@@ -44,7 +46,7 @@ def stop(game: Game) -> None:
     game.paused_left = None
 
 
-def wake_time(game: Game, reminders: Sequence[str], now: datetime) -> datetime | None:
+def wake_time(game: Game, reminders: Sequence[Reminder], now: datetime) -> datetime | None:
     """When the game next needs the service: a reminder or the deadline; None when no clock
     runs (no decision, or the game is paused or over)."""
     if game.deadline_at is None or game.clock_from is None or game.status != GameStatus.RUNNING:
@@ -53,7 +55,7 @@ def wake_time(game: Game, reminders: Sequence[str], now: datetime) -> datetime |
     return next_wake(as_utc(game.clock_from), as_utc(game.deadline_at), reminded, reminders, now)
 
 
-def shift(game: Game, seconds: int, reminders: Sequence[str], now: datetime) -> None:
+def shift(game: Game, seconds: int, reminders: Sequence[Reminder], now: datetime) -> None:
     """Move the open decision's deadline, and its reminders, `seconds` later (a vacation,
     `extend`, a resume)."""
     if game.deadline_at is None or game.clock_from is None:
@@ -69,29 +71,31 @@ def shift(game: Game, seconds: int, reminders: Sequence[str], now: datetime) -> 
 
 
 def pause(game: Game, now: datetime) -> int:
-    """Stop the clock (the caller marks the game paused); returns the seconds left."""
+    """Pause the game and stop its clock; returns the seconds the open decision had left."""
     left = (as_utc(game.deadline_at) - now).total_seconds() if game.deadline_at else 0
+    game.status = GameStatus.PAUSED
     game.paused_left = max(int(left), 0)
     game.wake_at = None
     return game.paused_left
 
 
-def resume(game: Game, reminders: Sequence[str], now: datetime) -> None:
-    """Run the clock again with the time it had left (the caller marks the game running)."""
+def resume(game: Game, reminders: Sequence[Reminder], now: datetime) -> None:
+    """Run the game again, its clock with the time it had left when it was paused."""
+    game.status = GameStatus.RUNNING
     if game.deadline_at is not None:
         target = now.timestamp() + (game.paused_left or 0)
         shift(game, int(target - as_utc(game.deadline_at).timestamp()), reminders, now)
     game.paused_left = None
 
 
-def looked(game: Game, reminders: Sequence[str], now: datetime, *, reminded: bool) -> None:
+def looked(game: Game, reminders: Sequence[Reminder], now: datetime, *, reminded: bool) -> None:
     """The service looked at the game now (and sent a reminder if `reminded`): when next."""
     if reminded:
         game.reminded_at = now
     game.wake_at = wake_time(game, reminders, now)
 
 
-def grace(game: Game, seconds: int, reminders: Sequence[str], now: datetime) -> None:
+def grace(game: Game, seconds: int, reminders: Sequence[Reminder], now: datetime) -> None:
     """A deadline that passed while the service was down gets `seconds` from now; the
     reminders that fell in the gap are not sent."""
     game.deadline_at = now + timedelta(seconds=seconds)

@@ -40,7 +40,6 @@ def _pause(round: Round, rest: str) -> str:
     _no_argument("pause", rest)
     if game.status == GameStatus.PAUSED:
         raise GmError("The game is paused already.")
-    game.status = GameStatus.PAUSED
     left = decision_clock.pause(game, now)
     round.announced.append(
         Message(
@@ -56,8 +55,7 @@ def _resume(round: Round, rest: str) -> str:
     _no_argument("resume", rest)
     if game.status != GameStatus.PAUSED:
         raise GmError("The game is not paused.")
-    game.status = GameStatus.RUNNING
-    decision_clock.resume(game, round.table.settings.reminders, now)
+    decision_clock.resume(game, round.table.settings.parsed_reminders, now)
     round.events += round.table.advance()
     if game.deadline_at is None:
         round.announced.append(Message("The game master resumed the game."))
@@ -74,7 +72,7 @@ def _extend(round: Round, rest: str) -> str:
     seconds = _duration(rest, "extend 1d")
     if game.deadline_at is None:
         raise GmError("No deadline is running.")
-    decision_clock.shift(game, seconds, round.table.settings.reminders, round.table.now)
+    decision_clock.shift(game, seconds, round.table.settings.parsed_reminders, round.table.now)
     assert game.deadline_at is not None
     deadline = when(as_utc(game.deadline_at))
     round.announced.append(

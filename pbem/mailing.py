@@ -261,7 +261,9 @@ class Mailer:
                 seat=seat.seat,
                 decision_number=mail.decision.number,
                 deadline_at=deadline,
-                first_reminder_at=ics.first_reminder(start, deadline, self.settings.reminders, now),
+                first_reminder_at=ics.first_reminder(
+                    start, deadline, self.settings.parsed_reminders, now
+                ),
                 organizer_address=self.settings.from_address,
                 organizer_name=self.settings.from_name,
                 attendee=seat.address,

@@ -264,7 +264,7 @@ def _back_from_vacation(round: Round) -> int:
     seat.vacation_used = max(seat.vacation_used - unused, 0)
     decision = table.state.decision
     if decision is not None and decision.seat == seat.seat and table.game.deadline_at is not None:
-        decision_clock.shift(table.game, -unused, table.settings.reminders, now)
+        decision_clock.shift(table.game, -unused, table.settings.parsed_reminders, now)
     round.announced.append(
         Message(
             "{name} ({colour}) is back from vacation.",
@@ -319,7 +319,7 @@ def _vacation(round: Round, argument: str) -> str:
     seat.vacation_used += seconds
     decision = table.state.decision
     if decision is not None and decision.seat == seat.seat and game.deadline_at is not None:
-        decision_clock.shift(game, seconds, settings.reminders, now)
+        decision_clock.shift(game, seconds, settings.parsed_reminders, now)
     back = when(seat.away_until)
     round.announced.append(
         Message(

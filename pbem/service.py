@@ -22,7 +22,7 @@ from sqlmodel import Session
 
 from engine import BOT_KINDS, COLOURS, BotKind, Setup, SetupError, State
 from pbem import letters
-from pbem.clock import DurationError, as_utc, parse_duration, utc_now
+from pbem.clock import as_utc, utc_now
 from pbem.config import Settings
 from pbem.db import session
 from pbem.i18n import ENGLISH, choices, known
@@ -60,7 +60,7 @@ class Service:
         *,
         seed: int | None = None,
         stack: Sequence[str] | None = None,
-        deadline: str | None = None,
+        deadline_seconds: int | None = None,
         gm: str | None = None,
         observers: Sequence[tuple[str, str | None]] = (),
         observers_talk: bool = False,
@@ -69,7 +69,8 @@ class Service:
     ) -> int:
         """Create a game, play its bot seats up to the first human decision, queue the mails.
         `observers` (address, name or None) watch it; with `observers_talk` they may `say`.
-        `lang` is the game's language: its observers' and the seats' that name none."""
+        `lang` is the game's language: its observers' and the seats' that name none;
+        `deadline_seconds` the time per decision (else the settings' `default_deadline`)."""
         now = as_utc(now)
         for chosen in (lang, *(s.lang for s in specs if s.lang is not None)):
             if not known(chosen):
@@ -85,12 +86,7 @@ class Service:
                 setup = Setup.from_seed(colours, seed)  # type: ignore[arg-type]
         except SetupError as error:
             raise GameError(str(error)) from error
-        try:
-            seconds = (
-                parse_duration(deadline) if deadline else self.settings.default_deadline_seconds
-            )
-        except DurationError as error:
-            raise GameError(str(error)) from error
+        seconds = deadline_seconds or self.settings.default_deadline_seconds
         if seconds < 60:
             raise GameError("The time per decision must be at least a minute.")
         if gm is not None:

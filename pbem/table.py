@@ -191,7 +191,7 @@ class Table:
             game,
             seconds=game.deadline_seconds or self.settings.default_deadline_seconds,
             away_until=self.seats[decision.seat].away_until,
-            reminders=self.settings.reminders,
+            reminders=self.settings.parsed_reminders,
             now=self.now,
         )
 

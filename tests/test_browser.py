@@ -52,7 +52,7 @@ def _first_prompt(folder: Path, lang: str) -> EmailMessage:
     """The set-up prompt of a new game whose players read `lang` (board picture included)."""
     service = local_service(folder)
     seats = [SeatSpec("Ana", "ana@example.test"), SeatSpec("Ben", "ben@example.test")]
-    service.new_game(seats, seed=3, deadline="48h", lang=lang, now=START)
+    service.new_game(seats, seed=3, deadline_seconds=48 * 3600, lang=lang, now=START)
     return next(m for m in take_mail(service) if m["X-Tongiaki-Decision"])
 
 

@@ -23,7 +23,7 @@ from tests.support.localmail import parse
 NOW = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
 HOURS = timedelta(hours=1)
 ORGANIZER = "tongiaki@example.test"
-REMINDERS = ("50%", "6h")
+REMINDERS = Settings().parsed_reminders  # at half-time and six hours before
 
 
 def _request(now: datetime = NOW, hours: int = 48, reminder: datetime | None = None) -> bytes:

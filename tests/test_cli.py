@@ -119,6 +119,22 @@ def test_a_bad_config_file_names_the_key(tmp_path: Path) -> None:
     assert "'poll_seconds' must be a number" in result.output
 
 
+@pytest.mark.parametrize(
+    ("deadline", "says"),
+    [
+        ("soon", "error: --deadline: 'soon' is not a duration (for example 48h, 2d, 1d12h, 90m)."),
+        ("30s", "error: The time per decision must be at least a minute."),
+    ],
+)
+def test_new_game_refuses_a_deadline_that_is_no_time_per_decision(deadline: str, says: str) -> None:
+    args = ["new-game", "--player", "Ann:ann@example.test", "--player", "Bob:bob@example.test"]
+    result = runner.invoke(app, [*args, "--deadline", deadline])
+    assert result.exit_code == 2 and result.output.strip() == says
+    assert _ok("list") == ""  # nothing was created
+    _ok(*args, "--deadline", "1d12h", "--now", "2026-11-23T09:00:00+00:00")
+    assert "The deadline is Tue 24 Nov 2026, 21:00 UTC." in " ".join(_ok("show", "1").split())
+
+
 def test_show_an_unknown_game() -> None:
     result = runner.invoke(app, ["show", "7"])
     assert result.exit_code == 2 and "There is no game 7" in result.output

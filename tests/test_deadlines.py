@@ -12,9 +12,12 @@ import pytest
 from sqlmodel import col, select
 
 from engine import Phase, State, parse_choice
-from pbem.clock import as_utc
+from pbem import decision_clock
+from pbem.clock import DurationError, Reminder, as_utc, parse_reminders, reminder_times
+from pbem.config import Settings
 from pbem.db import session
 from pbem.deadlines import TickReport, automatic_choice, tick
+from pbem.kinds import GameStatus
 from pbem.models import Game, Move, Seat
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
@@ -30,9 +33,9 @@ def service(tmp_path: Path) -> Service:
     return local_service(tmp_path)
 
 
-def _game(service: Service, deadline: str = "48h", gm: str | None = GM) -> int:
+def _game(service: Service, hours: int = 48, gm: str | None = GM) -> int:
     seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
-    return service.new_game(seats, seed=4, deadline=deadline, gm=gm, now=START)
+    return service.new_game(seats, seed=4, deadline_seconds=hours * 3600, gm=gm, now=START)
 
 
 def _row(service: Service, game: int = 1) -> tuple[Game, list[Seat], State]:
@@ -40,6 +43,11 @@ def _row(service: Service, game: int = 1) -> tuple[Game, list[Seat], State]:
         found = service.game(db, game)
         db.commit()
     return found
+
+
+def _utc(moment: datetime | None) -> datetime:
+    assert moment is not None
+    return as_utc(moment)
 
 
 def _run(service: Service, start: datetime, end: datetime, step: timedelta) -> TickReport:
@@ -69,8 +77,23 @@ def _prompt(mails: list[EmailMessage], to: str) -> EmailMessage:
     return next(m for m in mails if m["To"] == to and m["X-Tongiaki-Decision"])
 
 
+def test_reminders_are_read_once_with_the_settings_into_times_before_the_deadline() -> None:
+    settings = Settings(reminders=("50%", "6h", " 90m "))
+    assert settings.parsed_reminders == (
+        Reminder(percent=50),
+        Reminder(seconds=6 * 3600),
+        Reminder(seconds=90 * 60),
+    )
+    assert settings.parsed_reminders is settings.parsed_reminders  # parsed once, then kept
+    times = reminder_times(START, START + 8 * HOUR, settings.parsed_reminders)
+    assert times == [START + 2 * HOUR, START + 4 * HOUR, START + 6.5 * HOUR]
+    for bad in (("150%",), ("0%",), ("½%",), ("soon",)):
+        with pytest.raises(DurationError):
+            parse_reminders(bad)
+
+
 def test_the_first_decision_has_its_deadline_and_the_prompt_shows_it(service: Service) -> None:
-    _game(service, deadline="2d")
+    _game(service, hours=48)
     game, _, _ = _row(service)
     assert as_utc(game.clock_from) == START
     assert as_utc(game.deadline_at) == START + timedelta(days=2)
@@ -118,7 +141,7 @@ def test_a_reply_stops_the_clock_and_the_next_decision_gets_its_own(service: Ser
 
 
 def test_a_set_up_deadline_puts_the_boat_on_the_first_free_beach(service: Service) -> None:
-    _game(service, deadline="1h")
+    _game(service, hours=1)
     take_mail(service)
     assert tick(service, START + HOUR - timedelta(seconds=1)).automatic == 0
     assert _subjects(take_mail(service), ANN) == [
@@ -157,7 +180,7 @@ def _to_first_turn(service: Service) -> None:
 def test_a_missed_turn_is_passed_and_a_missed_decision_in_a_turn_takes_the_greedy_choice(
     service: Service,
 ) -> None:
-    _game(service, deadline="1h")
+    _game(service, hours=1)
     _to_first_turn(service)
     _, _, state = _row(service)
     assert state.decision is not None and state.decision.kind is Phase.TURN
@@ -199,7 +222,7 @@ def test_automatic_choice_by_kind_of_decision(service: Service) -> None:
 def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
     service: Service,
 ) -> None:
-    _game(service, deadline="1h")
+    _game(service, hours=1)
     take_mail(service)
     at = START + HOUR
     tick(service, at)  # Ann's first set-up boat
@@ -245,7 +268,7 @@ def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
 
 
 def test_a_rejected_line_does_not_bring_an_absent_player_back(service: Service) -> None:
-    _game(service, deadline="1h")
+    _game(service, hours=1)
     with session(service.engine) as db:
         seat = db.exec(select(Seat).where(Seat.seat == 1)).one()
         seat.absent = True
@@ -290,7 +313,7 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
 
 
 def test_a_decision_that_opens_during_a_vacation_counts_from_its_end(service: Service) -> None:
-    _game(service, deadline="24h")
+    _game(service, hours=24)
     mails = take_mail(service)
     bob = next(m for m in mails if m["To"] == BOB)
     assert handle(service, reply_to(bob, "vacation 2d"), START + HOUR) == "applied"
@@ -320,7 +343,7 @@ def test_tz_shows_deadlines_in_the_players_zone_too(service: Service) -> None:
 def test_after_downtime_a_passed_deadline_gets_fresh_time_not_an_automatic_move(
     service: Service,
 ) -> None:
-    _game(service, deadline="24h")
+    _game(service, hours=24)
     take_mail(service)
     tick(service, START + HOUR)
     back = START + 40 * HOUR  # down from hour 1 to hour 40: longer than the 6 h grace
@@ -343,7 +366,7 @@ def test_after_downtime_a_passed_deadline_gets_fresh_time_not_an_automatic_move(
 
 
 def test_a_short_outage_fires_the_passed_deadline_at_once(service: Service) -> None:
-    _game(service, deadline="2h")
+    _game(service, hours=2)
     tick(service, START + HOUR)
     done = tick(service, START + 4 * HOUR)  # 3 h without a tick: within the grace
     assert done.automatic == 1 and done.graced == 0
@@ -352,7 +375,7 @@ def test_a_short_outage_fires_the_passed_deadline_at_once(service: Service) -> N
 
 def test_when_every_player_is_absent_the_game_waits_for_the_deadlines(tmp_path: Path) -> None:
     service = local_service(tmp_path, absence_after=1)
-    _game(service, deadline="1h")
+    _game(service, hours=1)
     tick(service, START + HOUR)  # Ann misses her set-up boat: absent
     tick(service, START + 2 * HOUR)  # Bob misses his: absent too
     _, seats, state = _row(service)
@@ -363,6 +386,20 @@ def test_when_every_player_is_absent_the_game_waits_for_the_deadlines(tmp_path: 
     assert [source for _, _, source in _moves(service)] == ["auto"] * 6
     _, _, state = _row(service)
     assert state.decision is not None  # the game goes on, slowly, for whoever comes back
+
+
+def test_pause_and_resume_stop_and_run_the_game_with_its_clock() -> None:
+    game = Game(created_at=START, colours="red,blue", stack="")
+    reminders = Settings().parsed_reminders
+    decision_clock.start(game, seconds=48 * 3600, away_until=None, reminders=reminders, now=START)
+    assert _utc(game.wake_at) == START + 24 * HOUR  # the reminder at half-time
+    assert decision_clock.pause(game, START + 10 * HOUR) == 38 * 3600
+    assert (game.status, game.wake_at, game.paused_left) == (GameStatus.PAUSED, None, 38 * 3600)
+    decision_clock.resume(game, reminders, START + 30 * HOUR)  # no status set beforehand
+    assert game.status is GameStatus.RUNNING and game.paused_left is None
+    assert _utc(game.deadline_at) == START + 68 * HOUR  # the 38 h it had left
+    assert _utc(game.wake_at) == START + 44 * HOUR  # its half-time, 20 h after the pause
+    assert decision_clock.wake_time(game, reminders, START + 30 * HOUR) == game.wake_at
 
 
 def test_only_the_decision_clock_writes_the_clock_of_a_game() -> None:

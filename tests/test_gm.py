@@ -79,7 +79,7 @@ class Table:
         seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
         if bot:
             seats.append(SeatSpec("Cy", None, "green", bot=bot))
-        self.service.new_game(seats, seed=4, deadline="48h", gm=GM, now=START)
+        self.service.new_game(seats, seed=4, deadline_seconds=48 * 3600, gm=GM, now=START)
         self.mail()
 
     def mail(self) -> list[EmailMessage]:

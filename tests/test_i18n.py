@@ -51,7 +51,8 @@ def _game(service: Service, **languages: str) -> None:
         SeatSpec("Ann", ANN, "red", lang=languages.get("ann")),
         SeatSpec("Bob", BOB, "blue", lang=languages.get("bob")),
     ]
-    service.new_game(seats, seed=4, deadline="48h", lang=languages.get("game", "en"), now=START)
+    lang = languages.get("game", "en")
+    service.new_game(seats, seed=4, deadline_seconds=48 * 3600, lang=lang, now=START)
 
 
 def _langs(service: Service) -> list[str]:

@@ -73,7 +73,7 @@ def _game(mail: Mail, tmp_path: Path, **changes: object) -> tuple[Service, Email
     settings = replace(mail_settings(mail, tmp_path), **changes)  # type: ignore[arg-type]
     service = Service(open_database(tmp_path / "pbem.sqlite"), settings)
     seats = [SeatSpec(f"P{i}", address(f"p{i}")) for i in (1, 2, 3)]
-    service.new_game(seats, seed=4, deadline="3650d", now=START)
+    service.new_game(seats, seed=4, deadline_seconds=3650 * 86400, now=START)
     run_cycle(service, later(0))
     prompt = mail.wait_for("p1", lambda m: "Your move" in str(m["Subject"]))
     return service, prompt

@@ -97,7 +97,7 @@ def _new_game(service: Service, count: int, seed: int) -> int:
     """A game of `count` players at the simulated START; its deadlines are far off, so that
     `pbem serve` on the real clock never reaches one."""
     seats = [SeatSpec(f"P{i}", address(f"p{i}")) for i in range(1, count + 1)]
-    return service.new_game(seats, seed=seed, deadline="3650d", now=START)
+    return service.new_game(seats, seed=seed, deadline_seconds=3650 * 86400, now=START)
 
 
 def _moves(service: Service) -> list[str]:
@@ -393,7 +393,7 @@ def test_the_game_master_by_mail_through_real_servers(
 ) -> None:
     service = Service(open_database(tmp_path / "pbem.sqlite"), mail_settings(mail, tmp_path))
     seats = [SeatSpec("P1", address("p1")), SeatSpec("P2", address("p2"))]
-    service.new_game(seats, seed=6, deadline="24h", gm=address("gm"), now=START)
+    service.new_game(seats, seed=6, deadline_seconds=24 * 3600, gm=address("gm"), now=START)
     run_cycle(service, later(0))
     with contextlib.ExitStack() as stack:
         gm = Player(mail, "gm", stack)

@@ -95,7 +95,7 @@ class Table:
 def _start(tmp_path: Path, **settings: object) -> Table:
     table = Table(local_service(tmp_path, **settings))
     seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
-    table.service.new_game(seats, seed=4, deadline="48h", gm=GM, now=START)
+    table.service.new_game(seats, seed=4, deadline_seconds=48 * 3600, gm=GM, now=START)
     table.first = table.mail()
     assert _sent(table.first) == [
         (ANN, "welcome", "Welcome to game 1"),
@@ -230,7 +230,7 @@ def test_untagged_mail_gets_one_notice_a_day_listing_the_senders_games(tmp_path:
     service = local_service(tmp_path)
     for seed in (4, 5, 6):
         seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
-        service.new_game(seats, seed=seed, deadline="48h", now=START)
+        service.new_game(seats, seed=seed, deadline_seconds=48 * 3600, now=START)
     take_mail(service)
     before = _rows(service)
 
@@ -258,7 +258,7 @@ def test_untagged_mail_gets_one_notice_a_day_listing_the_senders_games(tmp_path:
 def test_untagged_mail_from_an_address_with_capitals_gets_its_notice(tmp_path: Path) -> None:
     service = local_service(tmp_path)
     seats = [SeatSpec("Ann", "Ann.Smith@example.test", "red"), SeatSpec("Bob", BOB, "blue")]
-    service.new_game(seats, seed=4, deadline="48h", now=START)
+    service.new_game(seats, seed=4, deadline_seconds=48 * 3600, now=START)
     take_mail(service)
     assert handle(service, _untagged("Ann.Smith@example.test", "1"), START + HOUR) == "refused"
     assert _sent(take_mail(service)) == [
@@ -790,7 +790,7 @@ def test_every_header_line_of_every_mail_is_short_and_whole(tmp_path: Path) -> N
     assert all(len(name) == 40 and not name.isascii() for name in LONG_NAMES)
     service = local_service(tmp_path)
     seats = [SeatSpec(LONG_NAMES[0], ANN, "red"), SeatSpec(LONG_NAMES[1], BOB, "blue")]
-    service.new_game(seats, seed=4, deadline="48h", gm=GM, now=START)
+    service.new_game(seats, seed=4, deadline_seconds=48 * 3600, gm=GM, now=START)
     kinds: set[str] = set()
     latest: dict[str, EmailMessage] = {}
     at = START

@@ -43,7 +43,7 @@ def service(tmp_path: Path) -> Service:
 
 def _two_players(service: Service) -> int:
     seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
-    return service.new_game(seats, seed=4, deadline="24h", now=START)
+    return service.new_game(seats, seed=4, deadline_seconds=24 * 3600, now=START)
 
 
 def _secrets(service: Service) -> list[str]:

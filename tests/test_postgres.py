@@ -58,9 +58,11 @@ def either(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Service]:
     service.engine.dispose()
 
 
-def _game(service: Service, *, seed: int = 4, deadline: str = "48h") -> int:
+def _game(service: Service, *, seed: int = 4, hours: int = 48) -> int:
     seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
-    return service.new_game(seats, seed=seed, deadline=deadline, gm="gm@example.test", now=START)
+    return service.new_game(
+        seats, seed=seed, deadline_seconds=hours * 3600, gm="gm@example.test", now=START
+    )
 
 
 def _prompt(service: Service, to: str) -> Any:
@@ -133,7 +135,7 @@ def test_a_replayed_reply_and_a_mail_delivered_twice_act_once(either: Service) -
 
 
 def test_a_deadline_fires_once_however_often_the_clock_ticks(either: Service) -> None:
-    _game(either, deadline="1h")
+    _game(either, hours=1)
     take_mail(either)
     due = START + timedelta(hours=1, minutes=1)
     assert tick(either, due).automatic == 1
@@ -218,7 +220,7 @@ def test_times_are_kept_in_utc_whatever_the_servers_zone(pg: Service, postgres_u
         connection.execute(text(zone))
     plain.dispose()
     pg.engine.dispose()  # new connections, with the database's zone as their default
-    _game(pg, deadline="1h")
+    _game(pg, hours=1)
     with session(pg.engine) as db:
         game = db.get(Game, 1)
         assert game is not None and game.deadline_at is not None

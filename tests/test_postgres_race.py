@@ -110,7 +110,7 @@ def _race(race: Race, games: int, rounds: int) -> None:
             SeatSpec("Ann", f"ann{number}@example.test", "red"),
             SeatSpec("Bob", f"bob{number}@example.test", "blue"),
         ]
-        first.new_game(seats, seed=number, deadline="30d", now=START)
+        first.new_game(seats, seed=number, deadline_seconds=30 * 86400, now=START)
     race.send(START)
     replies = moves = replays = 0
     for turn in range(1, rounds + 1):

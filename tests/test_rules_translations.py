@@ -52,7 +52,7 @@ def test_each_translation_has_the_english_blocks_commands_and_numbers(lang: str)
 def test_the_rules_answer_comes_in_the_readers_language(tmp_path: Path) -> None:
     service = local_service(tmp_path)
     seats = [SeatSpec("Ann", "ann@example.test", lang="nl"), SeatSpec("Bob", "bob@example.test")]
-    service.new_game(seats, seed=4, deadline="48h", now=START)
+    service.new_game(seats, seed=4, deadline_seconds=48 * 3600, now=START)
     prompt = [m for m in take_mail(service) if m["To"] == "ann@example.test"][-1]
     assert handle(service, reply_to(prompt, "regels"), START) == "answered"
     text = " ".join(text_of(take_mail(service)[-1]).split())
