@@ -24,6 +24,7 @@ from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem import decision_clock, letters, news
 from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
+from pbem.gm_commands import GM_COMMANDS
 from pbem.kinds import GameStatus, MailMode, MoveSource
 from pbem.models import Game, Held, Seat, Setting
 from pbem.service import Service
@@ -260,14 +261,16 @@ def _automatic_move(service: Service, table: Table) -> None:
         " (now absent)" if absent_now else "",
     )
     if absent_now:
+        number = str(seat.seat + 1)
+        replace, kick = (
+            GM_COMMANDS.by_name[name].syntax.replace("SEAT", number) for name in ("replace", "kick")
+        )
         service.mail.queue_gm(
             table,
             subject=f"{who} is absent",
             notice=f"{who} missed {limit} deadlines in a row and is now marked absent: the "
             f"{service.settings.absent_bot} bot plays the seat until {seat.name} writes again. "
-            "You may hand the seat "
-            f"to someone else (replace {seat.seat + 1} ADDRESS) or to a bot for good "
-            f"(kick {seat.seat + 1}).",
+            f"You may hand the seat to someone else ({replace}) or to a bot for good ({kick}).",
             happened=announced,
         )
 

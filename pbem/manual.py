@@ -17,6 +17,7 @@ def command_help(*, observers_talk: bool = True) -> CommandHelp:
         settings=tuple(c.help_line for c in PLAYER_COMMANDS if c.listed and not c.looks),
         gm=GM_COMMANDS.help_lines(),
         watching=tuple(c.name for c in OBSERVER_COMMANDS if observers_talk or c.name != SAY.name),
+        gm_looks=tuple((c.name, c.summary) for c in GM_COMMANDS.looks()),
     )
 
 

@@ -228,6 +228,7 @@ class CommandHelp:
     settings: tuple[str, ...]  # the other commands of a player, one help line each
     gm: tuple[str, ...]  # the game master's commands, one help line each
     watching: tuple[str, ...] = ()  # what an observer may write
+    gm_looks: tuple[tuple[str, str], ...] = ()  # the game master's commands that look
 
     @staticmethod
     def listed(pairs: Sequence[tuple[str, str]]) -> str:
