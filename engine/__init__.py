@@ -10,7 +10,7 @@ engine imports from this package, never from its modules.
 __version__ = "0.2.0"  # of the whole project (pyproject.toml reads it from here)
 
 
-from engine.board import Board, Route
+from engine.board import RouteEnd, Voyage, empty_places
 from engine.bots import BOT_KINDS, Bot, BotKind, GreedyBot, RandomBot, make_bot
 from engine.choices import (
     Choice,
@@ -68,7 +68,7 @@ from engine.message import N_, Joined, Message, counted
 from engine.notation import SYNTAX, is_move_word, parse_choice
 from engine.outcome import DecidedBy, Outcome, Standing, Termination
 from engine.phase import Decision, Phase
-from engine.preview import (
+from engine.previews import (
     Aftermath,
     Arrival,
     ClosedPreview,
@@ -125,7 +125,6 @@ __all__ = [
     "Aftermath",
     "AmbiguousChoiceError",
     "Arrival",
-    "Board",
     "BoatMoved",
     "BoatsPlaced",
     "BoatsRecalled",
@@ -176,7 +175,7 @@ __all__ = [
     "RandomBot",
     "Removal",
     "Returned",
-    "Route",
+    "RouteEnd",
     "RoyalIslandFounded",
     "SeaTile",
     "Setup",
@@ -192,11 +191,13 @@ __all__ = [
     "TurnPassed",
     "TurnStarted",
     "TurnedBack",
+    "Voyage",
     "VoyageFailed",
     "VoyagePassed",
     "__version__",
     "clear_listing_caches",
     "counted",
+    "empty_places",
     "explain_illegal",
     "is_move_word",
     "make_bot",

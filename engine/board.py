@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -20,6 +21,23 @@ class RouteEnd(StrEnum):
     FAIL = "fail"  # a trail it cannot pass: the group is lost
 
 
+def empty_places(
+    tiles: Mapping[Position, tuple[str, int]],
+) -> dict[Position, tuple[str | None, int]]:
+    """The empty places next to `tiles` (position -> name and rotation, in the order they
+    were placed), each with its canonical name: the first-placed tile next to it and the
+    direction from that tile; the centre, named (None, 0), when there is no tile."""
+    if not tiles:
+        return {CENTRE: (None, 0)}
+    places: dict[Position, tuple[str | None, int]] = {}
+    for (q, r), (name, _) in tiles.items():
+        for direction, (dq, dr) in enumerate(STEPS):
+            place = (q + dq, r + dr)
+            if place not in tiles and place not in places:
+                places[place] = (name, direction)
+    return places
+
+
 @dataclass
 class Route:
     """Where a group moving across tiles already on the board comes to a stop: `end` says
@@ -31,6 +49,20 @@ class Route:
     position: Position
     direction: int
     crossed: list[tuple[str, int]] = field(default_factory=list)  # (sea tile, danger) passed
+
+    def frozen(self) -> Voyage:
+        return Voyage(self.end, self.position, self.direction, tuple(self.crossed))
+
+
+@dataclass(frozen=True)
+class Voyage:
+    """Where a group would come to a stop (`State.voyage`): how (`end`), at which place,
+    moving in which direction, and the sea tiles it passed with their dangers."""
+
+    end: RouteEnd
+    position: Position
+    direction: int
+    crossed: tuple[tuple[str, int], ...]  # (sea tile, danger), in the order passed
 
 
 class Board:
@@ -103,19 +135,7 @@ class Board:
         return sum(beach[seat] for beach in self.boats[position])
 
     def empty_places(self) -> dict[Position, tuple[str | None, int]]:
-        """Empty positions next to a tile, each with its canonical name: the first-placed tile
-        next to it and the direction from that tile; the centre, named (None, 0), when the
-        board is empty."""
-        if not self.tiles:
-            return {CENTRE: (None, 0)}
-        places: dict[Position, tuple[str | None, int]] = {}
-        tiles = self.tiles
-        for (q, r), (name, _) in tiles.items():
-            for direction, (dq, dr) in enumerate(STEPS):
-                place = (q + dq, r + dr)
-                if place not in tiles and place not in places:
-                    places[place] = (name, direction)
-        return places
+        return empty_places(self.tiles)
 
     def trace(self, target: Position, direction: int, colours: int) -> Route:
         """Follow a group of `colours` colours moving in `direction` into `target` across the

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, Board, Route, RouteEnd
+from engine.board import BERTHS, Board, RouteEnd, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -274,12 +274,12 @@ class State:
         of an empty table)."""
         return dict(self._empty_places())
 
-    def voyage(self, island: str, beach: int, jetty: int) -> Route:
+    def voyage(self, island: str, beach: int, jetty: int) -> Voyage:
         """Where the group on a beach of `island` would stop if it sailed by `jetty` now, over
         the tiles already on the table (its number of colours meets the trails' dangers)."""
         home = self._board.where[island]
         colours = sum(1 for n in self._board.boats[home][beach] if n)
-        return self._board.trace(neighbour(home, jetty), jetty, colours)
+        return self._board.trace(neighbour(home, jetty), jetty, colours).frozen()
 
     def colours_of(self, counts: Sequence[int]) -> tuple[str, ...]:
         """Boats per seat as colour names, in the fixed colour order."""

@@ -15,6 +15,7 @@ from engine import (
     Outcome,
     Phase,
     State,
+    Termination,
     what_is_asked,
 )
 from pbem import news, view
@@ -60,7 +61,7 @@ def moment(
     master may have ended it)."""
     board = view.board(state, names, bots, resigned)
     outcome = outcome or state.standings()
-    over = outcome.termination is not None
+    over = state.decision is None or outcome.termination is Termination.GAME_MASTER
     return Moment(
         game=game,
         board=board,

@@ -24,9 +24,9 @@ from engine import (
     ISLANDS,
     LETTERS,
     SEAS,
-    Board,
     Position,
     State,
+    empty_places,
 )
 
 Point = tuple[float, float]
@@ -255,11 +255,9 @@ def _layer(
 ) -> _Layer:
     """The layer of a tile layout: changes only when a tile is placed or a royal island
     founded, so most moves reuse it; each tile is pasted from its own cached picture."""
-    board = Board()
-    for position, (name, rotation) in tiles:
-        board.place(name, position, rotation, 1)
-    empty = board.empty_places()
-    lay = _layout([*board.tiles, *empty])
+    laid = dict(tiles)
+    empty = empty_places(laid)
+    lay = _layout([*laid, *empty])
     image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
     pieces = [
         (position, _empty_image("centre" if a is None else f"{a} {DIRECTIONS[d]}", lay.radius))

@@ -111,8 +111,9 @@ class Table:
 
     @property
     def over(self) -> bool:
-        """Whether the game has ended, by the rules or by the game master."""
-        return self.outcome.termination is not None
+        """Whether the game has ended, by the rules or by the game master (the rules may
+        know why it ends a few decisions before it does: the last voyages still land)."""
+        return self.state.decision is None or bool(self.game.ended_by)
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import engine  # for engine.preview: `from engine import preview` reads as its module
 from engine import (
     BEACH_LETTERS,
     DIRECTIONS,
@@ -35,6 +34,7 @@ from engine import (
     VoyagePassed,
     counted,
     neighbour,
+    preview,
     what_is_asked,
 )
 from pbem import news
@@ -392,7 +392,7 @@ def _leads(state: State, choice: Choice, *, short: bool) -> str:
     island, which never fill a beach."""
     if state.phase in (Phase.SETUP, Phase.COLONY_BOAT):
         return ""
-    seen = engine.preview(state, choice)
+    seen = preview(state, choice)
     around: dict[int, str] = {}
     if isinstance(seen, TilePreview):
         for direction in range(6):

@@ -1,5 +1,6 @@
 """What the state keeps up to date as boats and tiles move (full beaches, empty places) always
-equals what a scan of the whole board finds, also in copies and reloaded states."""
+equals what a scan of the whole board finds, and what a state replayed from the log says,
+also in copies and reloaded states. Read through the public queries only."""
 
 from __future__ import annotations
 
@@ -7,13 +8,24 @@ import random
 
 import pytest
 
-from engine import COLOURS, Board, Setup, State
+from engine import COLOURS, ISLANDS, Setup, State, empty_places
 
 
 def _kept_equals_scanned(state: State) -> None:
-    board: Board = state._board
-    assert state._full_beaches() == board.full_beaches()
-    assert list(state._empty_places().items()) == list(board.empty_places().items())
+    scanned = tuple(
+        (island, beach)
+        for island in state.islands()
+        for beach in range(len(ISLANDS[island].beaches))
+        if state.free_berths(island, beach) <= 0
+    )
+    assert state.full_beaches() == scanned
+    assert list(state.empty_places().items()) == list(empty_places(state.tiles).items())
+
+
+def _kept_equals_replayed(state: State) -> None:
+    replayed = State.replay(state.setup, state.log)
+    assert replayed.full_beaches() == state.full_beaches()
+    assert list(replayed.empty_places().items()) == list(state.empty_places().items())
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
@@ -26,5 +38,8 @@ def test_kept_full_beaches_and_empty_places_equal_a_scan(players: int) -> None:
             if len(state.log) % 9 == 4:
                 _kept_equals_scanned(state.copy())
                 _kept_equals_scanned(State.from_json(state.to_json()))
+                if seed % 4 == 0:
+                    _kept_equals_replayed(state)
             state.apply(rng.choice(state.legal_choices()))
         _kept_equals_scanned(state)
+        _kept_equals_replayed(state)

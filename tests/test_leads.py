@@ -19,7 +19,6 @@ from typing import TypeVar
 
 import pytest
 
-import engine  # engine.preview: `from engine import preview` reads as its module
 from engine import (
     BEACH_LETTERS,
     COLOURS,
@@ -73,6 +72,7 @@ from engine import (
     VoyagePassed,
     make_bot,
     neighbour,
+    preview,
 )
 from pbem import letters, view
 from pbem.leads import leads
@@ -444,9 +444,9 @@ def test_an_emigration_that_lands_names_the_group_the_trails_and_the_island() ->
         boats={"Tonga a": "BBR"},
         phase=Phase.EMIGRATE,
     )
-    said = leads(engine.preview(state, Emigrate("Tonga", 0, 0)))
+    said = leads(preview(state, Emigrate("Tonga", 0, 0)))
     assert said == "2 blue, 1 red cross sea O (no danger), then land on Samoa (you choose how)"
-    short = leads(engine.preview(state, Emigrate("Tonga", 0, 0)), short=True)
+    short = leads(preview(state, Emigrate("Tonga", 0, 0)), short=True)
     assert short == "2 blue, 1 red land on Samoa (you choose how)"
 
 
@@ -457,7 +457,7 @@ def test_an_emigration_too_weak_for_a_trail_is_lost_at_sea() -> None:
         boats={"Tonga a": "BBB", "Tonga b": "R"},
         phase=Phase.EMIGRATE,
     )
-    said = leads(engine.preview(state, Emigrate("Tonga", 0, 0)))
+    said = leads(preview(state, Emigrate("Tonga", 0, 0)))
     assert said == "3 blue are lost at sea O (needs 2 colours, has 1)"
 
 
@@ -469,12 +469,12 @@ def test_an_emigration_to_a_royal_island_turns_back() -> None:
         boats={"Tonga a": "BBB"},
         phase=Phase.EMIGRATE,
     )
-    said = leads(engine.preview(state, Emigrate("Tonga", 0, 0)))
+    said = leads(preview(state, Emigrate("Tonga", 0, 0)))
     assert said == (
         "3 blue cross sea O (no danger), then turn back from royal Samoa and land on Tonga "
         "(you choose how)"
     )
-    closed = leads(engine.preview(state, EmigrateClosed("Tonga")))
+    closed = leads(preview(state, EmigrateClosed("Tonga")))
     assert closed == (
         "Tonga leaves the game (3 blue back to the reserves); "
         "then tiles are drawn until an island appears"
@@ -483,7 +483,7 @@ def test_an_emigration_to_a_royal_island_turns_back() -> None:
 
 def test_an_emigration_to_an_empty_place_reaches_open_water() -> None:
     state = arrange(("blue", "red"), boats={"Tonga a": "BBR"}, phase=Phase.EMIGRATE)
-    said = leads(engine.preview(state, Emigrate("Tonga", 0, 0)))
+    said = leads(preview(state, Emigrate("Tonga", 0, 0)))
     assert said == "2 blue, 1 red reach open water, where a tile is drawn"
 
 
@@ -537,14 +537,14 @@ def test_a_landing_and_what_follows_it() -> None:
 
 def test_an_expansion_says_which_beaches_become_full() -> None:
     state = arrange(("blue", "red"), boats={"Tonga a": "BB", "Tonga b": "RR", "Tonga c": "B"})
-    assert leads(engine.preview(state, Expand("Tonga", (2, 3)))) == "no beach becomes full"
+    assert leads(preview(state, Expand("Tonga", (2, 3)))) == "no beach becomes full"
     # Tonga a fills and is the only full beach with one jetty: it emigrates by itself
-    assert leads(engine.preview(state, Expand("Tonga", (0, 2)))) == (
+    assert leads(preview(state, Expand("Tonga", (0, 2)))) == (
         "Tonga a becomes full and emigrates S by itself: 3 blue reach open water, where a "
         "tile is drawn"
     )
     state = arrange(("blue", "red"), boats={"Tonga a": "BR", "Tonga b": "BR"})
-    assert leads(engine.preview(state, Expand("Tonga", (0, 1)))) == (
+    assert leads(preview(state, Expand("Tonga", (0, 1)))) == (
         "Tonga a,b become full and emigrate next"
     )
 

@@ -135,7 +135,7 @@ def _whose(service: Service) -> int:
 def test_a_vacation_ends_when_asked_and_the_days_not_used_come_back(
     tmp_path: Path, off: str
 ) -> None:
-    service = _game(tmp_path, default_deadline_seconds=2 * 86400)
+    service = _game(tmp_path, default_deadline="2d")
     prompt = _prompt_for(take_mail(service), ANN)
     assert handle(service, reply_to(prompt, "vacation 3d"), START + HOUR) == "applied"
     with session(service.engine) as db:

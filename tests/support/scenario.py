@@ -21,7 +21,6 @@ from engine import (
     LETTERS,
     STACK_TILES,
     START_ISLAND,
-    Board,
     ChoiceMade,
     Phase,
     Position,
@@ -84,35 +83,39 @@ def arrange(
     placed = list(tiles)
     drawn_first = [tile_name(name) for name, _, _ in placed] + [tile_name(t) for t in gone]
     setup = Setup.from_names(colours, stack(*drawn_first, *top))
-    board = Board()
-    board.place(START_ISLAND, CENTRE, 0, seats)
+    laid: dict[Position, tuple[str, int]] = {CENTRE: (START_ISLAND, 0)}  # in the order placed
     for name, position, rotation in placed:
-        if position in board.tiles:
+        if position in laid:
             raise ValueError(f"two tiles at {position}")
-        board.place(tile_name(name), position, rotation, seats)
-    for where, letters in (boats or {}).items():
-        island, beach = where.rsplit(" ", 1)
+        laid[position] = (tile_name(name), rotation)
+    where = {name: position for position, (name, _) in laid.items()}
+    on_beaches = {  # boats per beach per seat, for each island
+        position: [[0] * seats for _ in ISLANDS[name].beaches]
+        for position, (name, _) in laid.items()
+        if name in ISLANDS
+    }
+    for place, letters in (boats or {}).items():
+        island, beach = place.rsplit(" ", 1)
         name = START_ISLAND if island == START_ISLAND else tile_name(island)
         index = BEACH_LETTERS.index(beach)
         for letter in letters:
-            board.boats[board.where[name]][index][colours.index(BY_LETTER[letter])] += 1
-        if board.free(board.where[name], index) < 0:
-            raise ValueError(f"too many boats on {where}")
-    for island, owner in (royal or {}).items():
-        board.royal[board.where[tile_name(island)]] = colours.index(owner)
+            on_beaches[where[name]][index][colours.index(BY_LETTER[letter])] += 1
+        if sum(on_beaches[where[name]][index]) > ISLANDS[name].beaches[index].berths:
+            raise ValueError(f"too many boats on {place}")
+    owners = {where[tile_name(i)]: colours.index(owner) for i, owner in (royal or {}).items()}
     reserve = [
         BOATS_PER_PLAYER
-        - sum(board.seat_boats(pos, seat) for pos in board.boats)
-        - sum(1 for owner in board.royal.values() if owner == seat)
+        - sum(beach[seat] for beaches in on_beaches.values() for beach in beaches)
+        - sum(1 for owner in owners.values() if owner == seat)
         for seat in range(seats)
     ]
     if min(reserve) < 0:
         raise ValueError(f"more than {BOATS_PER_PLAYER} boats of one colour: {reserve}")
     snapshot = {
         "setup": setup.to_json(),
-        "tiles": [[q, r, name, rot] for (q, r), (name, rot) in board.tiles.items()],
-        "boats": [[q, r, beaches] for (q, r), beaches in board.boats.items()],
-        "royal": [[q, r, seat] for (q, r), seat in board.royal.items()],
+        "tiles": [[q, r, name, rot] for (q, r), (name, rot) in laid.items()],
+        "boats": [[q, r, beaches] for (q, r), beaches in on_beaches.items()],
+        "royal": [[q, r, seat] for (q, r), seat in owners.items()],
         "reserve": reserve,
         "out_of_play": [0] * seats,
         "drawn": len(drawn_first),
