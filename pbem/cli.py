@@ -25,7 +25,7 @@ from sqlmodel import Session, col, select
 from typer.core import TyperGroup
 
 from engine import BOT_KINDS
-from pbem import export, view
+from pbem import __version__, export, view
 from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.commands import status_text
 from pbem.config import ConfigError, Settings, load_settings
@@ -100,6 +100,25 @@ app = typer.Typer(
     help="Tongiaki by email: a play-by-email server for Tongiaki.",
     no_args_is_help=True,
 )
+
+
+def _version(shown: bool) -> None:
+    if shown:
+        typer.echo(f"pbem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and stop."
+        ),
+    ] = False,
+) -> None:
+    """Tongiaki by email: a play-by-email server for Tongiaki."""
+
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="TOML settings (else $PBEM_CONFIG, else defaults).")

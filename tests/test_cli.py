@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import pbem
 from pbem.cli import app
 from pbem.config import ImapSettings, Settings, load_settings, settings_toml
 from pbem.db import open_database
@@ -133,6 +134,11 @@ def test_new_game_refuses_a_deadline_that_is_no_time_per_decision(deadline: str,
     assert _ok("list") == ""  # nothing was created
     _ok(*args, "--deadline", "1d12h", "--now", "2026-11-23T09:00:00+00:00")
     assert "The deadline is Tue 24 Nov 2026, 21:00 UTC." in " ".join(_ok("show", "1").split())
+
+
+def test_version_prints_the_packages_version() -> None:
+    assert _ok("--version") == f"pbem {pbem.__version__}\n"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pbem.__version__)
 
 
 def test_show_an_unknown_game() -> None:
