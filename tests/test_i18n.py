@@ -340,7 +340,7 @@ def _flat(mail) -> str:  # type: ignore[no-untyped-def]
 
 def _gm_game(service: Service, ann: str = "it", bob: str = "en") -> None:
     seats = [SeatSpec("Ann", ANN, "red", lang=ann), SeatSpec("Bob", BOB, "blue", lang=bob)]
-    service.new_game(seats, seed=4, deadline="48h", gm=GM, now=START)
+    service.new_game(seats, seed=4, deadline_seconds=48 * 3600, gm=GM, now=START)
 
 
 def _gm(service: Service, to_gm: list, command: str, at_hours: int) -> list:

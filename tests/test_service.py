@@ -244,7 +244,7 @@ def test_a_whole_game_played_by_mail(service: Service) -> None:
         ([SeatSpec("Ann", "ann"), SeatSpec("Bob", BOB)], {}, "not a mail address"),
         ([SeatSpec("Ann", ANN), SeatSpec("Bot", None, None, "clever")], {}, "Unknown bot"),
         ([SeatSpec("Ann", ANN), SeatSpec("Bob", BOB)], {"stack": ["Samoa"]}, "31 tiles"),
-        ([SeatSpec("Ann", ANN), SeatSpec("Bob", BOB)], {"deadline": "soon"}, "not a duration"),
+        ([SeatSpec("Ann", ANN), SeatSpec("Bob", BOB)], {"deadline_seconds": 30}, "a minute"),
     ],
 )
 def test_a_game_that_cannot_be_is_refused_and_nothing_is_created(
