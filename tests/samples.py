@@ -6,10 +6,15 @@ Regenerate the golden files after a deliberate change with `python3 dev.py golde
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import sys
 import tempfile
-from email.message import EmailMessage
-from functools import cache
+from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from functools import cache, cached_property
 from pathlib import Path
 
 from engine import (
@@ -20,7 +25,7 @@ from pbem.deadlines import tick
 from pbem.i18n import LANGUAGES
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
-from tests.support.localmail import later, local_service, reply_to, take_mail
+from tests.support.localmail import later, local_service, parse, reply_to, take_raw
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 ANA, BEN = "ana@example.test", "ben@example.test"
@@ -31,8 +36,52 @@ SEED = 2026
 def sample_mails(lang: str = "en") -> dict[str, EmailMessage]:
     """The first mail of each kind of the sample game, by name (welcome, prompt-setup ...),
     with its players reading `lang`."""
+    return {name: parse(raw) for name, raw in _shared(lang).items()}
+
+
+def _shared(lang: str) -> dict[str, bytes]:
+    """The sample game's mails, played once per test run: pytest-xdist's workers of one run
+    share them through a file (under a lock, so the first plays while the others wait)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:
+        return _played(lang)
+    folder = Path(tempfile.gettempdir()) / f"tongiaki-samples-{run}"
+    folder.mkdir(exist_ok=True)
+    kept = folder / f"{lang}.pickle"
+    with (folder / f"{lang}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if kept.exists():
+            mails: dict[str, bytes] = pickle.loads(kept.read_bytes())
+            return mails
+        mails = _played(lang)
+        kept.with_suffix(".part").write_bytes(pickle.dumps(mails))
+        kept.with_suffix(".part").rename(kept)
+        return mails
+
+
+def _played(lang: str) -> dict[str, bytes]:
     with tempfile.TemporaryDirectory() as tmp:
-        return _play(local_service(Path(tmp)), lang)
+        return {name: mail.raw for name, mail in _play(local_service(Path(tmp)), lang).items()}
+
+
+class _Mail:
+    """A mail of the outbox: its header fields read at once (cheaply), the whole mail only
+    when it is answered or kept, as parsing every mail of a game would cost a third of it."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self.head: Message = BytesHeaderParser(policy=compat32).parsebytes(raw)
+
+    def __getitem__(self, name: str) -> str | None:
+        return self.head[name]
+
+    @cached_property
+    def full(self) -> EmailMessage:
+        return parse(self.raw)
+
+
+def take_mail(service: Service) -> list[_Mail]:
+    return [_Mail(raw) for raw in take_raw(service)]
 
 
 def golden_folder(lang: str) -> Path:
@@ -40,15 +89,15 @@ def golden_folder(lang: str) -> Path:
     return GOLDEN if lang == "en" else GOLDEN / lang
 
 
-def _play(service: Service, lang: str = "en") -> dict[str, EmailMessage]:
+def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
     specs = [
         SeatSpec("Ana", ANA),
         SeatSpec("Ben", BEN),
         SeatSpec("Cy", None, bot="greedy"),
     ]
     game = service.new_game(specs, seed=SEED, gm="gm@example.test", now=later(0), lang=lang)
-    found: dict[str, EmailMessage] = {}
-    latest: dict[str, EmailMessage] = {}
+    found: dict[str, _Mail] = {}
+    latest: dict[str, _Mail] = {}
     _collect(take_mail(service), found, latest)
     minute = 0
     while True:
@@ -63,7 +112,7 @@ def _play(service: Service, lang: str = "en") -> dict[str, EmailMessage]:
         if "reminder" not in found and "error" in found and decision.seat == 0:
             # Ana shows deadlines in her time zone, then waits: reminders at half-time and
             # 6 h before, then her turn is passed
-            handle(service, reply_to(latest[ANA], "tz Pacific/Auckland"), later(minute))
+            handle(service, reply_to(latest[ANA].full, "tz Pacific/Auckland"), later(minute))
             _collect(take_mail(service), found, latest, "")
             for _ in range(12):
                 minute += 4 * 60
@@ -78,11 +127,11 @@ def _play(service: Service, lang: str = "en") -> dict[str, EmailMessage]:
             continue
         if "error" not in found and decision.kind.value == "turn":
             # a refused line in a reply to one's own decision comes back in a prompt
-            handle(service, reply_to(latest[address], "expand Nowhere a"), later(minute))
+            handle(service, reply_to(latest[address].full, "expand Nowhere a"), later(minute))
             _collect(take_mail(service), found, latest, "error")
             continue
         if "not-applied" not in found and decision.seat == 0:
-            handle(service, reply_to(latest[ANA], "1", sender=BEN), later(minute))
+            handle(service, reply_to(latest[ANA].full, "1", sender=BEN), later(minute))
             _collect(take_mail(service), found, latest, "not-applied")
             continue
         elif (
@@ -93,22 +142,22 @@ def _play(service: Service, lang: str = "en") -> dict[str, EmailMessage]:
         ):
             body = "colonise"  # Ana draws a tile and is asked where it goes
         elif "answer" not in found and decision.seat == 0 and BEN in latest:
-            handle(service, reply_to(latest[BEN], "status\nlog"), later(minute))
+            handle(service, reply_to(latest[BEN].full, "status\nlog"), later(minute))
             _collect(take_mail(service), found, latest, "answer")
             continue
         else:
             choice = make_bot("greedy", SEED + decision.number).choose(state)
             legal = state.legal_choices()
             body = str(legal.index(choice) + 1) if decision.number % 2 else str(choice)
-        handle(service, reply_to(latest[address], body), later(minute))
+        handle(service, reply_to(latest[address].full, body), later(minute))
         _collect(take_mail(service), found, latest)
     return found
 
 
 def _collect(
-    mails: list[EmailMessage],
-    found: dict[str, EmailMessage],
-    latest: dict[str, EmailMessage],
+    mails: list[_Mail],
+    found: dict[str, _Mail],
+    latest: dict[str, _Mail],
     name: str | None = None,
 ) -> None:
     for mail in mails:
@@ -120,7 +169,7 @@ def _collect(
             found.setdefault(kind, mail)
 
 
-def _name(mail: EmailMessage) -> str:
+def _name(mail: _Mail) -> str:
     kind = str(mail["X-Tongiaki-Kind"])
     if kind == "prompt":
         return "prompt-" + str(mail["X-Tongiaki-Decision"]).split(" ", 1)[1].replace(" ", "-")

@@ -31,12 +31,17 @@ def local_service(tmp_path: Path, **changes: object) -> Service:
 
 def take_mail(service: Service) -> list[EmailMessage]:
     """Every queued mail, oldest first, removed from the outbox."""
+    return [parse(raw) for raw in take_raw(service)]
+
+
+def take_raw(service: Service) -> list[bytes]:
+    """Every queued mail as it would be sent, oldest first, removed from the outbox."""
     with session(service.engine) as db:
         rows = list(db.exec(select(Outbox).order_by(col(Outbox.id))))
         for row in rows:
             db.delete(row)
         db.commit()
-    return [parse(row.message) for row in rows]
+    return [row.message for row in rows]
 
 
 def parse(raw: bytes) -> EmailMessage:
