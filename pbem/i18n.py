@@ -152,6 +152,7 @@ def words_of(lang: str) -> str:
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 LRM = "\u200e"  # LEFT-TO-RIGHT MARK: keeps a line of notation left to right in a bidi text
+RLM = "\u200f"  # RIGHT-TO-LEFT MARK: a line of prose right to left, whatever it begins with
 
 T = TypeVar("T")
 
@@ -415,6 +416,7 @@ __all__ = [
     "ENGLISH_WORDS",
     "LANGUAGES",
     "LRM",
+    "RLM",
     "RTL",
     "TRANSLATED",
     "Stamp",

@@ -15,7 +15,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from engine import Message
-from pbem.i18n import ENGLISH_WORDS, LRM, Words, word_for, words_of
+from pbem.i18n import ENGLISH_WORDS, LRM, RLM, Words, word_for, words_of
 from pbem.kinds import AnswerTopic
 from pbem.rulestext import BlockKind
 from pbem.rulestext import blocks as rules_blocks
@@ -74,6 +74,8 @@ def environment() -> Environment:
     env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
     env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
     env.filters["lines"] = _lines
+    env.filters["columns"] = _columns
+    env.filters["log_lines"] = _log_lines
     env.globals.update(said_in(ENGLISH_WORDS))
     env.globals["AnswerTopic"] = AnswerTopic  # what a command that looks answered
     env.globals["BlockKind"] = BlockKind  # what a block of the rules is
@@ -88,6 +90,47 @@ def _lines(context: Context, text: str) -> str:
     if not context.get("rtl"):
         return text
     return "\n".join(LRM + line if line.strip() else line for line in str(text).split("\n"))
+
+
+def _ltr_row(line: str) -> str:
+    """A line of a table kept left to right, its columns in their order: a LEFT-TO-RIGHT MARK
+    at its start and before each gap of two or more spaces (so that two cells in Hebrew are
+    not read as one phrase and swapped)."""
+    if not line.strip():
+        return line
+    return LRM + re.sub(r"(?<=\S)(?=  )", LRM, line)
+
+
+@pass_context
+def _columns(context: Context, text: str) -> str:
+    """The lines of a table with aligned columns (the players, the log), left to right in a
+    right-to-left text."""
+    if not context.get("rtl"):
+        return text
+    return "\n".join(_ltr_row(line) for line in str(text).split("\n"))
+
+
+@pass_context
+def _log_lines(context: Context, text: str) -> str:
+    """The log: its moves a table left to right in a right-to-left text, its table talk prose."""
+    if not context.get("rtl"):
+        return text
+    return "\n".join(
+        _ltr_row(line) if re.match(r" *\d+  ", line) else line for line in str(text).split("\n")
+    )
+
+
+def directed(text: str, words: Words) -> str:
+    """The plain text for a right-to-left reader: every line not already marked left to right
+    (notation, the map, tables) begins with a RIGHT-TO-LEFT MARK, so that a mail client that
+    applies the Unicode bidirectional algorithm (each line a paragraph) reads it right to left
+    even when it begins with an island's name or a command."""
+    if not words.rtl:
+        return text
+    return "\n".join(
+        line if not line.strip() or line.startswith((LRM, RLM)) else RLM + line
+        for line in text.split("\n")
+    )
 
 
 def said_in(words: Words) -> dict[str, Any]:
@@ -163,7 +206,7 @@ def _text(mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words) -> 
     template = environment().get_template(f"{mail.kind}.txt.j2")
     text = template.render(_context(mail, commands, words))
     lines = [line.rstrip() for line in text.splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n"
+    return directed(re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n", words)
 
 
 def _html(mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words) -> str:
@@ -181,7 +224,7 @@ def render_board_text(board: Board, words: Words = ENGLISH_WORDS) -> str:
         .render(board=board, you=None, **said_in(words))
     )
     text = f"{_shared('_board.txt.j2', board, None, words)}\n\n{players}"
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return directed("\n".join(line.rstrip() for line in text.splitlines()) + "\n", words)
 
 
 def render(
@@ -195,6 +238,7 @@ def render(
 __all__ = [
     "BOAT_COLOURS",
     "WIDTH",
+    "directed",
     "render",
     "render_board_text",
     "render_html",

@@ -5,9 +5,11 @@ After a deliberate change to what players see, run `python3 dev.py golden` and r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from pbem.i18n import TRANSLATED, display_width
+from pbem.i18n import LRM, RLM, TRANSLATED, display_width
 from tests.samples import GOLDEN, golden_folder, parts, sample_mails
 
 KINDS = (
@@ -70,3 +72,30 @@ def test_text_matches_golden(name: str) -> None:
 def test_html_matches_golden(name: str) -> None:
     _, html = parts(sample_mails()[name])
     assert html == (GOLDEN / f"{name}.html").read_text()
+
+
+HEBREW_LETTER = re.compile("[\u05d0-\u05ea]")
+
+
+def test_every_hebrew_text_line_says_its_direction() -> None:
+    """A mail client that applies the Unicode bidirectional algorithm (each line a paragraph
+    of its own) reads every line of the Hebrew text part in the intended direction: prose
+    begins with a RIGHT-TO-LEFT MARK or a Hebrew letter (never with an island's name or a
+    command, which would turn the line left to right), notation, the map and the tables with
+    a LEFT-TO-RIGHT MARK."""
+    folder = golden_folder("he")
+    for path in sorted(folder.glob("*.txt")):
+        if path.stem == "gm":  # the game master's mail stays English
+            continue
+        _, _, text = path.read_text().partition("\n\n")  # after the Subject
+        for line in text.splitlines():
+            if line.strip():
+                assert line[0] in (LRM, RLM) or HEBREW_LETTER.match(line), (path.name, line)
+    lines = (folder / "game-over.txt").read_text().splitlines()
+    assert f"{RLM}Tonga (0 נקודות)" in lines  # prose that begins with an island's name
+    assert all(line.startswith(LRM) for line in lines if line.endswith(":.....:"))  # the map
+    players = next(line for line in lines if "Cy (בוט)" in line)  # a table row, its columns
+    assert players == f"{LRM}G Cy (בוט){LRM}         16{LRM}       5{LRM}       5"
+    answer = (folder / "answer.txt").read_text().splitlines()
+    assert f"{LRM}> status" in answer  # the reader's own line
+    assert f"{LRM}   1{LRM}  Ana{LRM}          place Tonga e" in answer  # the log
