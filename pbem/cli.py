@@ -34,7 +34,7 @@ from pbem.db import compact as compact_database
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
 from pbem.gm_commands import gm_examples
-from pbem.i18n import LANGUAGES
+from pbem.i18n import LANGUAGES, catalog_problems
 from pbem.inbound import quarantined, quarantined_mail, take_out
 from pbem.kinds import GameStatus, LineOutcome
 from pbem.migrate import SchemaError
@@ -157,6 +157,14 @@ def _service(config: Path | None, *, logs: bool = False, check: bool = False) ->
         _fail(str(error))
 
 
+def _say_broken_catalogs() -> None:
+    """One error line at the start of a service naming each listed language whose catalog is
+    missing or broken (check-config's 'catalogs' step): its players would read English."""
+    problems = catalog_problems()
+    if problems:
+        log.error("catalogs: %s; their players read English", "; ".join(problems))
+
+
 def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code=BAD_INPUT)
@@ -256,6 +264,7 @@ def poll(
     Exits with 1 when the mailbox could not be read (the rest is done all the same), with 4
     when `PRAGMA quick_check` finds the database damaged (then nothing is done)."""
     service = _service(config, logs=True, check=True)
+    _say_broken_catalogs()
     moment = _parse_time(now) if now else utc_now()
     with _alone(service):
         report = run_cycle(service, moment)
@@ -314,6 +323,7 @@ def game_master(
 def serve_command(config: ConfigOption = None) -> None:
     """Poll the mailbox and send mail at the configured intervals until stopped."""
     service = _service(config, logs=True, check=True)
+    _say_broken_catalogs()
     with _alone(service):
         serve(service, utc_now)
 
@@ -625,6 +635,7 @@ DEMO_SEATS = [
 def demo(config: ConfigOption = None) -> None:
     """Serve a demo game on the embedded defaults: you against two bots, mail in local folders."""
     service = _service(config, logs=True, check=True)
+    _say_broken_catalogs()
     with session(service.engine) as db:
         running = db.exec(select(Game).where(Game.status == GameStatus.RUNNING)).first()
     if running is None:
