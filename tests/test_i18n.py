@@ -277,6 +277,61 @@ def test_the_placeholder_check_finds_each_kind_of_fault() -> None:
     assert len(placeholder_faults(catalog)) == len(broken) - 1
 
 
+# the game's terms in English, and each language's word for them as docs/rules.LANG.md
+# writes it (a stem: the word as it begins in each of its forms)
+TERMS = {
+    "beach": r"\bbeach(es)?\b",
+    "berth": r"\bberths?\b",
+    "jetty": r"\bjett(y|ies)\b",
+    "trail": r"\btrails?\b",
+    "group": r"\bgroups?\b",
+    "reserve": r"\breserves?\b",
+}
+TERM_WORDS = {
+    lang: dict(zip(TERMS, stems.split(), strict=True))
+    for lang, stems in {
+        # beach, berth, jetty, trail, group, reserve
+        "it": "spiagg post mol rott grupp riserv",
+        "nl": "strand ligplaats steiger route groep reserve",
+        "fi": "ran paik laitur reit ryhm varasto",
+        "hu": "strand kikötőhely móló útvonal csoport tartal",  # 'tartal.' in the table
+        "he": "חו מעג מזח נתיב קבוצ מאגר",
+    }.items()
+}
+# what a message names but does not say: its placeholders and the commands' forms (BEACH)
+UNSAID = re.compile(r"\{[^}]*\}|%\([^)]*\)\d*[sd]|\b[A-Z]{3,}\b")
+
+
+def term_faults(catalog: Catalog, lang: str) -> list[str]:
+    """The messages whose English names one of the game's terms and whose translation does
+    not use the language's one word for it."""
+    faults = []
+    for message in catalog:
+        if not message.id:
+            continue
+        english = UNSAID.sub("", message.id if isinstance(message.id, str) else message.id[-1])
+        said = [message.string] if isinstance(message.string, str) else list(message.string)
+        for term, pattern in TERMS.items():
+            word = TERM_WORDS[lang][term]
+            if re.search(pattern, english, re.I) and any(word not in s.lower() for s in said):
+                faults.append(f"{term}: {english!r} -> {said!r}")
+    return faults
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_each_catalog_says_each_term_of_the_game_with_its_rules_word(lang: str) -> None:
+    """Beach, berth, jetty, trail, group and reserve are one word each throughout a
+    language, the word of its printed rules; proved on a copy with a synonym put in."""
+    rules = (Path(catalogs.ROOT) / "docs" / f"rules.{lang}.md").read_text().lower()
+    assert all(word in rules for word in TERM_WORDS[lang].values())
+    catalog = _catalog(lang)
+    assert term_faults(catalog, lang) == []
+    for message in catalog:
+        if message.id == "free berths":
+            message.string = "?"
+    assert len(term_faults(catalog, lang)) == 1
+
+
 def test_each_language_is_named_in_its_own_words() -> None:
     assert set(LANGUAGES) == {"en", "it", "nl", "fi", "hu", "he"}
     assert set(TRANSLATED) == set(catalogs.LANGUAGES)
