@@ -345,7 +345,10 @@ def _talk_text(text: str) -> str:
     )
     kept = " ".join(kept.split())
     if not kept:
-        raise CommandError(Message("Say something: say TEXT, like say Good luck, everyone!"))
+        raise CommandError(
+            # Translators: {form} is "say TEXT" as the help writes it, {example} its example
+            Message("Say something: {form}, like {example}", form=SAY.syntax, example=SAY.example)
+        )
     return kept if len(kept) <= TALK_LENGTH else kept[: TALK_LENGTH - 3] + "..."
 
 
@@ -406,7 +409,7 @@ def _tell(round: Round, argument: str) -> str:
     word, _, text = argument.partition(" ")
     if not word or not text.strip():
         raise CommandError(
-            Message("Write it as: tell SEAT TEXT, like tell red Shall we share Samoa?")
+            Message("Write it as: {form}, like {example}", form=TELL.syntax, example=TELL.example)
         )
     to = find_seat(round.table.seats, word)
     if to.seat == _seat(round).seat:
@@ -607,7 +610,9 @@ HELP = Command("help", "help", Message("this text"), _help, looks=True)
 RULES = Command("rules", "rules", Message("the rules of the game"), _rules, looks=True)
 VACATION = Command(
     "vacation",
-    "vacation DURATION",
+    # Translators: the form of a command in the help and its refusals: keep "vacation",
+    # translate the placeholder in capitals (what the player writes there)
+    Message("vacation DURATION"),
     Message(
         "your deadlines wait while you are away, a few days per game in all; vacation off ends it"
     ),
@@ -616,7 +621,8 @@ VACATION = Command(
 )
 TZ = Command(
     "tz",
-    "tz ZONE",
+    # Translators: keep "tz", translate the placeholder in capitals
+    Message("tz ZONE"),
     Message("deadlines in your own time zone as well as in UTC"),
     _tz,
     example="tz Europe/Berlin",
@@ -624,14 +630,16 @@ TZ = Command(
 
 LANG = Command(
     "lang",
-    "lang CODE",
+    # Translators: keep "lang", translate the placeholder in capitals
+    Message("lang CODE"),
     Message("the language of your mails: {choices}", choices=", ".join(LANGUAGES)),
     _lang,
     example="lang it",
 )
 SAY = Command(
     "say",
-    "say TEXT",
+    # Translators: keep "say", translate the placeholder in capitals
+    Message("say TEXT"),
     Message("to everyone at the table"),
     _say,
     # Translators: an example of the command say; keep "say", translate what is said
@@ -639,7 +647,8 @@ SAY = Command(
 )
 TELL = Command(
     "tell",
-    "tell SEAT TEXT",
+    # Translators: keep "tell", translate the placeholders in capitals
+    Message("tell SEAT TEXT"),
     Message("to one player, named by seat number, colour or name"),
     _tell,
     # Translators: an example of the command tell; keep "tell red", translate what is said
@@ -647,7 +656,8 @@ TELL = Command(
 )
 MAIL = Command(
     "mail",
-    "mail all|turns|digest [HOUR] [all-games]",
+    # Translators: keep the command's words, translate HOUR as in "a daily digest at HOUR"
+    Message("mail all|turns|digest [HOUR] [all-games]"),
     Message(
         "how much mail you get (every mail, only your turns, or a daily digest at HOUR); "
         "mail talk now|later: table talk at once or with your next mail"

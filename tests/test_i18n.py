@@ -520,3 +520,20 @@ def test_counts_of_one_and_two_take_the_languages_plural_forms(
         assert wanted[1] in table, table
         board = replace(view.board(state, ["Ann", "Bob"]), islands_left=count, seas_left=count)
         assert wanted[2] in render_board_text(board, reader)
+
+
+def test_a_commands_form_reads_the_same_in_the_help_and_in_its_refusal(service: Service) -> None:
+    """The placeholders of `say` and `tell` are the reader's words in the help and in the
+    refusal of a line that leaves them out (one message each)."""
+    _game(service, ann="it")
+    mails = take_mail(service)
+    welcome = _flat(_to(mails, ANN)[0])
+    assert "say TESTO: a tutti al tavolo" in welcome
+    assert "tell POSTO TESTO: a un solo giocatore" in welcome
+    assert "mail all|turns|digest [ORA] [all-games]" in welcome and "TEXT" not in welcome
+    assert handle(service, reply_to(_to(mails, ANN)[-1], "dici"), START + HOUR) == "rejected"
+    (answer,) = _to(take_mail(service), ANN)
+    assert "Di' qualcosa: say TESTO, come say Buona fortuna a tutti!" in _flat(answer)
+    assert handle(service, reply_to(answer, "riferisci blu"), START + 2 * HOUR) == "rejected"
+    (answer,) = _to(take_mail(service), ANN)
+    assert "Scrivilo così: tell POSTO TESTO, come tell red Dividiamo Samoa?" in _flat(answer)
