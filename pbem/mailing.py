@@ -250,11 +250,11 @@ class Mailer:
                 description=words.say(
                     Message(
                         "The deadline of your decision {number} in Tongiaki game {game} is "
-                        "{deadline} UTC. Reply to the game's mail with your choice before then; "
+                        "{deadline}. Reply to the game's mail with your choice before then; "
                         "after it the game moves for you.",
                         number=number,
                         game=game.id,
-                        deadline=f"{deadline:%Y-%m-%d %H:%M}",
+                        deadline=i18n.stamp(deadline),  # in the reader's locale
                     )
                 ),
                 game_id=game.id,

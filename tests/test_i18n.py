@@ -358,6 +358,11 @@ def test_the_calendar_event_of_a_prompt_speaks_the_readers_language(service: Ser
     unfolded = text.replace("\r\n ", "")
     assert "SUMMARY:Partita di Tongiaki 1: la tua decisione 1" in unfolded
     assert "Tongiaki game 1" not in unfolded
+    deadline = words("it").say(stamp(START + 48 * HOUR))  # the deadline in the reader's locale
+    assert deadline.startswith("mer 25 nov 2026") and deadline.endswith(" UTC")
+    said = f"La scadenza della tua decisione 1 nella partita di Tongiaki 1 è {deadline}."
+    assert said in unfolded.replace("\\,", ",").replace("\\;", ";")
+    assert "2026-11-25" not in unfolded.partition("DESCRIPTION")[2].partition("\n")[0]
 
 
 def test_a_digest_holds_the_news_in_the_readers_language(service: Service) -> None:
