@@ -74,8 +74,13 @@ def test_demo_plays_a_whole_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(re.findall(r"^  \d\. \w+ +\d+ points", out, re.MULTILINE)) == 3
 
 
-def test_bench_prints_figures_and_ends_with_the_4p_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_prints_figures_and_ends_with_the_4p_lines(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     bench_main(["--seconds", "0.01"])
     lines = capsys.readouterr().out.strip().splitlines()
     assert [line.split(":")[0] for line in lines[:3]] == ["2 players", "4 players", "6 players"]
-    assert re.fullmatch(r"4p games/s: \d+", lines[-1])
+    assert re.fullmatch(r"4p games/s: \d+", lines[-2])
+    assert re.fullmatch(r"4p decisions/s: \d+", lines[-1])
+    games, decisions = (int(line.split(": ")[1]) for line in lines[-2:])
+    assert 50 * games < decisions < 500 * games  # a game is about 110 decisions
