@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
 
@@ -20,6 +19,7 @@ from engine import BY_LETTER, COLOURS, ChoiceError, Event, Joined, Message, coun
 from pbem import letters, news, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
+from pbem.envelope import Envelope
 from pbem.errors import PbemError
 from pbem.i18n import ALIASES, ENGLISH, known, named
 from pbem.inbound import shown
@@ -28,9 +28,6 @@ from pbem.models import Move, Observer, Seat, Talk
 from pbem.render import render_board_text
 from pbem.table import Table
 from pbem.view import Answer, LineResult
-
-if TYPE_CHECKING:  # the mails go out through the caller's mailer; no import at run time
-    from pbem.mailing import Mailer
 
 
 class CommandError(PbemError, ValueError):
@@ -43,7 +40,6 @@ class Round:
     """One mail's (or one command line's) worth of commands on one game, and what they did."""
 
     table: Table
-    mail: Mailer
     actor: str  # the sender's address, or "host"
     seat: Seat | None  # the player's seat; None for a game master or an observer
     answering: Tag | None  # the tag of the mail answered; None on the command line
@@ -63,6 +59,9 @@ class Round:
     asked_before: str = ""  # one the mail answered asked about: `confirm` alone acts
     talk: list[Talk] = field(default_factory=list)  # table talk said in this round
     farewell: bool = False  # the sender left the game in this round
+    # last mails to players who lost their seat in this round (`replace`, `kick`), addressed
+    # as the seat was; the game master's flow queues them
+    farewells: list[Envelope] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:

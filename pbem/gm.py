@@ -61,7 +61,6 @@ class GameMaster:
         the game once already) only status, log, board and help are answered."""
         round = Round(
             table,
-            self.service.mail,
             actor,
             None,
             answering,
@@ -90,6 +89,8 @@ class GameMaster:
         """Mail the players what the game master did, the new players their welcome, and
         the game master their results."""
         mail, table = self.service.mail, round.table
+        for farewell in round.farewells:  # addressed as the seat was, before the commands
+            mail.post(table, farewell, None)
         if round.welcome:
             at, _ = mail.moment(table)
             for seat in round.welcome:

@@ -23,6 +23,7 @@ from pbem.commands import (
     Round,
     find_seat,
 )
+from pbem.envelope import envelope
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.inbound import shown
 from pbem.kinds import AnswerTopic, GameStatus, MailKind, MoveSource
@@ -385,7 +386,7 @@ def _farewell(round: Round, seat: Seat, why: Message) -> None:
         you=everyone[seat.seat],
         happened=(Joined(" ", [why, last]),),
     )
-    round.mail.queue(round.table, seat, mail, None)
+    round.farewells.append(envelope(round.table, seat, mail))
 
 
 def _duration(text: str, example: str) -> int:

@@ -11,15 +11,15 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, func, select
 
 from engine import Event, Message
-from pbem import calendar as ics
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc
 from pbem.compose import Picture, compose
 from pbem.config import ExportOnGameOver, Settings
+from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
 from pbem.kinds import GameStatus, MailKind, MailMode
 from pbem.manual import COMMAND_HELP, QUIET_WATCH_HELP
@@ -153,31 +153,22 @@ class Mailer:
     def queue(self, table: Table, seat: Seat, mail: view.Mail, picture: Picture | None) -> None:
         """Render a mail and put it in the outbox; its reply address names the seat and the
         decision open now, so that any mail of the game can be answered."""
-        db, game, now = table.db, table.game, table.now
-        assert seat.address is not None and game.id is not None
-        number = mail.decision.number if mail.decision is not None else game.decision
-        signed = token(seat.secret, game.id, seat.seat, number, game.epoch)
-        tag = Tag(game.id, seat.seat, number, signed)
-        talk = self._talk_for(table, seat.talk_seen, seat.seat)
-        if talk:
-            seat.talk_seen = talk[-1].id or seat.talk_seen
-        mail = replace(
-            mail,
-            talk=tuple(_said(t, seat.seat) for t in talk),
-            watching=tuple(o.name for o in table.observers),
-        )
-        mail, record = self._attached(table, mail)
+        self.post(table, envelope(table, seat, mail), picture)
+
+    def post(self, table: Table, letter: Envelope, picture: Picture | None) -> None:
+        """Render a mail addressed already and put it in the outbox."""
+        mail, record = self._attached(table, letter.mail)
         self._queue_mail(
-            db,
-            game,
-            seat.address,
+            table.db,
+            table.game,
+            letter.address,
             mail,
             picture,
-            tag,
-            now,
-            self._event(table, seat, mail),
+            letter.tag,
+            table.now,
+            letter.calendar,
             record,
-            words=i18n.words(seat.lang),
+            words=letter.words,
         )
 
     def _record(self, table: Table) -> tuple[str, bytes] | None:
@@ -228,68 +219,6 @@ class Mailer:
         log.info("game %s: the record is at %s", game_id, folder / name)
         return self.settings.export_url.rstrip("/") + "/" + name
 
-    def _event(self, table: Table, seat: Seat, mail: view.Mail) -> bytes | None:
-        """The calendar part of a mail to `seat`: the deadline of a decision it asks for (a
-        request, updated by every later one), or the cancelling of that event with the first
-        mail after the decision was made (by the player, a bot or the game at its deadline);
-        nothing while it is still open (a mail of table talk, an answer to `status`)."""
-        game, now = table.game, table.now
-        assert game.id is not None and seat.address is not None
-        clock = game.clock_from is not None and game.deadline_at is not None
-        if mail.decision is not None and clock and game.status == GameStatus.RUNNING:
-            assert game.clock_from is not None and game.deadline_at is not None
-            start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
-            seat.calendar_open = True
-            words, number = i18n.words(seat.lang), mail.decision.number
-            return ics.deadline_event(
-                summary=words.say(
-                    Message(
-                        "Tongiaki game {game}: your decision {number}", game=game.id, number=number
-                    )
-                ),
-                description=words.say(
-                    Message(
-                        "The deadline of your decision {number} in Tongiaki game {game} is "
-                        "{deadline}. Reply to the game's mail with your choice before then; "
-                        "after it the game moves for you.",
-                        number=number,
-                        game=game.id,
-                        deadline=i18n.stamp(deadline),  # in the reader's locale
-                    )
-                ),
-                game_id=game.id,
-                seat=seat.seat,
-                decision_number=mail.decision.number,
-                deadline_at=deadline,
-                first_reminder_at=ics.first_reminder(
-                    start, deadline, self.settings.parsed_reminders, now
-                ),
-                organizer_address=self.settings.from_address,
-                organizer_name=self.settings.from_name,
-                attendee=seat.address,
-                now=now,
-            )
-        decision = table.state.decision
-        still_open = (
-            game.status == GameStatus.RUNNING
-            and decision is not None
-            and decision.seat == seat.seat
-        )
-        if seat.calendar_open and not still_open:  # a talk mail leaves an open decision be
-            seat.calendar_open = False
-            return ics.cancel_event(
-                summary=i18n.words(seat.lang).say(
-                    Message("Tongiaki game {game}: no decision of yours is open", game=game.id)
-                ),
-                game_id=game.id,
-                seat=seat.seat,
-                organizer_address=self.settings.from_address,
-                organizer_name=self.settings.from_name,
-                attendee=seat.address,
-                now=now,
-            )
-        return None
-
     def queue_watch(
         self, table: Table, watcher: Observer, mail: view.Mail, picture: Picture | None
     ) -> None:
@@ -304,14 +233,12 @@ class Mailer:
             game.decision,
             token(watcher.secret, game.id, seat, game.decision, game.epoch),
         )
-        talk = [
-            t for t in self._talk_for(table, watcher.talk_seen, None) if t.observer_id != watcher.id
-        ]
+        talk = [t for t in talk_for(table, watcher.talk_seen, None) if t.observer_id != watcher.id]
         if talk:
             watcher.talk_seen = talk[-1].id or watcher.talk_seen
         mail = replace(
             mail,
-            talk=tuple(_said(t, None) for t in talk),
+            talk=tuple(said(t, None) for t in talk),
             watching=tuple(o.name for o in table.observers),
         )
         mail, record = self._attached(table, mail)
@@ -376,7 +303,7 @@ class Mailer:
             if seat.address
             and not seat.resigned
             and seat.talk_now
-            and self._talk_for(table, seat.talk_seen, seat.seat)
+            and talk_for(table, seat.talk_seen, seat.seat)
         ]
         if waiting:
             at, _ = self.moment(table)
@@ -396,15 +323,6 @@ class Mailer:
                 for t in said
             ]
             self.queue_gm(table, subject=f"Table talk in game {table.game.id}", happened=lines)
-
-    def _talk_for(self, table: Table, seen: int, seat: int | None) -> list[Talk]:
-        """Table talk after `seen` that `seat` may read (None: an observer), oldest first:
-        what was said to everyone and to that seat, not what the seat said itself."""
-        query = select(Talk).where(Talk.game_id == table.game.id, col(Talk.id) > seen)
-        talk = list(table.db.exec(query.order_by(col(Talk.id))))
-        if seat is None:
-            return [t for t in talk if t.to_seat is None]
-        return [t for t in talk if t.seat != seat and t.to_seat in (None, seat)]
 
     def queue_gm(
         self,
@@ -525,15 +443,6 @@ class Mailer:
             record=record,
         )
         _outbox(db, game.id, address, message, now)
-
-
-def _said(talk: Talk, reader: int | None) -> str:
-    """A line of table talk as its reader sees it."""
-    if talk.to_seat is None:
-        return Message("{speaker} to the table: {text}", speaker=talk.speaker, text=talk.text)
-    if talk.to_seat == reader:
-        return Message("{speaker} to you only: {text}", speaker=talk.speaker, text=talk.text)
-    return Message("{speaker} to {to}: {text}", speaker=talk.speaker, to="", text=talk.text)
 
 
 def _outbox(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:

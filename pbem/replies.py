@@ -356,7 +356,6 @@ class Replies:
             return MailOutcome.IGNORED, replayed
         round = Round(
             table,
-            self.service.mail,
             sender,
             None,
             tag,
@@ -396,7 +395,6 @@ class Replies:
         """A player's lines, applied until one fails; everyone told what moved."""
         round = Round(
             table,
-            self.service.mail,
             seat.address or "",
             seat,
             tag,
