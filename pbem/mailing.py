@@ -159,15 +159,13 @@ class Mailer:
         """Render a mail addressed already and put it in the outbox."""
         mail, record = self._attached(table, letter.mail)
         self._queue_mail(
-            table.db,
-            table.game,
+            table,
             letter.address,
             mail,
-            picture,
-            letter.tag,
-            table.now,
-            letter.calendar,
-            record,
+            tag=letter.tag,
+            picture=picture,
+            calendar=letter.calendar,
+            record=record,
             words=letter.words,
         )
 
@@ -243,13 +241,11 @@ class Mailer:
         )
         mail, record = self._attached(table, mail)
         self._queue_mail(
-            table.db,
-            game,
+            table,
             watcher.address,
             mail,
-            picture,
-            tag,
-            table.now,
+            tag=tag,
+            picture=picture,
             record=record,
             words=i18n.words(game.lang),
             commands=COMMAND_HELP if game.observers_talk else QUIET_WATCH_HELP,
@@ -368,13 +364,14 @@ class Mailer:
         db.add(GmTag(game_id=game.id, serial=serial, decision=game.decision, sent_at=now))
         tag = Tag(game.id, GM_SEAT, serial, gm_token(game.gm_secret, game.id, serial))
         for address in dict.fromkeys(recipients):
-            self._queue_mail(db, game, address, mail, picture if show_board else None, tag, now)
+            self._queue_mail(table, address, mail, tag=tag, picture=picture if show_board else None)
 
     def queue_notice(
         self,
         db: Session,
         address: str,
         notice: view.Notice,
+        *,
         now: datetime,
         game_id: int | None,
         lang: str | None = None,
@@ -412,19 +409,19 @@ class Mailer:
 
     def _queue_mail(
         self,
-        db: Session,
-        game: Game,
+        table: Table,
         address: str,
         mail: view.Mail | view.GmMail,
-        picture: Picture | None,
+        *,
         tag: Tag,
-        now: datetime,
+        picture: Picture | None = None,
         calendar: bytes | None = None,
         record: tuple[str, bytes] | None = None,
-        *,
         words: i18n.Words = i18n.ENGLISH_WORDS,
         commands: CommandHelp = COMMAND_HELP,
     ) -> None:
+        """Render `mail` in `words`, compose it with its parts and put it in the outbox."""
+        game, now = table.game, table.now
         assert game.id is not None
         mail = words.translated(mail)
         text, html = render(mail, commands, words)
@@ -442,7 +439,7 @@ class Mailer:
             calendar=calendar,
             record=record,
         )
-        _outbox(db, game.id, address, message, now)
+        _outbox(table.db, game.id, address, message, now)
 
 
 def _outbox(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:

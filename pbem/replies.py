@@ -145,7 +145,12 @@ class Replies:
                     ),
                 )
                 self.service.mail.queue_notice(
-                    db, found[1].address or sender, notice, now, game.id, found[1].lang
+                    db,
+                    found[1].address or sender,
+                    notice,
+                    now=now,
+                    game_id=game.id,
+                    lang=found[1].lang,
                 )
             db.commit()
         log.warning("message %s: quarantined as %s: %s", inbound.id, kept.id, why)
@@ -509,7 +514,9 @@ class Replies:
             games=tuple(games),
         )
         address = found[0][0].address or sender  # as the seat has it, capitals and all
-        self.service.mail.queue_notice(db, address, notice, now, None, found[0][0].lang)
+        self.service.mail.queue_notice(
+            db, address, notice, now=now, game_id=None, lang=found[0][0].lang
+        )
 
     def _tell_other_sender(self, db: Session, game: Game, seat: Seat, now: datetime) -> None:
         """A valid reply address of a seat used from another address: the seat's own address
@@ -538,7 +545,9 @@ class Replies:
                 ),
             ),
         )
-        self.service.mail.queue_notice(db, address, notice, now, game.id, seat.lang)
+        self.service.mail.queue_notice(
+            db, address, notice, now=now, game_id=game.id, lang=seat.lang
+        )
 
 
 def _replay_keys(tag: Tag, lines: Sequence[str], game: Game, seat: Seat | None) -> tuple[str, str]:
