@@ -23,7 +23,7 @@ from pbem.envelope import Envelope
 from pbem.errors import PbemError
 from pbem.i18n import ALIASES, ENGLISH, known, named
 from pbem.inbound import shown
-from pbem.kinds import AnswerTopic, GameStatus, LineOutcome
+from pbem.kinds import AnswerTopic, GameStatus, LineOutcome, MailOutcome
 from pbem.models import Move, Observer, Seat, Talk
 from pbem.render import render_board_text
 from pbem.table import Table
@@ -70,6 +70,14 @@ class Round:
     @property
     def applied(self) -> bool:
         return any(r.outcome == LineOutcome.APPLIED for r in self.results)
+
+    @property
+    def mail_outcome(self) -> MailOutcome:
+        """What the mail came to: rejected if a line was, applied if a line changed the
+        game, else answered (it only looked)."""
+        if self.failed:
+            return MailOutcome.REJECTED
+        return MailOutcome.APPLIED if self.applied else MailOutcome.ANSWERED
 
 
 @dataclass(frozen=True)
@@ -180,9 +188,7 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
         round.results.append(LineResult("(nothing)", LineOutcome.REJECTED, said))
     for index, line in enumerate(lines):
         if round.failed:
-            round.results.append(
-                LineResult(line, LineOutcome.IGNORED, Message("after a rejected line"))
-            )
+            round.results.append(after_rejected(line))
             continue
         if commands.sign_off and index > 0 and not commands.knows(line):
             after = len(lines) - index - 1
@@ -207,6 +213,11 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
             continue
         outcome = LineOutcome.ANSWERED if command.looks else LineOutcome.APPLIED
         round.results.append(LineResult(line, outcome, detail))
+
+
+def after_rejected(line: str) -> LineResult:
+    """A line left unread because a line before it was refused."""
+    return LineResult(line, LineOutcome.IGNORED, Message("after a rejected line"))
 
 
 def find_seat(seats: Sequence[Seat], word: str) -> Seat:
@@ -351,6 +362,7 @@ __all__ = [
     "CommandError",
     "Commands",
     "Round",
+    "after_rejected",
     "board_text",
     "find_seat",
     "run_lines",

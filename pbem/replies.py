@@ -19,7 +19,7 @@ from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
 from pbem.budget import may_answer
 from pbem.clock import as_utc, format_duration
-from pbem.commands import Round, run_lines
+from pbem.commands import Round, after_rejected, run_lines
 from pbem.db import hold_game, session
 from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
@@ -273,10 +273,7 @@ class Replies:
         first, *rest = lines or ["(nothing)"]
         results = [
             LineResult(first, LineOutcome.REJECTED, why),
-            *(
-                LineResult(line, LineOutcome.IGNORED, engine.Message("after a rejected line"))
-                for line in rest
-            ),
+            *(after_rejected(line) for line in rest),
         ]
         assert seat.address is not None
         per_day = self.settings.answers_per_day
@@ -330,14 +327,7 @@ class Replies:
         if round.applied:
             sent.used_at = now
         db.add(ReplyUse(key=keys[not round.applied], inbound_id=inbound.id, at=now))
-        outcome = (
-            MailOutcome.REJECTED
-            if round.failed
-            else MailOutcome.APPLIED
-            if round.applied
-            else MailOutcome.ANSWERED
-        )
-        return outcome, _told(round.results)
+        return round.mail_outcome, _told(round.results)
 
     def _handle_watcher(
         self,
@@ -370,13 +360,7 @@ class Replies:
         )
         run_lines(round, lines, OBSERVER_COMMANDS)
         table.db.add(ReplyUse(key=keys[not round.applied], inbound_id=inbound.id, at=table.now))
-        outcome = (
-            MailOutcome.REJECTED
-            if round.failed
-            else MailOutcome.APPLIED
-            if round.applied
-            else MailOutcome.ANSWERED
-        )
+        outcome = round.mail_outcome
         kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER
         per_day = self.settings.answers_per_day
         if may_answer(table.db, sender, kind, table.now, per_day):
@@ -427,14 +411,8 @@ class Replies:
             )
         if moved:
             table.save()
-        acted = moved or round.applied  # vacation, tz too
-        outcome = (
-            MailOutcome.REJECTED
-            if round.failed
-            else MailOutcome.APPLIED
-            if acted
-            else MailOutcome.ANSWERED
-        )
+        acted = round.applied  # a move, vacation, tz...: a line that changed the game
+        outcome = round.mail_outcome
         if not moved and not announced:  # an answer to the sender alone: within the budget
             assert seat.address is not None
             kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER
