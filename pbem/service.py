@@ -22,7 +22,7 @@ from sqlmodel import Session
 
 from engine import BOT_KINDS, COLOURS, BotKind, Setup, SetupError, State
 from pbem import letters
-from pbem.clock import as_utc, utc_now
+from pbem.clock import as_utc
 from pbem.config import Settings
 from pbem.db import session
 from pbem.i18n import ENGLISH, choices, known
@@ -169,11 +169,6 @@ class Service:
         """The game `game_id` as stored, to read or change in `db`'s transaction; raises
         GameError if there is none."""
         return Table.load(db, game_id, now, self.settings, self.cache)
-
-    def game(self, db: Session, game_id: int) -> tuple[Game, list[Seat], State]:
-        """The game `game_id` as stored, to read: its row, its seats and its state."""
-        table = self.table(db, game_id, utc_now())
-        return table.game, table.seats, table.state
 
 
 def _check_observers(

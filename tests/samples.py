@@ -102,7 +102,8 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
     minute = 0
     while True:
         with session(service.engine) as db:
-            _, seats, state = service.game(db, game)
+            table = service.table(db, game, later(minute))
+            seats, state = table.seats, table.state
         decision = state.decision
         if decision is None:
             break

@@ -119,7 +119,7 @@ def test_resign_asks_to_confirm_then_a_bot_plays_the_seat_and_everyone_hears(
         text = " ".join(text_of(_newest(told, address)).split())
         assert "Ann (red) resigned: the greedy bot plays red to the end" in text
     with session(service.engine) as db:
-        _, _, state = service.game(db, 1)
+        state = service.table(db, 1, START).state
     assert state.decision is not None and state.decision.seat != 0  # the bot placed Ann's boat
 
     # a resigned player gets no more news, but the final result

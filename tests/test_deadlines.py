@@ -40,9 +40,9 @@ def _game(service: Service, hours: int = 48, gm: str | None = GM) -> int:
 
 def _row(service: Service, game: int = 1) -> tuple[Game, list[Seat], State]:
     with session(service.engine) as db:
-        found = service.game(db, game)
+        table = service.table(db, game, START)
         db.commit()
-    return found
+    return table.game, table.seats, table.state
 
 
 def _utc(moment: datetime | None) -> datetime:

@@ -92,7 +92,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exported]:
         assert result.exit_code == 0, result.output
         service = local_service(folder, data_dir=folder / "pbem-data")
         with reading(service.engine) as db:
-            _row, seats, state = service.game(db, game)
+            table = service.table(db, game, START)
+            seats, state = table.seats, table.state
             names = [s.name for s in seats]
             rows = db.exec(select(Move).where(Move.game_id == game).order_by(col(Move.number)))
             moves = [(m.number, names[m.seat], m.choice) for m in rows]
@@ -211,7 +212,7 @@ def test_a_game_in_progress_keeps_its_stack_hidden(tmp_path: Path) -> None:
         db.commit()
     with reading(service.engine) as db:
         page = game_record_html(db, game)
-        _row, _seats, state = service.game(db, game)
+        state = service.table(db, game, START).state
     assert page.count("<img ") == 1 and 'alt="The board now"' in page
     assert "kept hidden while the game goes on" in page and "The game in notation" not in page
     assert ",".join(state.setup.stack) not in page and "Final scores" not in page

@@ -161,7 +161,7 @@ def _seats(service: Service) -> list[Seat]:
 
 def _state(service: Service) -> State:
     with session(service.engine) as db:
-        return service.game(db, 1)[2]
+        return service.table(db, 1, START).state
 
 
 def _moves(service: Service) -> list[tuple[int, int, str, str]]:

@@ -142,7 +142,8 @@ def test_a_whole_game_by_mail_through_real_servers(
     game = _new_game(service, count, seed)
     _play_to_the_end(mail, service, players, count, seed)
     with session(service.engine) as db:
-        row, _, state = service.game(db, game)
+        table = service.table(db, game, START)
+        row, state = table.game, table.state
         assert row.status == "over" and state.decision is None
         assert State.replay(state.setup, state.log) == state
         inbound = list(db.exec(select(Inbound)))

@@ -43,7 +43,8 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     assert schema_version(engine) == SCHEMA_VERSION == 8
     service = Service(engine, service.settings)
     with session(engine) as db:
-        game, seats, state = service.game(db, 1)
+        table = service.table(db, 1, START)
+        game, seats, state = table.game, table.seats, table.state
         assert game.gm_secret and len(game.gm_secret) == 32
         assert game.deadline_at is None and game.status == "running"
         assert [(s.name, s.auto_moves, s.absent, s.tz) for s in seats] == [
@@ -115,7 +116,8 @@ def test_a_version_2_database_keeps_its_waiting_mail_and_never_reuses_a_mail_num
         db.commit()
     take_mail(service)  # mails 1-3 go out
     with session(engine) as db:
-        game, seats, _ = service.game(db, 1)
+        table = service.table(db, 1, START)
+        game, seats = table.game, table.seats
         assert (game.status, game.decision, [s.name for s in seats]) == (
             "running",
             1,
@@ -163,7 +165,8 @@ def test_a_version_3_database_knows_its_handled_mail_by_a_hash_of_the_message_id
         first = db.exec(select(Inbound).order_by(col(Inbound.id))).first()
         assert first is not None and first.outcome == "applied"
         assert first.message_hash == hashlib.sha256(first.message_id.encode()).hexdigest()
-        game, seats, _ = service.game(db, 1)
+        table = service.table(db, 1, START)
+        game, seats = table.game, table.seats
         assert (game.epoch, game.decision) == (0, 2)
         db.commit()
     # the same reply delivered again (a mailbox that shows it as unread once more)
@@ -197,7 +200,8 @@ def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path
     assert schema_version(engine) == SCHEMA_VERSION == 8
     service = Service(engine, service.settings)
     with session(engine) as db:
-        game, seats, _ = service.game(db, 1)
+        table = service.table(db, 1, START)
+        game, seats = table.game, table.seats
         assert (game.decision, game.observers_talk) == (2, False)
         assert [(s.tz, s.resigned, s.lang, s.mail_mode, s.talk_seen) for s in seats] == [
             ("Europe/Berlin", False, "en", "all", 0),
@@ -239,7 +243,8 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
             (3, 0, None),
             (4, 2, None),
         ]
-        game, seats, _ = service.game(db, 1)
+        table = service.table(db, 1, START)
+        game, seats = table.game, table.seats
         assert (game.decision, game.lang) == (2, "en")  # version 7: the game's language
         db.commit()
     address = reply_address("tongiaki@example.test", Tag(1, 1, 2, token(seats[1].secret, 1, 1, 2)))
@@ -252,7 +257,7 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
     assert [str(m.get_content()).strip() for m in mails[:4]] == [f"mail {n}" for n in (1, 2, 3, 4)]
     assert len(mails) > 4  # and the news of Bob's move, numbered after mail 6
     with session(engine) as db:
-        game, _, _ = service.game(db, 1)
+        game = service.table(db, 1, START).game
         assert game.decision == 3
         db.commit()
     assert upgrade(engine) == []
@@ -274,7 +279,8 @@ def test_a_version_7_database_gets_when_players_resigned_and_plays_on(tmp_path: 
     assert schema_version(engine) == SCHEMA_VERSION == 8
     service = Service(engine, service.settings)
     with session(engine) as db:
-        game, seats, _ = service.game(db, 1)
+        table = service.table(db, 1, START)
+        game, seats = table.game, table.seats
         assert game.decision == 2
         assert [(s.resigned, s.resigned_at, s.asked, s.asked_at) for s in seats] == [
             (False, None, "", None),
@@ -299,7 +305,7 @@ def test_a_version_7_database_gets_when_players_resigned_and_plays_on(tmp_path: 
     assert handle(service, mail(1, "resign", 2), later(40)) == "applied"
     assert handle(service, mail(1, "confirm", 3), later(50)) == "applied"
     with session(engine) as db:
-        _, seats, _ = service.game(db, 1)
+        seats = service.table(db, 1, START).seats
         assert (seats[1].resigned, seats[1].resigned_at) == (True, 2)
         db.commit()
     assert upgrade(engine) == []

@@ -42,9 +42,9 @@ def test_the_state_cache_keeps_the_games_used_last_and_the_games_play_on(tmp_pat
     fresh = local_service(tmp_path)  # what another process reads: the same games
     for n in range(3):
         with reading(service.engine) as db:
-            cached = service.game(db, n + 1)[2]
+            cached = service.table(db, n + 1, START).state
         with reading(fresh.engine) as db:
-            assert fresh.game(db, n + 1)[2] == cached
+            assert fresh.table(db, n + 1, START).state == cached
 
 
 def test_the_cache_drops_the_least_recently_used_game() -> None:

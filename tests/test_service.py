@@ -222,7 +222,8 @@ def test_a_whole_game_played_by_mail(service: Service) -> None:
         assert minute < 1000
     assert sorted(m["To"] for m in over) == [ANN, BOB]
     with session(service.engine) as db:
-        row, _seats, state = service.game(db, game)
+        table = service.table(db, game, START)
+        row, state = table.game, table.state
         assert row.status == "over" and state.decision is None
         replayed = State.replay(state.setup, state.log)
         assert replayed == state

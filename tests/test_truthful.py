@@ -126,7 +126,7 @@ def test_a_line_naming_what_the_game_did_by_itself_counts_as_done(tmp_path: Path
 
 def _whose(service: Service) -> int:
     with session(service.engine) as db:
-        _, _, state = service.game(db, 1)
+        state = service.table(db, 1, START).state
     assert state.decision is not None
     return state.decision.seat
 
@@ -139,13 +139,14 @@ def test_a_vacation_ends_when_asked_and_the_days_not_used_come_back(
     prompt = _prompt_for(take_mail(service), ANN)
     assert handle(service, reply_to(prompt, "vacation 3d"), START + HOUR) == "applied"
     with session(service.engine) as db:
-        game, _, _ = service.game(db, 1)
+        game = service.table(db, 1, START).game
         away_deadline = game.deadline_at
     assert away_deadline is not None
     mails = take_mail(service)
     assert handle(service, reply_to(mails[0], off), START + 25 * HOUR) == "applied"
     with session(service.engine) as db:
-        game, seats, _ = service.game(db, 1)
+        table = service.table(db, 1, START)
+        game, seats = table.game, table.seats
         assert seats[0].away_until is None
         assert seats[0].vacation_used == 86400  # one day used of the three asked
         assert game.deadline_at is not None
