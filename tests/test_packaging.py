@@ -10,6 +10,8 @@ import sys
 from email import message_from_bytes, policy
 from pathlib import Path
 
+from engine import __version__
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "engine", "pbem", "templates", "docs", "README.md")
 
@@ -57,6 +59,11 @@ def test_an_installed_copy_creates_a_game_and_mails_it(tmp_path: Path) -> None:
     welcome = next(m for m in lea if "benvenuto" in str(m["Subject"]))
     body = welcome.get_body(("plain",))
     assert body is not None and "Ti diamo il benvenuto nella partita 2" in body.get_content()
+    # `python -m pbem` of the installed copy: its help and its version
+    shown = " ".join(_run(work, env, "-m", "pbem", "--help").split())
+    assert "Usage: python -m pbem [OPTIONS] COMMAND" in shown
+    assert all(f" {command} " in shown for command in ("new-game", "poll", "gm", "serve", "show"))
+    assert _run(work, env, "-m", "pbem", "--version") == f"pbem {__version__}\n"
     # a broken catalog in the installed copy: the service says so once, at its start
     broken = target / "pbem" / "locale" / "it" / "LC_MESSAGES" / "messages.po"
     broken.write_text(broken.read_text() + '\nmsgid "half a message\n', encoding="utf-8")
