@@ -43,12 +43,14 @@ class Standing:
 class Outcome:
     """The score by the rules; when the game is over, the final result."""
 
-    termination: Termination | None  # None while the game goes on
+    # why the game ends, once that is known: from the draw of the last tile of a kind (the
+    # turn is still played out, its voyages land), or from the game master's end; None before
+    termination: Termination | None
     standings: tuple[Standing, ...]  # best first, seat order among equals
 
     @property
     def reason(self) -> str:
-        """Why the game ended, as the mails say it ("" while it goes on)."""
+        """Why the game ends, as the mails say it ("" while no end is known)."""
         return self.termination or ""
 
     @property

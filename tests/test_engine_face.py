@@ -212,6 +212,26 @@ def test_queries_match_the_snapshot_in_random_games() -> None:
         _check_queries(state, state.to_json())
 
 
+def test_the_end_is_known_before_the_last_decisions_are_made() -> None:
+    """`Outcome.termination` is set when the last tile of a kind is drawn; the turn is
+    still played out (its voyages land), and the final outcome keeps that termination."""
+    early = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = State(Setup.from_seed(("red", "blue", "green"), seed))
+        known = None
+        while state.decision is not None:
+            termination = state.standings().termination
+            assert known is None or termination == known  # once known, it stays
+            known = termination
+            early += known is not None
+            assert state.outcome is None  # not final while a decision is open
+            state.apply(rng.choice(state.legal_choices()))
+        assert state.outcome is not None and state.outcome.termination is not None
+        assert known in (None, state.outcome.termination)
+    assert early > 0
+
+
 def test_is_legal_accepts_exactly_the_listed_choices_and_their_shorter_forms() -> None:
     for state, rng in _games(8):
         before = state.to_json()
