@@ -46,11 +46,16 @@ from pbem.db import open_database, session
 from pbem.models import Inbound
 from pbem.service import SeatSpec, Service
 from tests.support.localmail import START, option_count, reply_to
-from tests.support.mailservers import Accepted, Dovecot, Mail, SmtpServer, address, parse
-from tests.test_mail_loop import mail_settings
-
-SERVICE = "tongiaki@example.test"
-
+from tests.support.mailservers import (
+    SERVICE,
+    Accepted,
+    Dovecot,
+    Mail,
+    SmtpServer,
+    address,
+    mail_settings,
+    parse,
+)
 
 IDLE_POLL = 600.0  # with --idle: no poll comes during the run, IDLE does it all
 

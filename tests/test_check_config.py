@@ -20,8 +20,7 @@ from pbem.i18n import LOCALE_DIR, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
 from pbem.models import Outbox
 from tests.support.localmail import START
-from tests.support.mailservers import Mail
-from tests.test_mail_loop import mail_settings
+from tests.support.mailservers import Mail, mail_settings
 
 runner = CliRunner()
 STEPS = [

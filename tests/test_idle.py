@@ -27,8 +27,7 @@ from pbem.runner import run_cycle, serve
 from pbem.service import SeatSpec, Service
 from pbem.transport import ImapIdle
 from tests.support.localmail import START, later, reply_to
-from tests.support.mailservers import Accepted, Dovecot, Mail, address
-from tests.test_mail_loop import SERVICE, mail_settings
+from tests.support.mailservers import SERVICE, Accepted, Dovecot, Mail, address, mail_settings
 
 
 class DovecotWithoutIdle(Dovecot):

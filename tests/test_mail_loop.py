@@ -26,40 +26,13 @@ import pytest
 from sqlmodel import col, select
 
 from engine import State
-from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
+from pbem.config import settings_toml
 from pbem.db import open_database, session
 from pbem.models import Game, GmAction, Inbound, Move, Outbox
 from pbem.runner import run_cycle
 from pbem.service import SeatSpec, Service
 from tests.support.localmail import START, later, option_count, reply_to, text_of
-from tests.support.mailservers import Mail, _fetch_new, _select, address
-
-SERVICE = "tongiaki@example.test"
-
-
-def mail_settings(mail: Mail, data_dir: Path) -> Settings:
-    """The service on the test servers: IMAP and SMTP both with STARTTLS and a login."""
-    return Settings(
-        data_dir=data_dir,
-        mail="imap",
-        from_address=SERVICE,
-        imap=ImapSettings(
-            host="127.0.0.1",
-            port=mail.dovecot.port,
-            tls="starttls",
-            user="tongiaki",
-            password=mail.password,
-            ca_file=str(mail.ca_file),
-        ),
-        smtp=SmtpSettings(
-            host="127.0.0.1",
-            port=mail.smtp.port,
-            tls="starttls",
-            user="tongiaki",
-            password=mail.password,
-            ca_file=str(mail.ca_file),
-        ),
-    )
+from tests.support.mailservers import SERVICE, Mail, _fetch_new, _select, address, mail_settings
 
 
 class Player:

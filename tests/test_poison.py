@@ -27,8 +27,7 @@ from pbem.runner import run_cycle, take
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
 from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
-from tests.support.mailservers import Mail, _select
-from tests.test_mail_loop import mail_settings
+from tests.support.mailservers import Mail, _select, mail_settings
 
 runner = CliRunner()
 ANN, BOB = "ann@example.test", "bob@example.test"

@@ -58,10 +58,13 @@ import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
+from pbem.config import ImapSettings, Settings, SmtpSettings
+
 DOMAIN = "example.test"
 PASSWORD = "test-password"
 HOST = "127.0.0.1"
 TIMEOUT = 5.0
+SERVICE = "tongiaki@example.test"  # the address of the service under test
 """Upper bound, in seconds, of every wait and every socket operation in this module."""
 
 DEFAULT_USERS: tuple[str, ...] = (
@@ -967,3 +970,28 @@ class Mail:
         self.smtp.clear()
         if not self.smtp.running:
             self.smtp.start()
+
+
+def mail_settings(mail: Mail, data_dir: Path) -> Settings:
+    """The service on the test servers: IMAP and SMTP both with STARTTLS and a login."""
+    return Settings(
+        data_dir=data_dir,
+        mail="imap",
+        from_address=SERVICE,
+        imap=ImapSettings(
+            host="127.0.0.1",
+            port=mail.dovecot.port,
+            tls="starttls",
+            user="tongiaki",
+            password=mail.password,
+            ca_file=str(mail.ca_file),
+        ),
+        smtp=SmtpSettings(
+            host="127.0.0.1",
+            port=mail.smtp.port,
+            tls="starttls",
+            user="tongiaki",
+            password=mail.password,
+            ca_file=str(mail.ca_file),
+        ),
+    )
