@@ -34,9 +34,10 @@ class Envelope:
     words: i18n.Words  # the reader's language
 
 
-def envelope(table: Table, seat: Seat, mail: view.Mail) -> Envelope:
+def envelope(table: Table, seat: Seat, mail: view.Mail, *, leaving: bool = False) -> Envelope:
     """`mail` to `seat` as the game stands now; its reply address names the seat and the
-    decision open now, so that any mail of the game can be answered."""
+    decision open now, so that any mail of the game can be answered. The last mail to a
+    player `leaving` the seat cancels their calendar event, even of a decision still open."""
     game = table.game
     assert seat.address is not None and game.id is not None
     number = mail.decision.number if mail.decision is not None else game.decision
@@ -53,7 +54,7 @@ def envelope(table: Table, seat: Seat, mail: view.Mail) -> Envelope:
         seat.address,
         mail,
         Tag(game.id, seat.seat, number, signed),
-        _calendar(table, seat, mail),
+        _calendar(table, seat, mail, leaving),
         i18n.words(seat.lang),
     )
 
@@ -77,7 +78,7 @@ def said(talk: Talk, reader: int | None) -> str:
     return Message("{speaker} to {to}: {text}", speaker=talk.speaker, to="", text=talk.text)
 
 
-def _calendar(table: Table, seat: Seat, mail: view.Mail) -> bytes | None:
+def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes | None:
     """The calendar part of a mail to `seat`: the deadline of a decision it asks for (a
     request, updated by every later one), or the cancelling of that event with the first
     mail after the decision was made (by the player, a bot or the game at its deadline);
@@ -116,7 +117,10 @@ def _calendar(table: Table, seat: Seat, mail: view.Mail) -> bytes | None:
         )
     decision = table.state.decision
     still_open = (
-        game.status == GameStatus.RUNNING and decision is not None and decision.seat == seat.seat
+        not leaving
+        and game.status == GameStatus.RUNNING
+        and decision is not None
+        and decision.seat == seat.seat
     )
     if seat.calendar_open and not still_open:  # a talk mail leaves an open decision be
         seat.calendar_open = False

@@ -386,7 +386,7 @@ def _farewell(round: Round, seat: Seat, why: Message) -> None:
         you=everyone[seat.seat],
         happened=(Joined(" ", [why, last]),),
     )
-    round.farewells.append(envelope(round.table, seat, mail))
+    round.farewells.append(envelope(round.table, seat, mail, leaving=True))
 
 
 def _duration(text: str, example: str) -> int:

@@ -7,6 +7,7 @@ from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
 from sqlmodel import col, select
 
 from pbem.db import session
@@ -715,3 +716,18 @@ def test_a_seat_handed_to_a_player_gets_their_mail_choice_not_the_one_who_left(
     assert handle(service, reply_to(bob, "1"), START + 4 * HOUR) == "applied"
     to_dan = [m for m in take_mail(service) if m["To"] == dan]
     assert all(m["X-Tongiaki-Decision"] for m in to_dan)
+
+
+@pytest.mark.parametrize("command", ["kick 1", "replace 1 dan@example.test Dan"])
+def test_a_player_who_loses_the_seat_with_a_decision_open_gets_its_event_cancelled(
+    tmp_path: Path, command: str
+) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    assert "METHOD:REQUEST" in _calendar(_newest(mails, ANN))  # the set-up is Ann's
+    results, _ = GameMaster(service).run_host(1, [command], START + HOUR)
+    assert [r.outcome for r in results] == ["applied"]
+    (farewell,) = [m for m in take_mail(service) if m["To"] == ANN]
+    assert "You left game 1" in str(farewell["Subject"])
+    assert "METHOD:CANCEL" in _calendar(farewell)
