@@ -152,9 +152,11 @@ def letter(
     decision = at.decision
     mine = decision is not None and not at.paused and at.everyone[seat].colour == decision.colour
     rejected = any(r.outcome == LineOutcome.REJECTED for r in results)
+    done = [n for n, r in enumerate(results, 1) if r.outcome == LineOutcome.APPLIED]
     happened = at.happened if news else ()
     headline = subject
-    if rejected and not mine:
+    notice = ""
+    if rejected and not mine and not done:
         kind, subject = MailKind.ERROR, Message("Not applied: see why")
     elif at.final is not None:
         kind, subject = MailKind.GAME_OVER, _game_over_subject(at)
@@ -173,10 +175,20 @@ def letter(
             MailKind.UPDATE,
             Message("Paused at decision {number}", number=decision.number),
         )
+    elif rejected:  # lines were applied, then one was refused: news of the game, and why
+        kind, subject = (
+            MailKind.UPDATE,
+            Message(
+                "Waiting for {player}; a line of your reply was not applied",
+                player=_decider(at),
+            ),
+        )
     else:
         kind, subject = MailKind.UPDATE, Message("Waiting for {player}", player=_decider(at))
     if headline and kind in (MailKind.UPDATE, MailKind.ANSWER):
         subject = headline
+    if rejected and done:
+        notice = _partly_applied(at.game, done, results)
     if mine and decision is not None:
         decision = replace(decision, deadline=deadline)
         if rejected:  # the open decision is theirs: a prompt, with the refused line inside
@@ -193,6 +205,7 @@ def letter(
         game=at.game,
         subject=subject,
         you=at.everyone[seat],
+        notice=notice,
         remark=remark,
         results=tuple(results),
         answers=tuple(answers),
@@ -203,6 +216,27 @@ def letter(
         board=at.board if show_board or mine or at.final else None,
         final=at.final,
         picture=at.picture if show_board or mine or at.final else None,
+    )
+
+
+def _partly_applied(game: int, done: Sequence[int], results: Sequence[LineResult]) -> str:
+    """What a reply did when its first lines were applied and a later one was refused."""
+    refused = next(n for n, r in enumerate(results, 1) if r.outcome == LineOutcome.REJECTED)
+    lines = Joined(", ", [str(n) for n in done])
+    if len(done) == 1:
+        return Message(
+            "Your mail to game {game} was applied in part: line {lines} was applied, "
+            "line {refused} was not (why is below) and nothing after it was read.",
+            game=game,
+            lines=lines,
+            refused=refused,
+        )
+    return Message(
+        "Your mail to game {game} was applied in part: lines {lines} were applied, "
+        "line {refused} was not (why is below) and nothing after it was read.",
+        game=game,
+        lines=lines,
+        refused=refused,
     )
 
 

@@ -78,6 +78,36 @@ def test_a_refused_line_in_a_reply_to_ones_own_decision_comes_back_in_a_prompt(
     assert handle(service, reply_to(mail, "1"), START + 2 * HOUR) == "applied"
 
 
+def test_a_reply_applied_in_part_is_news_that_says_which_lines_were_applied(
+    tmp_path: Path,
+) -> None:
+    """The issue's headline: the first line is applied, the next refused once the decision
+    has passed to someone else; the mail says so, not "Not applied"."""
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    body = "place Tonga a\nplace Tonga b"
+    assert handle(service, reply_to(prompt, body), START + HOUR) == "rejected"
+    mails = take_mail(service)
+    assert not any("Not applied" in str(m["Subject"]) for m in mails)
+    (mail,) = [m for m in mails if m["To"] == ANN]
+    assert mail["X-Tongiaki-Kind"] == "update"
+    assert str(mail["Subject"]) == (
+        "[Tongiaki g1] Waiting for Bob (blue); a line of your reply was not applied"
+    )
+    text = text_of(mail)
+    assert text.startswith(
+        "Your mail to game 1 was applied in part: line 1 was applied, line 2 was not"
+    )
+    assert "not applied." not in text
+    assert "> place Tonga a\n  applied: place Tonga a" in text
+    assert "> place Tonga b\n  rejected: It is not your decision now" in text
+    assert "- Red put 1 boat on Tonga (a)." in text
+    html = mail.get_body(("html",))
+    assert html is not None and "applied in part" in str(html.get_content())
+    # Bob's prompt is the ordinary one
+    assert str(_prompt_for(mails, BOB)["Subject"]).startswith("[Tongiaki g1] Your move:")
+
+
 def _forced_emigration_game() -> tuple[int, list[str], str, str]:
     """A seed, the moves up to a decision of the first seat, and two lines: an emigration
     after which the game makes the first seat's last emigration by itself, and that one."""
