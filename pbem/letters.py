@@ -37,6 +37,7 @@ class Moment:
     summary: str  # the open decision in a few words, for subjects
     picture: str | None
     paused: bool = False  # by the game master: nobody may move, so nobody is prompted
+    events: tuple[Event, ...] = ()  # what happened in this round, as the engine told it
 
     @property
     def everyone(self) -> tuple[Player, ...]:
@@ -59,7 +60,7 @@ def moment(
     """`announced`: what the service or the game master did, told before the events;
     `outcome`: the game's score when it is not the state's alone (`Table.outcome`: the game
     master may have ended it)."""
-    board = view.board(state, names, bots, resigned)
+    board = view.marked(view.board(state, names, bots, resigned), view.changes(events))
     outcome = outcome or state.standings()
     over = state.decision is None or outcome.termination is Termination.GAME_MASTER
     return Moment(
@@ -72,6 +73,7 @@ def moment(
         summary=summary(state),
         picture=picture,
         paused=paused,
+        events=tuple(events),
     )
 
 
@@ -144,16 +146,22 @@ def letter(
     news: bool = True,
     show_board: bool = True,
     deadline: view.Deadline | None = None,
+    earlier: Sequence[Event] = (),
 ) -> Mail:
     """The mail `seat` gets now: their prompt, news of the game, an error or the final result.
 
-    `results` and `answers` are for the player whose reply caused this moment.
+    `results` and `answers` are for the player whose reply caused this moment; `earlier`:
+    what happened before this round since the last mail `seat` got, told and marked too.
     """
     decision = at.decision
     mine = decision is not None and not at.paused and at.everyone[seat].colour == decision.colour
     rejected = any(r.outcome == LineOutcome.REJECTED for r in results)
     done = [n for n, r in enumerate(results, 1) if r.outcome == LineOutcome.APPLIED]
     happened = at.happened if news else ()
+    board = at.board
+    if earlier:
+        happened = (*view.happened(earlier), *happened)
+        board = view.marked(board, view.changes((*earlier, *at.events)))
     headline = subject
     notice = ""
     if rejected and not mine and not done:
@@ -213,7 +221,7 @@ def letter(
         waiting=at.waiting if not mine and at.final is None else "",
         until=deadline if not mine and at.final is None else None,
         decision=decision if mine else None,
-        board=at.board if show_board or mine or at.final else None,
+        board=board if show_board or mine or at.final else None,
         final=at.final,
         picture=at.picture if show_board or mine or at.final else None,
     )

@@ -21,15 +21,34 @@ from pbem.compose import Picture, compose
 from pbem.config import ExportOnGameOver, Settings
 from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
-from pbem.kinds import GameStatus, MailKind, MailMode
+from pbem.kinds import GameStatus, MailKind, MailMode, MoveSource
 from pbem.manual import COMMAND_HELP, QUIET_WATCH_HELP
-from pbem.models import Game, GmTag, Held, Observer, Outbox, Seat, Talk
+from pbem.models import Game, GmTag, Held, Move, Observer, Outbox, Seat, Talk
 from pbem.picture import board_png
 from pbem.render import render
 from pbem.table import Table
 from pbem.view import Answer, CommandHelp, LineResult, when
 
 log = logging.getLogger(__name__)
+
+
+def news_seen(moves: Sequence[Move], seat: int) -> int:
+    """The last move of the log whose news reached `seat` by mail, for a player who gets only
+    the mails that ask for their decision (`mail turns`): the mail that answered their last
+    move by mail told the whole round it was made in; a move made for them (at the deadline,
+    by a bot, by the game master) was asked for in a mail that told everything before it."""
+    own = [n for n, move in enumerate(moves) if move.seat == seat]
+    if not own:
+        return 0
+    last = moves[own[-1]]
+    if last.source != MoveSource.MAIL:
+        return last.number - 1
+    seen = last.number
+    for move in moves[own[-1] + 1 :]:
+        if move.created_at != last.created_at:
+            break
+        seen = move.number
+    return seen
 
 
 class Mailer:
@@ -95,17 +114,28 @@ class Mailer:
             if not seat.address or (not news and seat is not sender):
                 continue
             mine = seat is sender
-            mail = letters.letter(
-                at,
-                seat.seat,
-                results=results if mine else (),
-                answers=answers if mine else (),
-                remark=self.remark(seat),
-                subject=subject,
-                show_board=news or (mine and show_board),
-                deadline=self.deadline_view(table.game, seat),
-            )
+
+            def letter(
+                earlier: Sequence[Event] = (), seat: Seat = seat, mine: bool = mine
+            ) -> view.Mail:
+                return letters.letter(
+                    at,
+                    seat.seat,
+                    results=results if mine else (),
+                    answers=answers if mine else (),
+                    remark=self.remark(seat),
+                    subject=subject,
+                    show_board=news or (mine and show_board),
+                    deadline=self.deadline_view(table.game, seat),
+                    earlier=earlier,
+                )
+
+            mail = letter()
             if mine or self.wanted(table, seat, mail):
+                if news and seat.mail_mode == MailMode.TURNS and not seat.resigned:
+                    seen = news_seen(table.moves(), seat.seat)
+                    if seen + 1 < table.opened:  # rounds this player got no mail of
+                        mail = letter(table.events_between(seen, table.opened))
                 self.queue(table, seat, mail, picture)
         if news:
             self.watchers_hear(table, at, picture, skip=welcomed)

@@ -80,6 +80,10 @@ class Table:
     settings: Settings
     cache: StateCache
     observers: list[Observer] = field(default_factory=list)
+    opened: int = field(init=False)  # the decision open when the table was loaded
+
+    def __post_init__(self) -> None:
+        self.opened = len(self.state.log) + 1
 
     @classmethod
     def load(
@@ -123,6 +127,27 @@ class Table:
             select(Move).where(Move.game_id == self.game.id).order_by(col(Move.number))
         )
         return [(m.number, self.seats[m.seat].name, m.choice) for m in moves]
+
+    def moves(self) -> list[Move]:
+        """The log as stored, oldest first."""
+        return list(
+            self.db.exec(
+                select(Move).where(Move.game_id == self.game.id).order_by(col(Move.number))
+            )
+        )
+
+    def events_between(self, after: int, before: int) -> list[Event]:
+        """What the moves after move `after` and before move `before` made happen, replayed
+        from the log (the events are not stored)."""
+        setup = Setup(tuple(self.game.colours.split(",")), tuple(self.game.stack.split(",")))
+        state, events = State(setup), []
+        for move in self.moves():
+            if move.number >= before:
+                break
+            told = state.apply(parse_choice(move.choice))
+            if move.number > after:
+                events += told
+        return events
 
     def log_text(self) -> str:
         return "\n".join(f"{number:>4}  {who:<12} {choice}" for number, who, choice in self.log())

@@ -6,7 +6,7 @@ Building a view is pure: state, names and times in, frozen dataclasses out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from engine import (
@@ -17,15 +17,21 @@ from engine import (
     LETTERS,
     SEAS,
     SYNTAX,
+    BoatMoved,
+    BoatsPlaced,
     Choice,
     ChoiceMade,
     DecidedBy,
     Event,
+    GroupArrived,
+    GroupLanded,
+    GroupSailed,
     Joined,
     Message,
     Outcome,
     Phase,
     PutTile,
+    RoyalIslandFounded,
     State,
     Termination,
     TileDrawn,
@@ -84,6 +90,7 @@ class Beach:
     berths: int
     boats: tuple[Boats, ...]
     jetties: tuple[str, ...]  # "NE to sea C", "S to open sea"
+    changed: bool = False  # its boats changed since the reader's last mail
 
     @property
     def free(self) -> int:
@@ -100,6 +107,7 @@ class Island:
     points: int
     royal: str | None  # the owner's colour
     beaches: tuple[Beach, ...]
+    changed: bool = False  # its boats, or the island itself, changed since the reader's last mail
 
 
 @dataclass(frozen=True)
@@ -127,6 +135,66 @@ class Board:
     islands_left: int
     seas_left: int
     key: tuple[str, ...] = ()  # names the map shortens, and other names: "Mangar. is Mangareva"
+    marked: bool = False  # islands and beaches that changed since the reader's last mail marked
+    new_tiles: tuple[str, ...] = ()  # the tiles laid since the reader's last mail
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed on the board over some events, to mark it for the reader of a mail."""
+
+    islands: frozenset[str] = frozenset()
+    beaches: frozenset[tuple[str, int]] = frozenset()  # island, beach (counted from 0)
+    tiles: tuple[str, ...] = ()  # laid, in order
+
+
+def changes(events: Sequence[Event]) -> Changes:
+    """The islands and beaches whose boats the events changed, and the tiles they laid."""
+    beaches: set[tuple[str, int]] = set()
+    islands: set[str] = set()
+    tiles: list[str] = []
+    for event in events:
+        if isinstance(event, BoatsPlaced):
+            beaches.update((event.island, b) for b in event.beaches)
+        elif isinstance(event, BoatMoved):
+            beaches.update(
+                {(event.from_island, event.from_beach), (event.to_island, event.to_beach)}
+            )
+        elif isinstance(event, GroupSailed):
+            beaches.add((event.island, event.beach))
+        elif isinstance(event, GroupLanded):
+            beaches.update((event.island, b) for b, _ in event.placement)
+        elif isinstance(event, (RoyalIslandFounded, GroupArrived)):
+            islands.add(event.island)
+        elif isinstance(event, TilePlaced):
+            tiles.append(event.tile)
+            if event.tile not in SEAS:
+                islands.add(event.tile)
+    islands.update(island for island, _ in beaches)
+    return Changes(frozenset(islands), frozenset(beaches), tuple(tiles))
+
+
+def marked(board: Board, changed: Changes) -> Board:
+    """The board with what `changed` marked: the reader sees at a glance what is new."""
+    if not changed.islands and not changed.tiles:
+        return board
+    islands = tuple(
+        replace(
+            island,
+            changed=island.name in changed.islands,
+            beaches=tuple(
+                replace(beach, changed=(island.name, number) in changed.beaches)
+                for number, beach in enumerate(island.beaches)
+            ),
+        )
+        for island in board.islands
+    )
+    return replace(
+        board,
+        islands=islands,
+        marked=True,
+        new_tiles=tuple(_tile_words(tile) for tile in changed.tiles),
+    )
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,44 @@ def test_a_reply_applied_in_part_is_news_that_says_which_lines_were_applied(
     assert str(_prompt_for(mails, BOB)["Subject"]).startswith("[Tongiaki g1] Your move:")
 
 
+def test_a_turns_player_reads_every_move_since_their_last_mail_marked_on_the_board(
+    tmp_path: Path,
+) -> None:
+    """`mail turns`: Ann gets no mail while Bob and Cy place; her next prompt tells both
+    moves and marks the beaches they changed, in the text and the HTML."""
+    cy = "cy@example.test"
+    service = local_service(tmp_path)
+    seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue"), SeatSpec("Cy", cy, "green")]
+    service.new_game(seats, seed=5, now=START)
+    at = START + HOUR
+    first = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(first, "mail turns\nplace Tonga a"), at) == "applied"
+    mails = take_mail(service)
+    for address, line in ((BOB, "place Tonga b"), (cy, "place Tonga c")):
+        at += HOUR
+        assert handle(service, reply_to(_prompt_for(mails, address), line), at) == "applied"
+        mails = take_mail(service)
+        to_ann = [m for m in mails if m["To"] == ANN]
+        assert len(to_ann) == (address == cy)  # Bob's move: no mail to her
+    prompt = _prompt_for(mails, ANN)
+    text = text_of(prompt)
+    happened = text.split("WHAT HAPPENED\n", 1)[1].split("\n\n", 1)[0]
+    assert happened == "- Blue put 1 boat on Tonga (b).\n- Green put 1 boat on Tonga (c)."
+    islands = text.split("ISLANDS (", 1)[1]
+    assert "\n* changed since your last mail.\n* Tonga (0 points)\n" in islands
+    assert "\n  a: R " in islands  # her own boat: told in the mail that answered her move
+    assert "\n* b: B " in islands and "\n* c: G " in islands and "\n  d: - " in islands
+    assert max(len(line) for line in text.splitlines()) <= 78
+    html = prompt.get_body(("html",))
+    assert html is not None
+    page = str(html.get_content())
+    assert "Highlighted: changed since your last mail." in page and "b*</td>" in page
+    # Bob gets every mail: his update of Cy's move marks that beach only
+    bob = text_of(next(m for m in mails if m["To"] == BOB))
+    assert "\n* c: G " in bob and "\n  b: B " in bob
+    assert bob.split("WHAT HAPPENED\n", 1)[1].startswith("- Green put 1 boat on Tonga (c).\n\n")
+
+
 def _forced_emigration_game() -> tuple[int, list[str], str, str]:
     """A seed, the moves up to a decision of the first seat, and two lines: an emigration
     after which the game makes the first seat's last emigration by itself, and that one."""
