@@ -39,7 +39,7 @@ from pbem.i18n import LANGUAGES, choices, known, named
 from pbem.inbound import shown
 from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource
 from pbem.models import Game, MailChoice, Seat, Talk
-from pbem.view import Answer, deadline, when
+from pbem.view import Answer, deadline, numbered, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
 TALK_LENGTH = 300  # characters of one thing said to the table
@@ -58,7 +58,7 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
                     "for the decisions after it, write the command itself."
                 )
             )
-        legal = state.legal_choices()
+        legal = numbered(state.legal_choices())
         number = int(text) if text.isascii() and len(text) <= 6 else 0
         if not text.isascii():
             raise ChoiceError(

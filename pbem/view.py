@@ -23,6 +23,7 @@ from engine import (
     ChoiceMade,
     DecidedBy,
     Event,
+    Expand,
     GroupArrived,
     GroupLanded,
     GroupSailed,
@@ -222,10 +223,17 @@ class Decision:
     deadline: Deadline | None
     turns: tuple[str, ...] = ()  # placing a drawn tile: a title, then how it lies for each
     # direction its red edge may face
+    grouped: int = 0  # expansions not numbered but summed up by island in `groups`
+    groups: tuple[str, ...] = ()  # a title, then one line per island, then where boats come from
 
     @property
     def unlisted(self) -> int:
-        return self.total - len(self.options)
+        return self.total - len(self.options) - self.grouped
+
+    @property
+    def last(self) -> int:
+        """The highest number a reply may give."""
+        return len(self.options)
 
     @property
     def setup(self) -> bool:
@@ -430,15 +438,40 @@ def _beyond(state: State, island: str, direction: int) -> str:
     return Message("open sea") if placed is None else _tile_words(placed)
 
 
+def numbered(legal: Sequence[Choice]) -> list[Choice]:
+    """The options a prompt numbers, in their order: all of them when there are at most
+    MAX_LISTED; else every option but the expansions (summed up by island instead), at most
+    MAX_LISTED. A reply's number picks from this list."""
+    if len(legal) <= MAX_LISTED:
+        return list(legal)
+    kept: list[Choice] = [choice for choice in legal if not isinstance(choice, Expand)]
+    return kept[:MAX_LISTED]
+
+
+def short_leads(legal: Sequence[Choice]) -> bool:
+    """Whether the options' lines say where they lead in fewer words: when many are listed."""
+    return len(numbered(legal)) > SHORT_LEADS or len(legal) > MAX_LISTED
+
+
 def decision(state: State, deadline: Deadline | None = None) -> Decision:
-    """The decision now open, with its numbered options (at most MAX_LISTED of them)."""
+    """The decision now open, with its numbered options (at most MAX_LISTED of them) and,
+    when the expansions are too many to list, those summed up by island."""
     open_decision = state.decision
     assert open_decision is not None
     legal = state.legal_choices()
     kind = open_decision.kind
     verbs = _verbs(legal)
-    listed = legal[:MAX_LISTED]
-    short = len(listed) > SHORT_LEADS
+    listed = numbered(legal)
+    expansions = [c for c in legal if isinstance(c, Expand)] if len(legal) > MAX_LISTED else []
+    short = short_leads(legal)
+    syntax: list[str] = [SYNTAX[verb] for verb in COMMANDS_FOR[kind] if verb in verbs]
+    if expansions:  # the example is one of the expansions that may be made now
+        syntax = [
+            f"{line.partition(', for example: ')[0]}, for example: {expansions[0]}"
+            if line.startswith("expand")
+            else line
+            for line in syntax
+        ]
     return Decision(
         number=open_decision.number,
         kind=kind,
@@ -449,10 +482,66 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
             for n, choice in enumerate(listed, start=1)
         ),
         total=len(legal),
-        syntax=tuple(SYNTAX[verb] for verb in COMMANDS_FOR[kind] if verb in verbs),
+        syntax=tuple(syntax),
         deadline=deadline,
         turns=_turns(open_decision.tile, legal),
+        grouped=len(expansions),
+        groups=_expansion_groups(state, expansions),
     )
+
+
+def _expansion_groups(state: State, expansions: Sequence[Expand]) -> tuple[str, ...]:
+    """Many expansions in a few lines: for each island, the beaches that may get a boat
+    (those it would fill marked `!`) and how many at once; where the boats come from."""
+    if not expansions:
+        return ()
+    beaches: dict[str, set[int]] = {}
+    most: dict[str, int] = {}
+    sources: dict[str, set[tuple[str, int]]] = {}
+    for choice in expansions:
+        beaches.setdefault(choice.island, set()).update(choice.beaches)
+        most[choice.island] = max(most.get(choice.island, 0), len(choice.beaches))
+        if choice.borrow is not None:
+            sources.setdefault(choice.island, set()).add(choice.borrow)
+    every = set().union(*sources.values()) if sources else set()
+    shared = bool(every) and all(
+        sources.get(island) == {p for p in every if p[0] != island} for island in beaches
+    )
+    lines: list[str] = [
+        Message(
+            "Expansions ({count}), by island: the beaches that may get a boat (! the boat "
+            "fills the beach, which emigrates next):",
+            count=len(expansions),
+        )
+    ]
+    for island, chosen in beaches.items():
+        letters = ", ".join(
+            BEACH_LETTERS[b] + ("!" if state.free_berths(island, b) == 1 else "")
+            for b in sorted(chosen)
+        )
+        parts: list[str] = [f"{island}: {letters}"]
+        if most[island] > 1:
+            parts.append(Message("up to {most} at once", most=most[island]))
+        if island in sources and not shared:
+            parts.append(Message("a boat from {beaches}", beaches=_places(sources[island])))
+        lines.append(Joined("; ", parts))
+    if shared:
+        lines.append(
+            Message(
+                "Your reserve is empty: each boat comes from a beach of yours on another "
+                "island: {beaches}",
+                beaches=_places(every),
+            )
+        )
+    return tuple(lines)
+
+
+def _places(places: set[tuple[str, int]]) -> str:
+    """'Rapa Nui a, b; Tahiti a': beaches by island, in the order of the islands' names."""
+    by_island: dict[str, list[str]] = {}
+    for island, beach in sorted(places):
+        by_island.setdefault(island, []).append(BEACH_LETTERS[beach])
+    return "; ".join(f"{island} {', '.join(letters)}" for island, letters in by_island.items())
 
 
 def _leads(state: State, choice: Choice, *, short: bool) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from engine import (
     make_bot,
 )
+from pbem import view
 from pbem.db import session
 from pbem.deadlines import tick
 from pbem.i18n import LANGUAGES
@@ -148,8 +149,9 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
             continue
         else:
             choice = make_bot("greedy", SEED + decision.number).choose(state)
-            legal = state.legal_choices()
-            body = str(legal.index(choice) + 1) if decision.number % 2 else str(choice)
+            listed = view.numbered(state.legal_choices())
+            numbered = decision.number % 2 and choice in listed
+            body = str(listed.index(choice) + 1) if numbered else str(choice)
         handle(service, reply_to(latest[address].full, body), later(minute))
         _collect(take_mail(service), found, latest)
     return found

@@ -271,7 +271,7 @@ def check_option(state: State, choice: Choice, shown: str, tally: Counter[str]) 
     """Apply `choice` to a copy of `state` and hold the line `shown` under it against what
     happened."""
     final = state.copy()
-    short = len(state.legal_choices()[: view.MAX_LISTED]) > view.SHORT_LEADS
+    short = view.short_leads(state.legal_choices())
     story = Story(final.apply(choice), final, short)
     assert not story.take(ChoiceMade).forced
     clauses = shown.split("; ")
@@ -392,8 +392,8 @@ def run(seeds: range) -> Counter[str]:
         for state, names in play(seed):
             text, options = prompt(state, names)
             assert all(len(line) <= WIDTH for line in text.splitlines() if "->" in line)
-            legal = state.legal_choices()
-            assert sorted(options) == list(range(1, min(len(legal), view.MAX_LISTED) + 1))
+            legal = view.numbered(state.legal_choices())
+            assert sorted(options) == list(range(1, len(legal) + 1))
             setup = state.phase in (Phase.SETUP, Phase.COLONY_BOAT)
             for number, (command, shown) in options.items():
                 choice = legal[number - 1]

@@ -4,15 +4,21 @@ picture inline."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
 from engine import (
+    BEACH_LETTERS,
     DIRECTIONS,
     SEAS,
+    ChoiceError,
     ChoiceMade,
+    Colonise,
+    Expand,
     Outcome,
     Setup,
     Standing,
@@ -27,10 +33,12 @@ from pbem import letters, view
 from pbem.compose import Picture, compose
 from pbem.config import Settings
 from pbem.manual import COMMAND_HELP
+from pbem.play import read_choice
 from pbem.render import render, render_html, render_text
 from tests.samples import parts, sample_mails
 from tests.support.localmail import parse
 
+FIXTURES = Path(__file__).parent / "fixtures"
 NAMES = ("Ana", "Ben", "Cy", "Dai", "Eve", "Flo")
 TEXT_OPTION = re.compile(r"^\s*(\d+)\) (.+)$")
 HTML_OPTION = re.compile(r">(\d+)\)</td><td[^>]*>([^<]+)</td>")
@@ -58,18 +66,19 @@ def _prompt(state: State) -> view.Mail:
 @pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3), (6, 4)])
 def test_every_printed_option_parses_back_to_that_option(players: int, seed: int) -> None:
     for state in _states(players, seed)[::3]:
-        legal = state.legal_choices()
+        legal = view.numbered(state.legal_choices())
         mail = _prompt(state)
         text, page = render_text(mail, COMMAND_HELP), render_html(mail, COMMAND_HELP)
         printed = [m.groups() for line in text.splitlines() if (m := TEXT_OPTION.match(line))]
         in_html = HTML_OPTION.findall(page)
-        assert len(printed) == len(in_html) == min(len(legal), view.MAX_LISTED)
+        assert len(printed) == len(in_html) == len(legal)
         for number, command in printed:
             assert parse_choice(command) == legal[int(number) - 1]
         for number, command in in_html:
             assert parse_choice(html.unescape(command)) == legal[int(number) - 1]
-        if len(legal) > view.MAX_LISTED:
-            assert f"and {len(legal) - view.MAX_LISTED} more" in text
+        assert mail.decision is not None
+        if mail.decision.unlisted:
+            assert f"and {mail.decision.unlisted} more" in text
 
 
 def test_a_long_list_of_landings_is_cut_and_says_how_many_more() -> None:
@@ -83,6 +92,47 @@ def test_a_long_list_of_landings_is_cut_and_says_how_many_more() -> None:
     text = render_text(_prompt(big), COMMAND_HELP)
     unlisted = len(big.legal_choices()) - view.MAX_LISTED
     assert f"... and {unlisted} more: write the command itself." in text
+
+
+def test_391_options_fit_in_a_few_lines_every_number_picks_what_it_shows() -> None:
+    """A turn with 386 expansions (an empty reserve: boats borrowed from other beaches), four
+    royal islands and colonise: the others numbered, the expansions one line per island."""
+    state = State.from_json(json.loads((FIXTURES / "state-391-options.json").read_text()))
+    legal = state.legal_choices()
+    assert len(legal) == 391
+    mail = _prompt(state)
+    text, page = render_text(mail, COMMAND_HELP), render_html(mail, COMMAND_HELP)
+    part = text.split("YOUR DECISION", 1)[1].split("\nTHE BOARD\n", 1)[0]
+    listing = part.split("\n   1) ", 1)[1].split("\nReply with", 1)[0]
+    assert len(listing.splitlines()) <= 32, listing
+    assert max(len(line) for line in text.splitlines()) <= 78
+    printed = [m.groups() for line in part.splitlines() if (m := TEXT_OPTION.match(line))]
+    numbered = [c for c in legal if not isinstance(c, Expand)]
+    assert [str(c) for c in numbered] == [
+        "royal Rapa Nui",
+        "royal Tahiti",
+        "royal Muroroa",
+        "royal Tubuai",
+        "colonise",
+    ]
+    assert [(int(n), parse_choice(c)) for n, c in printed] == list(enumerate(numbered, 1))
+    assert [parse_choice(html.unescape(c)) for _, c in HTML_OPTION.findall(page)] == numbered
+    assert "Reply with a number (1-5) or a command." in part
+    assert "Reply with a number (1&ndash;5) or a command." in page
+    assert "more: write the command itself" not in part
+    # every expansion is in its island's line, each beach it names there
+    lines = {line.split(":")[0].strip(): line for line in part.splitlines() if ": " in line}
+    for choice in legal:
+        if isinstance(choice, Expand):
+            shown = lines[choice.island].split(": ", 1)[1]
+            assert all(BEACH_LETTERS[b] in shown for b in choice.beaches)
+    assert "expand ISLAND BEACHES [from ISLAND BEACH]" in part
+    assert "for example: expand Tonga a from Rapa Nui a" in part
+    assert state.is_legal(parse_choice("expand Tonga a from Rapa Nui a"))
+    # a reply's number picks what the mail numbered, and no more
+    assert read_choice(state, "5", numbers=True) == Colonise()
+    with pytest.raises(ChoiceError, match="the options are 1-5"):
+        read_choice(state, "6", numbers=True)
 
 
 def _player(seat: int, name: str, colour: str) -> view.Player:
