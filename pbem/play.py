@@ -43,7 +43,7 @@ from pbem.view import Answer, deadline, numbered, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
 TALK_LENGTH = 300  # characters of one thing said to the table
-ENDS = ("off", "0", "end", "over", "none", "stop")  # vacation off: back now
+ENDS = ("off", "back", "0", "end", "over", "none", "stop")  # vacation off: back now
 
 
 def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = False) -> Choice:

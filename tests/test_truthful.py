@@ -199,7 +199,7 @@ def _whose(service: Service) -> int:
     return state.decision.seat
 
 
-@pytest.mark.parametrize("off", ["vacation off", "vacation 0", "Vacation off."])
+@pytest.mark.parametrize("off", ["vacation off", "vacation 0", "Vacation off.", "vacation back"])
 def test_a_vacation_ends_when_asked_and_the_days_not_used_come_back(
     tmp_path: Path, off: str
 ) -> None:
