@@ -625,7 +625,7 @@ def read(
 
 
 DEMO_SEATS = [
-    SeatSpec("You", "you@localhost", "blue"),
+    SeatSpec("Sina", "you@localhost", "blue"),  # the demo player: a name, not "You"
     SeatSpec("Kai", None, "red", "greedy"),
     SeatSpec("Mele", None, "green", "greedy"),
 ]
@@ -640,7 +640,7 @@ def demo(config: ConfigOption = None) -> None:
         running = db.exec(select(Game).where(Game.status == GameStatus.RUNNING)).first()
     if running is None:
         game_id = service.new_game(DEMO_SEATS, now=utc_now())
-        typer.echo(f"Created demo game g{game_id}: you (blue) against two greedy bots.")
+        typer.echo(f"Created demo game g{game_id}: you (Sina, blue) against two greedy bots.")
     settings = replace(service.settings, poll_seconds=2, outbox_seconds=1)
     typer.echo(
         f"Your mail arrives in {settings.outbox_dir}. In another terminal:\n"

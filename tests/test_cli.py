@@ -90,7 +90,7 @@ def test_new_game_refuses_a_bad_game_and_creates_nothing(args: list[str], says: 
 
 
 def test_reply_from_the_terminal_plays_the_demo_seat() -> None:
-    _ok("new-game", "--player", "You:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
+    _ok("new-game", "--player", "Sina:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
     _ok("poll")
     assert "Your move: place a set-up boat on Tonga (decision 1)" in _ok("read")
     assert "Replied to" in _ok("reply", "place tonga b")
@@ -100,7 +100,7 @@ def test_reply_from_the_terminal_plays_the_demo_seat() -> None:
 
 
 def test_reply_from_the_terminal_as_the_game_master() -> None:
-    players = ("--player", "You:you@localhost", "--bot", "Kai:greedy")
+    players = ("--player", "Sina:you@localhost", "--bot", "Kai:greedy")
     _ok("new-game", *players, "--gm", "gm@localhost")
     _ok("poll")
     said = _ok("reply", "--from", "gm@localhost", "pause")

@@ -267,7 +267,7 @@ def test_pbem_reply_answers_the_mail_that_asks_and_read_reaches_older_ones(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PBEM_CONFIG", raising=False)
-    _ok("new-game", "--player", "You:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
+    _ok("new-game", "--player", "Sina:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
     _ok("poll")
     _ok("reply", "place Atlantis b")  # refused: the answer carries the decision again
     _ok("poll")
@@ -326,3 +326,14 @@ def test_an_html_reply_with_a_sign_off_is_applied_and_says_so(tmp_path: Path) ->
     text = text_of(next(m for m in mails if m["To"] == ANN))
     assert "> place tonga e\n  applied: place Tonga e" in text
     assert "> Thanks!\n  ignored: not a command, so not read" in text
+
+
+def test_the_demo_player_has_a_name(tmp_path: Path) -> None:
+    """Not "You": the mails read "You are Sina (blue)" and "Game over: Sina won"."""
+    from pbem.cli import DEMO_SEATS
+
+    service = local_service(tmp_path)
+    service.new_game(DEMO_SEATS, seed=1, now=START)
+    mails = take_mail(service)
+    assert "You are Sina (blue)." in text_of(mails[0])
+    assert not any("You are You" in text_of(m) for m in mails)
