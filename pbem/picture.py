@@ -41,6 +41,7 @@ PALETTE_SIZE = 40
 COMPRESS_LEVEL = 6
 BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
 ADLER_BASE = 65521
+WINDOW = 32768  # how far back a deflate stream may refer
 
 SQRT3 = math.sqrt(3.0)
 APOTHEM = SQRT3 / 2
@@ -197,26 +198,33 @@ def _picture(
 
 class _Layer:
     """Tiles, empty places and free berths as a palette image, and the PNG bands last encoded
-    from pictures drawn on it: a move changes the boats on a few bands, the rest is reused."""
+    from pictures drawn on it: a move changes the boats on a few bands, the rest is reused.
+
+    Each band is deflated with the rows before it as its dictionary (the 32 KiB a deflate
+    stream may refer back to), as one stream would be: a band is encoded again when its rows
+    or the rows it may refer to changed."""
 
     def __init__(self, lay: Layout, image: Image.Image, palette: bytes) -> None:
         self.layout = lay
         self.image = image
         self.palette = palette
-        self.bands: dict[int, tuple[bytes, bytes, int]] = {}  # top: rows, deflated, adler32
+        self.bands: dict[int, _Band] = {}  # by the band's top row
 
     def png(self, image: Image.Image) -> bytes:
         width, height = image.size
         pixels = image.tobytes()
-        deflated, adler = [], 1
+        deflated, adler, window = [], 1, b""
         for top in range(0, height, BAND):
-            rows = pixels[top * width : min(height, top + BAND) * width]
+            rows = _filtered(pixels[top * width : min(height, top + BAND) * width], width)
             known = self.bands.get(top)
-            if known is None or known[0] != rows:
-                known = (rows, *_deflate(rows, width))
+            if known is None or known.rows != rows or known.window != window:
+                packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
+                deflate = packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH)
+                known = _Band(rows, window, deflate, zlib.adler32(rows))
                 self.bands[top] = known
-            deflated.append(known[1])
-            adler = _adler32_combine(adler, known[2], len(rows) + len(rows) // width)
+            deflated.append(known.deflated)
+            adler = _adler32_combine(adler, known.adler, len(rows))
+            window = (window + rows)[-WINDOW:]
         header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
         stream = b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + struct.pack(">I", adler)
         return b"".join(
@@ -230,12 +238,17 @@ class _Layer:
         )
 
 
-def _deflate(rows: bytes, width: int) -> tuple[bytes, int]:
-    """Rows of palette indices, each after its filter byte (none), as raw deflate blocks that
-    end on a byte boundary, and the Adler-32 of the filtered rows."""
-    filtered = b"".join(b"\0" + rows[i : i + width] for i in range(0, len(rows), width))
-    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
-    return packer.compress(filtered) + packer.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(filtered)
+@dataclass(frozen=True)
+class _Band:
+    rows: bytes  # filtered: each row after its filter byte (none)
+    window: bytes  # the filtered rows before it that its deflate may refer back to
+    deflated: bytes  # raw deflate blocks that end on a byte boundary
+    adler: int  # the Adler-32 of `rows`
+
+
+def _filtered(rows: bytes, width: int) -> bytes:
+    """Rows of palette indices, each after its filter byte (none)."""
+    return b"".join(b"\0" + rows[i : i + width] for i in range(0, len(rows), width))
 
 
 def _adler32_combine(first: int, second: int, length: int) -> int:

@@ -255,3 +255,14 @@ def test_the_adler32_of_two_pieces_is_that_of_the_whole() -> None:
     first, second = bytes(range(256)) * 300, b"\x07\x00" * 5000
     combined = _adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
     assert combined == zlib.adler32(first + second)
+
+
+def test_the_bands_compress_about_as_well_as_one_stream() -> None:
+    """Each band refers back to the rows before it, as one deflate stream would."""
+    data = board_png(played(6, 10**6))
+    image = Image.open(io.BytesIO(data))
+    width, height = image.size
+    pixels = image.tobytes()
+    rows = b"".join(b"\0" + pixels[y * width : (y + 1) * width] for y in range(height))
+    one_stream = len(zlib.compress(rows, picture_module.COMPRESS_LEVEL))
+    assert len(data) < 1.03 * one_stream, (len(data), one_stream)
