@@ -101,6 +101,7 @@ from engine.tiles import (
     IslandTile,
     SeaTile,
     match_island,
+    tile_words,
 )
 
 __all__ = [
@@ -208,5 +209,6 @@ __all__ = [
     "parse_direction",
     "preview",
     "tile_name",
+    "tile_words",
     "what_is_asked",
 ]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from engine.colours import LETTERS
 from engine.hexgrid import DIRECTIONS
-from engine.tiles import BEACH_LETTERS, SEAS
+from engine.tiles import BEACH_LETTERS, tile_words
 
 
 def _beaches(indices: tuple[int, ...]) -> str:
@@ -120,11 +120,16 @@ class PutTile:
     direction: int
     red: int
 
+    @property
+    def place(self) -> str:
+        """The place as the command names it: 'centre', 'Samoa NE', 'sea N SE' (a sea tile
+        is written "sea N", so that it never reads as the direction N)."""
+        if self.anchor is None:
+            return "centre"
+        return f"{tile_words(self.anchor)} {DIRECTIONS[self.direction]}"
+
     def __str__(self) -> str:
-        # a sea tile is written "sea N", so that it never reads as the direction N
-        anchor = f"sea {self.anchor}" if self.anchor in SEAS else self.anchor
-        place = "centre" if anchor is None else f"{anchor} {DIRECTIONS[self.direction]}"
-        return f"put {place} red {DIRECTIONS[self.red]}"
+        return f"put {self.place} red {DIRECTIONS[self.red]}"
 
 
 Choice = Place | Expand | FoundRoyal | Colonise | Pass | Emigrate | EmigrateClosed | Land | PutTile

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from engine.hexgrid import DIRECTION_WORDS, Position
 from engine.outcome import Termination
-from engine.tiles import BEACH_LETTERS
+from engine.tiles import BEACH_LETTERS, tile_words
 
 
 def boats_text(colours: tuple[str, ...]) -> str:
@@ -98,9 +98,8 @@ class TileDrawn:
     seas_left: int
 
     def __str__(self) -> str:
-        return (
-            f"Tile {self.tile} was drawn ({self.islands_left} islands, {self.seas_left} seas left)."
-        )
+        left = f"{self.islands_left} islands, {self.seas_left} seas left"
+        return f"Tile {tile_words(self.tile)} was drawn ({left})."
 
 
 @dataclass(frozen=True)
@@ -110,7 +109,8 @@ class TilePlaced:
     rotation: int
 
     def __str__(self) -> str:
-        return f"{self.tile} was placed with its red edge facing {DIRECTION_WORDS[self.rotation]}."
+        where = DIRECTION_WORDS[self.rotation]
+        return f"Tile {tile_words(self.tile)} was placed with its red edge facing {where}."
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,9 @@ class VoyagePassed:
     colours: int
 
     def __str__(self) -> str:
-        return f"They crossed {self.tile} (danger {self.danger}, {self.colours} colours)."
+        return (
+            f"They crossed {tile_words(self.tile)} (danger {self.danger}, {self.colours} colours)."
+        )
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,7 @@ class VoyageFailed:
     def __str__(self) -> str:
         n = len(set(self.boats))
         return (
-            f"On {self.tile} the trail needs {self.danger} colours; they had {n}: "
+            f"On {tile_words(self.tile)} the trail needs {self.danger} colours; they had {n}: "
             f"lost at sea, {boats_text(self.boats)} back to the reserves."
         )
 

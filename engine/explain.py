@@ -19,7 +19,7 @@ from engine.choices import (
 from engine.hexgrid import DIRECTION_WORDS, Position, neighbour
 from engine.message import Joined, Message, counted
 from engine.phase import Decision, Phase
-from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND
+from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND, tile_words
 
 
 class Game(Protocol):
@@ -100,7 +100,9 @@ def what_is_asked(state: Game) -> str:
             "{who} must land the group arriving at {island}.", who=who, island=decision.island
         )
     if kind is Phase.PUT_TILE:
-        return Message("{who} must place the drawn tile {tile}.", who=who, tile=decision.tile)
+        return Message(
+            "{who} must place the drawn tile {tile}.", who=who, tile=tile_words(decision.tile or "")
+        )
     return Message(
         "{who} must put a boat on a beach of the new island {island}.",
         who=who,

@@ -9,6 +9,8 @@ import unicodedata
 from dataclasses import dataclass
 from importlib.resources import files
 
+from engine.message import Message
+
 
 @dataclass(frozen=True)
 class Beach:
@@ -80,6 +82,12 @@ STACK_TILES: tuple[str, ...] = tuple(
     [name for name in ISLANDS if name != START_ISLAND] + list(SEAS)
 )
 BEACH_LETTERS = "abcdef"
+
+
+def tile_words(tile: str) -> str:
+    """'sea K' for a sea tile, so that its letter never reads as a direction; 'Samoa'."""
+    # Translators: a sea tile by its letter, "sea K" (the word of the put command)
+    return Message("sea {tile}", tile=tile) if tile in SEAS else tile
 
 
 def normalise_name(text: str) -> str:

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from engine import (
     BEACH_LETTERS,
     DIRECTIONS,
-    SEAS,
     Aftermath,
     Arrival,
     ClosedPreview,
@@ -31,6 +30,7 @@ from engine import (
     Returned,
     TilePreview,
     counted,
+    tile_words,
 )
 from pbem.i18n import COLOUR_NAMES, listed
 
@@ -54,11 +54,6 @@ def leads(seen: Preview, *, short: bool = False, around: Mapping[int, str] | Non
         return tile(seen, around or {})
     assert isinstance(seen, Nothing)
     return Message("nothing happens: the turn ends")
-
-
-def tile_words(tile: str) -> str:
-    """'sea K', 'Samoa'."""
-    return Message("sea {tile}", tile=tile) if tile in SEAS else tile
 
 
 def boats_words(boats: Boats) -> str:
@@ -320,5 +315,4 @@ __all__ = [
     "removal",
     "returned",
     "tile",
-    "tile_words",
 ]

@@ -16,6 +16,7 @@ from engine import (
     Phase,
     State,
     Termination,
+    tile_words,
     what_is_asked,
 )
 from pbem import news, view
@@ -115,7 +116,7 @@ def summary(state: State) -> str:
     if kind is Phase.LAND:
         return Message("land your group on {island}", island=decision.island)
     if kind is Phase.PUT_TILE:
-        return Message("place tile {tile}", tile=decision.tile)
+        return Message("place tile {tile}", tile=tile_words(decision.tile or ""))
     if kind is Phase.COLONY_BOAT:
         return Message("put a boat on {island}", island=decision.island)
     return {

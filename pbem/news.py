@@ -33,6 +33,7 @@ from engine import (
     VoyageFailed,
     VoyagePassed,
     counted,
+    tile_words,
 )
 from pbem.i18n import COLOUR_NAMES, listed
 
@@ -141,21 +142,21 @@ def _told(e: Event) -> str | None:
     if isinstance(e, TileDrawn):
         return Message(
             "Tile {tile} was drawn ({islands}, {seas} left).",
-            tile=e.tile,
+            tile=tile_words(e.tile),
             # Translators: what is left in the stack, as in "(12 islands, 5 seas left)"
             islands=counted("{count} island", "{count} islands", e.islands_left),
             seas=counted("{count} sea", "{count} seas", e.seas_left),
         )
     if isinstance(e, TilePlaced):
         return Message(
-            "{tile} was placed with its red edge facing {direction}.",
-            tile=e.tile,
+            "Tile {tile} was placed with its red edge facing {direction}.",
+            tile=tile_words(e.tile),
             direction=direction(e.rotation),
         )
     if isinstance(e, VoyagePassed):
         return Message(
             "They crossed {tile} (danger {danger}, {colours} colours).",
-            tile=e.tile,
+            tile=tile_words(e.tile),
             danger=e.danger,
             colours=e.colours,
         )
@@ -163,7 +164,7 @@ def _told(e: Event) -> str | None:
         return Message(
             "On {tile} the trail needs {danger} colours; they had {colours}: "
             "lost at sea, {boats} back to the reserves.",
-            tile=e.tile,
+            tile=tile_words(e.tile),
             danger=e.danger,
             colours=len(set(e.boats)),
             boats=group(e.boats),

@@ -3,8 +3,9 @@
 Flat-topped hexes at their axial positions. An island shows its name, its points and its
 beaches: a strip of sand per beach with the beach letter and one circle per berth (a boat
 is a circle of its colour with the colour letter), and a plank at each jetty. A sea tile
-shows its letter and its three trails with their danger numbers near both ends. Empty
-places show the name a player writes in a `put` command.
+shows its name ('sea K', never a bare letter that reads as a direction) and its three trails
+with their danger numbers near both ends. Empty places show the words a player writes in a
+`put` command ('Samoa NE', 'sea K SE').
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 import struct
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,13 +21,14 @@ from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from engine import (
     BEACH_LETTERS,
-    DIRECTIONS,
     ISLANDS,
     LETTERS,
     SEAS,
     Position,
+    PutTile,
     State,
     empty_places,
+    tile_words,
 )
 
 Point = tuple[float, float]
@@ -145,6 +147,19 @@ def _layout(places: Sequence[Position]) -> Layout:
         math.ceil(span_x * radius + 2 * MARGIN),
         math.ceil(span_y * radius + 2 * MARGIN),
     )
+
+
+def labels(tiles: Mapping[Position, tuple[str, int]]) -> dict[Position, str]:
+    """The words the picture writes on the sea tiles among `tiles` ('sea K') and on the empty
+    places next to them (the place as a `put` command names it: 'centre', 'sea K SE')."""
+    words = {p: _sea_label(name) for p, (name, _) in tiles.items() if name in SEAS}
+    for position, (anchor, direction) in empty_places(tiles).items():
+        words[position] = PutTile(anchor, direction, 0).place
+    return words
+
+
+def _sea_label(name: str) -> str:
+    return str(tile_words(name))
 
 
 def berths(state: State) -> list[Berth]:
@@ -272,10 +287,8 @@ def _layer(
     empty = empty_places(laid)
     lay = _layout([*laid, *empty])
     image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
-    pieces = [
-        (position, _empty_image("centre" if a is None else f"{a} {DIRECTIONS[d]}", lay.radius))
-        for position, (a, d) in empty.items()
-    ]
+    words = labels(laid)
+    pieces = [(position, _empty_image(words[position], lay.radius)) for position in empty]
     owners = dict(royal)
     pieces += [
         (position, _tile_image(name, rotation, owners.get(name), lay.radius))
@@ -649,7 +662,9 @@ def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
         at = canvas.at(centre, point)
         canvas.circle(at, 0.125, DANGER, FOAM)
         canvas.text(at, str(danger), 0.19, FOAM, bold=True)
-    canvas.text(canvas.at(centre, (-0.75, 0.0)), name, 0.2, SEA_INK, bold=True)
+    word, letter = _sea_label(name).rsplit(" ", 1)
+    canvas.text(canvas.at(centre, (-0.72, -0.09)), word, 0.15, SEA_INK)
+    canvas.text(canvas.at(centre, (-0.72, 0.08)), letter, 0.2, SEA_INK, bold=True)
 
 
 def _draw_island(

@@ -42,6 +42,7 @@ from engine import (
     counted,
     neighbour,
     preview,
+    tile_words,
     what_is_asked,
 )
 from pbem import news
@@ -194,7 +195,7 @@ def marked(board: Board, changed: Changes) -> Board:
         board,
         islands=islands,
         marked=True,
-        new_tiles=tuple(_tile_words(tile) for tile in changed.tiles),
+        new_tiles=tuple(tile_words(tile) for tile in changed.tiles),
     )
 
 
@@ -435,7 +436,7 @@ def _beyond(state: State, island: str, direction: int) -> str:
     position = state.position_of(island)
     assert position is not None
     placed = state.tile_at(neighbour(position, direction))
-    return Message("open sea") if placed is None else _tile_words(placed)
+    return Message("open sea") if placed is None else tile_words(placed)
 
 
 def numbered(legal: Sequence[Choice]) -> list[Choice]:
@@ -567,12 +568,12 @@ def _turns(tile: str | None, legal: Sequence[object]) -> tuple[str, ...]:
     if tile in SEAS:
         title = Message(
             "How {tile} lies, by the direction its red edge faces (its trails and their dangers):",
-            tile=_tile_words(tile),
+            tile=tile_words(tile),
         )
     else:
         title = Message(
             "How {tile} lies, by the direction its red edge faces (beach: where its jetties lead):",
-            tile=_tile_words(tile),
+            tile=tile_words(tile),
         )
     return (title, *tile_turns(tile, reds))
 
@@ -615,15 +616,10 @@ def happened(events: Sequence[Event]) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _tile_words(tile: str) -> str:
-    # Translators: a sea tile by its letter, "sea K"
-    return Message("sea {tile}", tile=tile) if tile in SEAS else tile
-
-
 def _new_tile(drawn: TileDrawn, placed: TilePlaced) -> str:
     return Message(
         "New tile: {tile}, laid with its red edge facing {direction} ({left}).",
-        tile=_tile_words(drawn.tile),
+        tile=tile_words(drawn.tile),
         direction=news.direction(placed.rotation),
         left=_left(drawn.islands_left, drawn.seas_left),
     )
@@ -641,10 +637,10 @@ def _left(islands: int, seas: int) -> str:
 
 def _crossed(event: VoyagePassed) -> str:
     if event.danger == 0:
-        return Message("They crossed {tile} (no danger).", tile=_tile_words(event.tile))
+        return Message("They crossed {tile} (no danger).", tile=tile_words(event.tile))
     return Message(
         "They crossed {tile}: the trail needs {danger} colours, they had {colours}.",
-        tile=_tile_words(event.tile),
+        tile=tile_words(event.tile),
         danger=event.danger,
         colours=event.colours,
     )

@@ -21,7 +21,7 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-from engine import State, Termination, parse_choice
+from engine import State, Termination, parse_choice, tile_words
 from pbem.cli import app
 from pbem.clock import as_utc
 from pbem.config import settings_toml
@@ -390,7 +390,8 @@ def test_undo_across_a_tile_draw_gives_back_the_earlier_state_exactly(table: Tab
     again = _state(table.service)
     assert again.tile == stack[0] and again.stack_left == stack[1:]
     assert table.latest[ANN]["X-Tongiaki-Decision"] == "6 put tile"
-    assert _subject(table.latest[ANN]) == f"Your move: place tile {stack[0]} (decision 6)"
+    asked = f"Your move: place tile {tile_words(stack[0])} (decision 6)"
+    assert _subject(table.latest[ANN]) == asked
     assert _moves(table.service)[-1] == (5, 0, "colonise", "mail")
 
 

@@ -17,10 +17,12 @@ from engine import (
     ISLANDS,
     SEAS,
     START_ISLAND,
+    PutTile,
     Setup,
     State,
     make_bot,
     neighbour,
+    parse_choice,
 )
 from pbem import picture as picture_module
 from pbem.picture import (
@@ -36,6 +38,7 @@ from pbem.picture import (
     berths,
     board_png,
     island_plan,
+    labels,
     layout,
 )
 from tests.support.scenario import arrange
@@ -208,6 +211,27 @@ def test_empty_places_are_drawn_faintly_next_to_the_tiles() -> None:
         found = image.getpixel((round(x), round(y + 0.6 * lay.radius)))
         assert isinstance(found, tuple)
         assert near((found[0], found[1], found[2]), rgb(EMPTY), 8), position
+
+
+def test_sea_tiles_and_empty_places_are_labelled_as_a_put_command_names_them() -> None:
+    seas = sorted(SEAS)[:6]
+    state = arrange(
+        ("blue", "red"),
+        tiles=[
+            *((name, neighbour((0, 0), d), d) for d, name in enumerate(seas)),
+            ("Samoa", (2, -1), 0),
+        ],
+    )
+    words = labels(state.tiles)
+    assert {words[state.position_of(name)] for name in seas} == {f"sea {name}" for name in seas}
+    assert set(words) == {*(state.position_of(name) for name in seas), *state.empty_places()}
+    for position in state.empty_places():
+        put = parse_choice(f"put {words[position]} red N")
+        assert isinstance(put, PutTile) and put.anchor is not None
+        assert neighbour(state.position_of(put.anchor), put.direction) == position
+    assert "sea A S" in words.values()  # not "A S", which reads as two directions
+    assert "Samoa NE" in words.values()
+    assert labels({}) == {(0, 0): "centre"}
 
 
 def row_of_seas(length: int) -> State:

@@ -25,18 +25,22 @@ from engine import (
     State,
     TileDrawn,
     TilePlaced,
+    VoyageFailed,
     VoyagePassed,
     make_bot,
     parse_choice,
+    what_is_asked,
 )
-from pbem import letters, view
+from pbem import letters, news, view
 from pbem.compose import Picture, compose
 from pbem.config import Settings
+from pbem.i18n import Words
 from pbem.manual import COMMAND_HELP
 from pbem.play import read_choice
 from pbem.render import render, render_html, render_text
 from tests.samples import parts, sample_mails
 from tests.support.localmail import parse
+from tests.support.scenario import arrange
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NAMES = ("Ana", "Ben", "Cy", "Dai", "Eve", "Flo")
@@ -246,6 +250,27 @@ def test_what_happened_reads_as_sentences() -> None:
         "New tile: sea D, laid with its red edge facing north (14 islands and 0 sea tiles left).",
         "They crossed sea D: the trail needs 3 colours, they had 3.",
     )
+
+
+def test_a_sea_tile_is_called_sea_and_its_letter_never_stands_alone() -> None:
+    state = arrange(("blue", "red"), boats={"Tonga a": "BR", "Tonga b": "B"}, top=["N", "Samoa"])
+    state.apply(parse_choice("colonise"))
+    assert what_is_asked(state) == "Blue must place the drawn tile sea N."
+    assert letters.summary(state) == "place tile sea N"
+    lost = news.event(VoyageFailed("N", 4, ("blue", "red", "blue")))
+    assert lost == (
+        "On sea N the trail needs 4 colours; they had 2: lost at sea, 2 blue, 1 red back to "
+        "the reserves."
+    )
+    placed = view.happened([TilePlaced("E", (0, 1), 2)])
+    assert placed == ("Tile sea E was placed with its red edge facing north-west.",)
+    assert view.happened([TilePlaced("Samoa", (0, 1), 2)]) == (
+        "Tile Samoa was placed with its red edge facing north-west.",
+    )
+    italian = Words("it")
+    assert "sea N" in italian.say(what_is_asked(state))
+    assert "sea N" in italian.say(letters.summary(state))
+    assert "sea N" in italian.say(lost) and "sea E" in italian.say(placed[0])
 
 
 def test_long_html_lines_are_encoded_so_smtp_takes_them() -> None:
