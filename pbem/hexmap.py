@@ -28,6 +28,7 @@ from engine import (
     Position,
     State,
 )
+from pbem.i18n import ENGLISH, Named, island_name
 
 Cell = tuple[int, int]  # (column, row) of one character
 
@@ -56,16 +57,17 @@ def short_name(island: str) -> str:
     return joined[: NAME_WIDTH - 1] + "."
 
 
-def tile_label(name: str) -> str:
-    """How a put command names a tile as anchor: an island's short name or a sea letter."""
-    return f"sea {name}" if name in SEAS else short_name(name)
+def tile_label(name: str, lang: str | None = None) -> str:
+    """How a put command names a tile as anchor: 'sea K', or an island's short name as a
+    reader of `lang` reads it."""
+    return f"sea {name}" if name in SEAS else short_name(island_name(name, lang))
 
 
-def place_label(anchor: str | None, direction: int) -> tuple[str, str]:
+def place_label(anchor: str | None, direction: int, lang: str | None = None) -> tuple[str, str]:
     """The two lines naming an empty place as a put command writes it."""
     if anchor is None:
         return ("centre", "")
-    return (tile_label(anchor), DIRECTIONS[direction])
+    return (tile_label(anchor, lang), DIRECTIONS[direction])
 
 
 def _corner(position: Position) -> Cell:
@@ -87,14 +89,14 @@ def _draw_text(canvas: dict[Cell, str], position: Position, lines: tuple[str, ..
             canvas[(x + dx + offset, y + dy)] = char
 
 
-def _tile_lines(state: State, position: Position) -> tuple[str, ...]:
+def _tile_lines(state: State, position: Position, lang: str | None) -> tuple[str, ...]:
     name = state.tile_at(position)
     assert name is not None
     if name in SEAS:
         return (" ~ ~ ", f"sea {name}", " ~ ~ ~ ")
     owner = state.royal_owner(name)
     royal = "" if owner is None else f"royal {LETTERS[state.colours[owner]]}"
-    return (f"{ISLANDS[name].points} pts", short_name(name), royal)
+    return (f"{ISLANDS[name].points} pts", tile_label(name, lang), royal)
 
 
 def _render(canvas: dict[Cell, str]) -> str:
@@ -109,16 +111,23 @@ def _render(canvas: dict[Cell, str]) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def hex_map(state: State) -> str:
-    """The board in ASCII, every placed tile and every empty place next to one, for mails."""
+def hex_map(state: State, lang: str | None = None) -> str:
+    """The board in ASCII, every placed tile and every empty place next to one, for mails,
+    with the islands' names as a reader of `lang` reads them (None: as printed)."""
     canvas: dict[Cell, str] = {}
     for position, (anchor, direction) in state.empty_places().items():
         _draw_edges(canvas, position, dotted=True)
-        _draw_text(canvas, position, ("put", *place_label(anchor, direction)))
+        _draw_text(canvas, position, ("put", *place_label(anchor, direction, lang)))
     for position in state.tiles:
         _draw_edges(canvas, position, dotted=False)
-        _draw_text(canvas, position, _tile_lines(state, position))
+        _draw_text(canvas, position, _tile_lines(state, position, lang))
     return _render(canvas)
+
+
+def map_for_readers(state: State) -> str:
+    """The map, `Named` when English readers read an island's name otherwise."""
+    english, other = hex_map(state, ENGLISH), hex_map(state)
+    return other if english == other else Named(english, other)
 
 
 def _trail_text(ends: tuple[str, str], danger: int) -> str:

@@ -27,7 +27,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from markupsafe import Markup
 
-from engine import Joined, Message
+from engine import ISLAND_ALIASES, Joined, Message
 
 ENGLISH = "en"
 
@@ -232,6 +232,86 @@ def stamp(moment: datetime, zone: str = "UTC", *, year: bool = True) -> Stamp | 
     return Stamp(text, moment, zone, year=year)
 
 
+# the islands English readers know by another name than the one printed on the tile
+ENGLISH_NAMES = {printed: english for english, printed in ISLAND_ALIASES.items()}
+_PRINTED = re.compile("|".join(rf"\b{re.escape(name)}\b" for name in ENGLISH_NAMES))
+
+
+def island_name(name: str, lang: str | None) -> str:
+    """An island as a reader of `lang` reads it: 'Fiji' in English; in the other languages
+    (and for None) the name printed on the tile, 'Fidschi'. Input takes both everywhere."""
+    return ENGLISH_NAMES.get(name, name) if lang == ENGLISH else name
+
+
+class Named(str):
+    """Text that names an island English readers call otherwise: the English text, with
+    `other` (the printed names) for the readers of every other language."""
+
+    other: str
+
+    def __new__(cls, english: str, other: str) -> Named:
+        made = super().__new__(cls, english)
+        made.other = other
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (str, (str(self),))
+
+
+def printed(text: str) -> str:
+    """The text with the names printed on the tiles (`Named` text's other side)."""
+    return text.other if isinstance(text, Named) else text
+
+
+def island(name: str) -> str:
+    """An island's name in a view, said by `island_name` in each reader's language."""
+    english = island_name(name, ENGLISH)
+    return name if english == name else Named(english, name)
+
+
+def notation(line: str) -> str:
+    """A command in a view ('expand Fidschi a'), with each reader's names of the islands:
+    English readers read 'expand Fiji a', which is a command they can send."""
+    if not ENGLISH_NAMES:
+        return line
+    english = _PRINTED.sub(lambda found: ENGLISH_NAMES[found.group()], line)
+    return line if english == line else Named(english, line)
+
+
+def with_names(value: T) -> T:
+    """A view (a dataclass, a tuple, a message, a line) whose islands are said in each
+    reader's language (`island_name`): every name printed on a tile that English readers
+    call otherwise, in every message, at any depth, and in every command. `Named` text
+    (the map, a key line) is left as it is."""
+    return _named(value)  # type: ignore[no-any-return]
+
+
+def _named(value: Any) -> Any:
+    if isinstance(value, (Named, Stamp)) or not ENGLISH_NAMES:
+        return value
+    if isinstance(value, Message):
+        params = {key: _named(item) for key, item in value.params.items()}
+        if all(params[key] is item for key, item in value.params.items()):
+            return value
+        return Message._make(
+            value.template, value.plural, value.number, params, lower_first=value.lower_first
+        )
+    if isinstance(value, Joined):
+        parts = [_named(part) for part in value.parts]
+        same = all(a is b for a, b in zip(parts, value.parts, strict=True))
+        return value if same else Joined(value.separator, parts)
+    if isinstance(value, str):
+        return notation(value)
+    if isinstance(value, tuple):
+        items = tuple(_named(item) for item in value)
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if is_dataclass(value) and not isinstance(value, type):
+        old = {f.name: getattr(value, f.name) for f in fields(value)}
+        new = {name: _named(item) for name, item in old.items()}
+        return value if all(new[n] is old[n] for n in old) else replace(value, **new)
+    return value
+
+
 @dataclass(frozen=True)
 class Words:
     """What one reader's text is said in: a language of `LANGUAGES`."""
@@ -268,6 +348,8 @@ class Words:
         """A message (or plain text, kept as it is) in this language."""
         if self.english:
             return str(text)
+        if isinstance(text, Named):
+            return self.say(text.other)
         if isinstance(text, Message):
             if text.plural is not None:
                 assert text.number is not None
@@ -318,7 +400,7 @@ class Words:
         """`value` with its messages said; the same object when there were none (so that
         the board of a round, translated once, is rendered once)."""
         if isinstance(value, str):
-            return self.say(value) if isinstance(value, (Message, Joined, Stamp)) else value
+            return self.say(value) if isinstance(value, (Message, Joined, Stamp, Named)) else value
         if isinstance(value, tuple):
             items = tuple(self._walk(item) for item in value)
             return value if all(a is b for a, b in zip(items, value, strict=True)) else items
@@ -413,23 +495,30 @@ __all__ = [
     "ALIASES",
     "COMMAND_WORDS",
     "ENGLISH",
+    "ENGLISH_NAMES",
     "ENGLISH_WORDS",
     "LANGUAGES",
     "LRM",
     "RLM",
     "RTL",
     "TRANSLATED",
+    "Named",
     "Stamp",
     "Words",
     "catalog_path",
     "catalog_problems",
     "choices",
     "display_width",
+    "island",
+    "island_name",
     "known",
     "listed",
     "named",
+    "notation",
+    "printed",
     "stamp",
     "translations",
+    "with_names",
     "word_for",
     "words",
     "words_of",

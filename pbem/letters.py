@@ -20,7 +20,7 @@ from engine import (
     what_is_asked,
 )
 from pbem import news, view
-from pbem.i18n import listed
+from pbem.i18n import listed, with_names
 from pbem.kinds import LineOutcome, MailKind
 from pbem.view import Answer, LineResult, Mail, Player
 
@@ -64,14 +64,14 @@ def moment(
     board = view.marked(view.board(state, names, bots, resigned), view.changes(events))
     outcome = outcome or state.standings()
     over = state.decision is None or outcome.termination is Termination.GAME_MASTER
-    return Moment(
+    return Moment(  # what players read names the islands in their language
         game=game,
         board=board,
-        happened=(*announced, *view.happened(events)),
-        decision=None if over else view.decision(state),
-        final=view.final(outcome, board.players) if over else None,
-        waiting=waiting(state, names, over=over, paused=paused),
-        summary=summary(state),
+        happened=(*announced, *with_names(view.happened(events))),
+        decision=None if over else with_names(view.decision(state)),
+        final=with_names(view.final(outcome, board.players)) if over else None,
+        waiting=with_names(waiting(state, names, over=over, paused=paused)),
+        summary=with_names(summary(state)),
         picture=picture,
         paused=paused,
         events=tuple(events),

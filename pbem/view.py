@@ -46,8 +46,8 @@ from engine import (
     what_is_asked,
 )
 from pbem import news
-from pbem.hexmap import hex_map, sea_legend, short_name, tile_turns
-from pbem.i18n import listed, stamp
+from pbem.hexmap import map_for_readers, sea_legend, short_name, tile_turns
+from pbem.i18n import Named, listed, printed, stamp, with_names
 from pbem.kinds import AnswerTopic, LineOutcome, MailKind
 from pbem.leads import leads
 
@@ -183,9 +183,9 @@ def marked(board: Board, changed: Changes) -> Board:
     islands = tuple(
         replace(
             island,
-            changed=island.name in changed.islands,
+            changed=printed(island.name) in changed.islands,
             beaches=tuple(
-                replace(beach, changed=(island.name, number) in changed.beaches)
+                replace(beach, changed=(printed(island.name), number) in changed.beaches)
                 for number, beach in enumerate(island.beaches)
             ),
         )
@@ -371,8 +371,18 @@ def board(
     bots: Sequence[bool] = (),
     resigned: Sequence[bool] = (),
 ) -> Board:
+    """The board as its readers read it: the islands in their language (`with_names`)."""
+    return with_names(_board(state, names, bots, resigned))
+
+
+def _board(
+    state: State,
+    names: Sequence[str],
+    bots: Sequence[bool],
+    resigned: Sequence[bool],
+) -> Board:
     return Board(
-        map=hex_map(state),
+        map=map_for_readers(state),
         seas=tuple(sea_legend(state)),
         islands=_islands(state),
         players=players(state, names, bots, resigned),
@@ -385,8 +395,8 @@ def board(
                 for n in state.islands()
                 if short_name(n) != n
             ),
-            *(
-                Message("{short} is {name}", short=n, name=alias)
+            *(  # English readers read the English name on the map: no key for it
+                Named("", Message("{short} is {name}", short=n, name=alias))
                 for alias, n in ISLAND_ALIASES.items()
                 if n in state.islands()
             ),

@@ -13,7 +13,7 @@ import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from engine import ChoiceError, ChoiceMade, Phase, Setup, State, parse_choice
+from engine import STACK_TILES, ChoiceError, ChoiceMade, Phase, Setup, State, parse_choice
 from pbem.cli import app
 from pbem.db import session
 from pbem.models import Inbound, Seat
@@ -301,6 +301,41 @@ def test_a_misspelt_island_gets_a_suggestion(line: str, says: str) -> None:
 
 def test_fiji_is_the_island_the_tiles_call_fidschi() -> None:
     assert str(parse_choice("place Fiji a")) == "place Fidschi a"
+
+
+def test_english_mail_says_fiji_and_italian_mail_the_printed_fidschi(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    stack = ["Fidschi", *(tile for tile in STACK_TILES if tile != "Fidschi")]
+    ann, bob = SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue", lang="it")
+    service.new_game([ann, bob], stack=stack, now=START)
+    mails, at = take_mail(service), START
+    for who, lines in [
+        (ANN, "place Tonga a"),
+        (BOB, "place Tonga b"),
+        (ANN, "place Tonga a"),
+        (BOB, "place Tonga b"),
+        (ANN, "colonise\nput Tonga N red S\nplace Fiji a"),  # the tile drawn is Fidschi
+    ]:
+        at += HOUR
+        assert handle(service, reply_to(_prompt_for(mails, who), lines), at) == "applied"
+        mails = take_mail(service)
+    english = text_of(next(m for m in mails if m["To"] == ANN))
+    assert "- Red put 1 boat on Fiji (a)." in english  # the news
+    assert "\n* Fiji (5 points)\n" in english  # the islands
+    assert "d: -     3 of 3 free; jetty N to Fiji" in english
+    assert ":  Fiji :" in english and "Fidschi is Fiji" not in english  # the map, no key
+    italian = text_of(_prompt_for(mails, BOB))
+    assert "- Rosso ha messo 1 barca su Fidschi (a)." in italian
+    assert "\n* Fidschi (5 punti)\n" in italian and ":Fidschi:" in italian
+    assert "Fidschi è Fiji" in italian and "Fiji (" not in italian
+    at += HOUR
+    assert handle(service, reply_to(_prompt_for(mails, BOB), "expand Tonga c,d"), at) == "applied"
+    prompt = _prompt_for(take_mail(service), ANN)
+    options = text_of(prompt)
+    assert "   1) expand Fiji a\n" in options and "   4) royal Fiji\n" in options
+    assert "Fidschi" not in options
+    assert handle(service, reply_to(prompt, "expand Fiji a"), at + HOUR) == "applied"
+    assert _detail(service) == "expand Fiji a -> applied (expand Fidschi a)"  # stored as printed
 
 
 def test_a_typo_by_mail_is_answered_with_the_island_meant(tmp_path: Path) -> None:
