@@ -59,7 +59,10 @@ def parse_duration(text: str) -> int:
 
 
 def format_duration(seconds: int) -> str:
-    """'2d 4h', '90m' -> '1h 30m'; the largest units first, zero parts left out."""
+    """'2d 4h', '90m' -> '1h 30m'; the largest units first, zero parts left out; a minute
+    or more is rounded to the minute ('6d 23h 59m 33s' -> '7d'), less kept in seconds."""
+    if seconds >= 60:
+        seconds = (seconds + 30) // 60 * 60
     parts = []
     for unit, size in _UNITS.items():
         count, seconds = divmod(seconds, size)

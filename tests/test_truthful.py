@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from engine import STACK_TILES, ChoiceError, ChoiceMade, Phase, Setup, State, parse_choice
 from pbem.cli import app
+from pbem.clock import format_duration
 from pbem.db import session
 from pbem.models import Inbound, Seat
 from pbem.replies import handle
@@ -226,6 +227,19 @@ def test_a_vacation_ends_when_asked_and_the_days_not_used_come_back(
     again = next(m for m in told if m["To"] == ANN)
     assert handle(service, reply_to(again, "vacation end"), START + 26 * HOUR) == "rejected"
     assert "You are not on vacation." in _detail(service)
+
+
+def test_the_vacation_left_is_told_to_the_minute(tmp_path: Path) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, "vacation 3d"), START + HOUR) == "applied"
+    assert "(4d of vacation left)" in _detail(service)
+    ann = next(m for m in take_mail(service) if m["To"] == ANN)
+    back = START + HOUR + timedelta(seconds=27)
+    assert handle(service, reply_to(ann, "vacation off"), back) == "applied"
+    assert "7d of vacation left in this game" in _detail(service)  # not 6d 23h 59m 33s
+    assert format_duration(27) == "27s" and format_duration(89) == "1m"
+    assert format_duration(3 * 3600 + 29) == "3h" and format_duration(3 * 3600 + 31) == "3h 1m"
 
 
 def test_a_move_ends_a_vacation_and_keeps_the_days_left(tmp_path: Path) -> None:
