@@ -55,7 +55,7 @@ def envelope(table: Table, seat: Seat, mail: view.Mail, *, leaving: bool = False
         mail,
         Tag(game.id, seat.seat, number, signed),
         _calendar(table, seat, mail, leaving),
-        i18n.words(seat.lang),
+        i18n.words(seat.lang, seat.tz),
     )
 
 
@@ -90,7 +90,7 @@ def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes
         assert game.clock_from is not None and game.deadline_at is not None
         start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
         seat.calendar_open = True
-        words, number = i18n.words(seat.lang), mail.decision.number
+        words, number = i18n.words(seat.lang, seat.tz), mail.decision.number
         return ics.deadline_event(
             summary=words.say(
                 Message("Tongiaki game {game}: your decision {number}", game=game.id, number=number)
@@ -102,7 +102,7 @@ def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes
                     "after it the game moves for you.",
                     number=number,
                     game=game.id,
-                    deadline=i18n.stamp(deadline),  # in the reader's locale
+                    deadline=view.when(deadline),  # in the reader's locale and zone
                 )
             ),
             game_id=game.id,

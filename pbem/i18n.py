@@ -205,31 +205,57 @@ def choices() -> str:
 
 class Stamp(str):
     """A moment as a reader reads it: English text, with the moment and the zone kept so that
-    another language writes it in its own way."""
+    another language writes it in its own way. A stamp told to everyone (`everyone`: news, an
+    answer, a calendar event) is read in UTC and, by a reader who set a zone, there too."""
 
     moment: datetime
     zone: str  # a zone name; "UTC" for UTC
     year: bool
+    everyone: bool
 
-    def __new__(cls, text: str, moment: datetime, zone: str, *, year: bool) -> Stamp:
+    def __new__(
+        cls, text: str, moment: datetime, zone: str, *, year: bool, everyone: bool = False
+    ) -> Stamp:
         made = super().__new__(cls, text)
-        made.moment, made.zone, made.year = moment, zone, year
+        made.moment, made.zone, made.year, made.everyone = moment, zone, year, everyone
         return made
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (str, (str(self),))
 
 
-def stamp(moment: datetime, zone: str = "UTC", *, year: bool = True) -> Stamp | None:
+def stamp(
+    moment: datetime, zone: str = "UTC", *, year: bool = True, everyone: bool = False
+) -> Stamp | None:
     """'Mon 02 Mar 2026, 18:00 UTC' (with `year`), 'Mon 02 Mar, 19:00 Europe/Berlin'; None
-    when `zone` names no known time zone."""
+    when `zone` names no known time zone. A stamp for `everyone` is read in each reader's
+    own zone too (`Words.when`)."""
     try:
         where = ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError):
         return None
     local = moment.astimezone(where)
     text = local.strftime(f"%a %d %b{' %Y' if year else ''}, %H:%M {zone}")
-    return Stamp(text, moment, zone, year=year)
+    return Stamp(text, moment, zone, year=year, everyone=everyone)
+
+
+def zone_known(zone: str) -> bool:
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def stamped(text: object) -> bool:
+    """Whether `text` holds a moment told to everyone (a reader's zone changes how it reads)."""
+    if isinstance(text, Stamp):
+        return text.everyone
+    if isinstance(text, Message):
+        return any(stamped(value) for value in text.params.values())
+    if isinstance(text, Joined):
+        return any(stamped(part) for part in text.parts)
+    return False
 
 
 # the islands English readers know by another name than the one printed on the tile
@@ -314,13 +340,20 @@ def _named(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Words:
-    """What one reader's text is said in: a language of `LANGUAGES`."""
+    """What one reader's text is said in: a language of `LANGUAGES`, and the time zone the
+    reader set (a moment told to everyone is shown there too)."""
 
     lang: str = ENGLISH
+    tz: str | None = None
 
     @property
     def english(self) -> bool:
         return self.lang == ENGLISH
+
+    @property
+    def plain(self) -> bool:
+        """Whether text is read as the code says it: English, no zone of the reader's own."""
+        return self.english and self.tz is None
 
     @property
     def rtl(self) -> bool:
@@ -346,7 +379,7 @@ class Words:
 
     def say(self, text: str) -> str:
         """A message (or plain text, kept as it is) in this language."""
-        if self.english:
+        if self.plain or (self.english and not stamped(text)):
             return str(text)
         if isinstance(text, Named):
             return self.say(text.other)
@@ -373,9 +406,20 @@ class Words:
         return value
 
     def when(self, moment: Stamp | datetime) -> str:
-        """A moment in this language's way, in the stamp's zone."""
+        """A moment in this language's way, in the stamp's zone; a moment told to everyone
+        in the reader's zone too, when they set one: 'Mon 02 Mar 2026, 18:00 UTC (Tue 03
+        Mar, 07:00 Pacific/Tongatapu)'."""
         if isinstance(moment, datetime):
             moment = stamp(moment) or Stamp(str(moment), moment, "UTC", year=True)
+        said = self._stamp(moment)
+        local = stamp(moment.moment, self.tz, year=False) if self.tz else None
+        if not moment.everyone or local is None or local.zone == moment.zone:
+            return said
+        # Translators: a moment in UTC, then in the reader's own time zone
+        return self.say(Message("{utc} ({local})", utc=said, local=self._stamp(local)))
+
+    def _stamp(self, moment: Stamp) -> str:
+        """One stamp in this language's way, in its own zone."""
         if self.english:
             return str(moment)
         zone = ZoneInfo(moment.zone)
@@ -392,7 +436,7 @@ class Words:
     def translated(self, value: T) -> T:
         """A view with every message in it said in this language (the view itself in
         English)."""
-        if self.english:
+        if self.plain:
             return value
         return self._walk(value)  # type: ignore[no-any-return]
 
@@ -400,12 +444,14 @@ class Words:
         """`value` with its messages said; the same object when there were none (so that
         the board of a round, translated once, is rendered once)."""
         if isinstance(value, str):
+            if self.english and not stamped(value):
+                return value  # English with a zone: only the moments told to everyone change
             return self.say(value) if isinstance(value, (Message, Joined, Stamp, Named)) else value
         if isinstance(value, tuple):
             items = tuple(self._walk(item) for item in value)
             return value if all(a is b for a, b in zip(items, value, strict=True)) else items
         if is_dataclass(value) and not isinstance(value, type):
-            key = (id(value), self.lang)
+            key = (id(value), self.lang, self.tz)
             hit = _said_cache.get(key)
             if hit is not None and hit[0] is value:
                 return hit[1]
@@ -477,13 +523,16 @@ def listed(items: Sequence[str]) -> str:
 
 # views said in a language lately, by the view's id and the language (the view kept, so that
 # its id is not reused while it is here)
-_said_cache: OrderedDict[tuple[int, str], tuple[Any, Any]] = OrderedDict()
+_said_cache: OrderedDict[tuple[int, str, str | None], tuple[Any, Any]] = OrderedDict()
 
 
 @cache
-def words(lang: str | None) -> Words:
-    """The words of `lang` (English when it is not one of `LANGUAGES`)."""
-    return Words(lang) if lang in LANGUAGES else ENGLISH_WORDS
+def words(lang: str | None, tz: str | None = None) -> Words:
+    """The words of `lang` (English when it is not one of `LANGUAGES`) for a reader in the
+    time zone `tz` (None, or a name no zone has: UTC only)."""
+    zone = tz if tz and zone_known(tz) else None
+    known_lang = lang if lang in LANGUAGES else ENGLISH
+    return ENGLISH_WORDS if known_lang == ENGLISH and zone is None else Words(known_lang, zone)
 
 
 def display_width(text: str) -> int:
@@ -517,6 +566,7 @@ __all__ = [
     "notation",
     "printed",
     "stamp",
+    "stamped",
     "translations",
     "with_names",
     "word_for",

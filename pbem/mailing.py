@@ -159,7 +159,9 @@ class Mailer:
                     seat=seat.seat,
                     at=table.now,
                     # kept as the player reads them: the digest is in their language
-                    lines=json.dumps([i18n.words(seat.lang).say(line) for line in mail.happened]),
+                    lines=json.dumps(
+                        [i18n.words(seat.lang, seat.tz).say(line) for line in mail.happened]
+                    ),
                 )
                 table.db.add(held)
             return False

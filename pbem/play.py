@@ -39,7 +39,7 @@ from pbem.i18n import LANGUAGES, choices, known, named
 from pbem.inbound import shown
 from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource
 from pbem.models import Game, MailChoice, Seat, Talk
-from pbem.view import Answer, deadline, numbered, when
+from pbem.view import Answer, numbered, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
 TALK_LENGTH = 300  # characters of one thing said to the table
@@ -84,14 +84,6 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
             Message("A turn is passed only by the game when its deadline passes; choose a move.")
         )
     return choice
-
-
-def at_seat(moment: datetime, seat: Seat) -> str:
-    """A time as `seat` reads it: in UTC, and in their own zone when they set one."""
-    shown = deadline(moment, seat.tz)
-    if shown.local:
-        return Message("{utc} ({local})", utc=shown.utc, local=shown.local)
-    return shown.utc
 
 
 def _seat(round: Round) -> Seat:

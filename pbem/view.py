@@ -601,8 +601,11 @@ def deadline(moment: datetime, tz: str | None = None) -> Deadline:
 
 
 def when(moment: datetime) -> str:
-    """A time as every player reads it in an announcement: in UTC."""
-    return deadline(moment).utc
+    """A time as every player reads it in an announcement or an answer: in UTC, and in the
+    reader's own zone when they set one."""
+    told = stamp(moment, "UTC", everyone=True)
+    assert told is not None
+    return told
 
 
 def happened(events: Sequence[Event]) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from engine import STACK_TILES, ChoiceError, ChoiceMade, Phase, Setup, State, pa
 from pbem.cli import app
 from pbem.clock import format_duration
 from pbem.db import session
+from pbem.deadlines import tick
 from pbem.models import Inbound, Seat
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
@@ -256,15 +257,73 @@ def test_a_move_ends_a_vacation_and_keeps_the_days_left(tmp_path: Path) -> None:
     assert any("Ann (red) is back from vacation." in text_of(m) for m in take_mail(service))
 
 
+def _lines(mail: EmailMessage) -> str:
+    """The text part with its wrapping undone (every run of white space one space)."""
+    return " ".join(text_of(mail).split())
+
+
 def test_status_and_vacation_answers_show_the_players_own_zone(tmp_path: Path) -> None:
     service = _game(tmp_path)
-    prompt = _prompt_for(take_mail(service), ANN)
+    mails = take_mail(service)
+    prompt, bob = _prompt_for(mails, ANN), [m for m in mails if m["To"] == BOB][-1]
+    assert handle(service, reply_to(bob, "tz America/New_York"), START + HOUR) == "applied"
+    take_mail(service)
     body = "tz Pacific/Tongatapu\nstatus\nvacation 1d"
-    assert handle(service, reply_to(prompt, body), START + HOUR) == "applied"
-    text = text_of(next(m for m in take_mail(service) if m["To"] == ANN))
-    status = text.split("\nSTATUS\n", 1)[1].split("\n\n", 1)[0]
-    assert "The deadline is" in status and "Pacific/Tongatapu" in status
-    assert "you are away until" in text and "Pacific/Tongatapu" in text.split("you are away")[1]
+    assert handle(service, reply_to(prompt, body), START + 2 * HOUR) == "applied"
+    mails = take_mail(service)
+    to_ann = _lines(next(m for m in mails if m["To"] == ANN))
+    back = "Tue 24 Nov 2026, 11:00 UTC"
+    assert (
+        f"> vacation 1d applied: you are away until {back} (Wed 25 Nov, 00:00 "
+        "Pacific/Tongatapu); your deadlines wait until then (6d of vacation left) " in to_ann
+    )
+    assert (
+        "STATUS Now waiting for Ann (red), decision 1: red must put a set-up boat on a beach of "
+        "Tonga. The deadline is Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 22:00 "
+        "Pacific/Tongatapu)." in to_ann
+    )
+    # the news, as each reader reads it: in their own zone, or in UTC alone
+    told = "WHAT HAPPENED - Ann (red) is on vacation until {}: their deadlines wait. "
+    assert told.format(f"{back} (Wed 25 Nov, 00:00 Pacific/Tongatapu)") in to_ann
+    to_bob = _lines(next(m for m in mails if m["To"] == BOB))
+    assert told.format(f"{back} (Tue 24 Nov, 06:00 America/New_York)") in to_bob
+    assert handle(service, reply_to(bob, "tz utc"), START + 3 * HOUR) == "applied"
+    take_mail(service)
+    ann = _prompt_for(mails, ANN)
+    assert handle(service, reply_to(ann, "vacation 1d"), START + 4 * HOUR) == "applied"
+    to_bob = _lines(next(m for m in take_mail(service) if m["To"] == BOB))
+    assert told.format("Wed 25 Nov 2026, 11:00 UTC") in to_bob
+
+
+def test_the_downtime_notice_and_the_calendar_event_show_the_readers_zone(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue", lang="it")]
+    service.new_game(seats, seed=5, now=START)
+    mails = take_mail(service)
+    prompt, bob = _prompt_for(mails, ANN), [m for m in mails if m["To"] == BOB][-1]
+    assert handle(service, reply_to(bob, "fuso Europe/Rome"), START + HOUR) == "applied"
+    assert handle(service, reply_to(prompt, "tz Asia/Tokyo"), START + HOUR) == "applied"
+    to_ann = next(m for m in take_mail(service) if m["To"] == ANN)
+    event = next(p for p in to_ann.walk() if p.get_content_type() == "text/calendar")
+    ics = event.get_content()
+    ics = (ics.decode() if isinstance(ics, bytes) else ics).replace("\r\n ", "")
+    description = ics.partition("DESCRIPTION:")[2].partition("\r\n")[0].replace("\\,", ",")
+    assert "is Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 18:00 Asia/Tokyo). Reply" in description
+    tick(service, START + 2 * HOUR)
+    back = START + 60 * HOUR  # down from hour 2 to hour 60: the deadline passed meanwhile
+    assert tick(service, back).graced == 1
+    mails = take_mail(service)
+    to_ann = " ".join(text_of(next(m for m in mails if m["To"] == ANN)).split())
+    assert (
+        "The game service was not running from Mon 23 Nov 2026, 11:00 UTC (Mon 23 Nov, "
+        "20:00 Asia/Tokyo) to Wed 25 Nov 2026, 21:00 UTC (Thu 26 Nov, 06:00 Asia/Tokyo), "
+        "and the deadline of decision 1 passed meanwhile. It is now Thu 26 Nov 2026, 03:00 "
+        "UTC (Thu 26 Nov, 12:00 Asia/Tokyo) (6h from now)."
+    ) in to_ann
+    to_bob = " ".join(text_of(next(m for m in mails if m["To"] == BOB)).split())
+    assert "gio 26 nov 2026, 03:00 UTC (gio 26 nov, 04:00 Europe/Rome)" in to_bob
 
 
 runner = CliRunner()
