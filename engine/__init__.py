@@ -28,6 +28,7 @@ from engine.colours import BOATS_PER_PLAYER, BY_LETTER, COLOURS, LETTERS
 from engine.errors import (
     AmbiguousChoiceError,
     ChoiceError,
+    DirectionError,
     EngineError,
     GameOverError,
     IllegalChoiceError,
@@ -54,7 +55,7 @@ from engine.events import (
     VoyageFailed,
     VoyagePassed,
 )
-from engine.explain import WHO, explain_illegal, what_is_asked
+from engine.explain import WHO, explain_direction, explain_illegal, what_is_asked
 from engine.hexgrid import (
     CENTRE,
     DIRECTION_WORDS,
@@ -139,6 +140,7 @@ __all__ = [
     "Crossing",
     "DecidedBy",
     "Decision",
+    "DirectionError",
     "Draw",
     "Emigrate",
     "EmigrateClosed",
@@ -199,6 +201,7 @@ __all__ = [
     "clear_listing_caches",
     "counted",
     "empty_places",
+    "explain_direction",
     "explain_illegal",
     "is_move_word",
     "make_bot",

@@ -19,6 +19,17 @@ class NotationError(ChoiceError):
     code = "syntax"
 
 
+class DirectionError(NotationError):
+    """A word that is no direction; for a jetty, the island and beach it was to leave from
+    (so that the explanation can name that beach's jetties)."""
+
+    def __init__(
+        self, message: str, *, word: str, island: str | None = None, beach: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.word, self.island, self.beach = word, island, beach
+
+
 class AmbiguousChoiceError(NotationError):
     """A name in the text fits more than one island."""
 

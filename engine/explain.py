@@ -16,7 +16,14 @@ from engine.choices import (
     Place,
     PutTile,
 )
-from engine.hexgrid import DIRECTION_WORDS, Position, neighbour
+from engine.errors import DirectionError
+from engine.hexgrid import (
+    DIRECTION_WORDS,
+    DIRECTIONS,
+    Position,
+    closest_directions,
+    neighbour,
+)
 from engine.message import Joined, Message, counted
 from engine.phase import Decision, Phase
 from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND, tile_words
@@ -127,6 +134,41 @@ def explain_illegal(state: Game, choice: Choice) -> str:
     )
 
 
+def explain_direction(state: Game, error: DirectionError) -> str:
+    """A word that is no direction, said with the board: for a jetty, the jetties its beach
+    has and the closest of them ('did you mean NW?'); else the error as it is."""
+    island, beach = error.island, error.beach
+    if (
+        island is None
+        or beach is None
+        or state.position_of(island) is None
+        or beach >= len(ISLANDS[island].beaches)
+    ):
+        return str(error.args[0])
+    jetties = state.jetties(island, beach)
+    if not jetties:
+        return str(error.args[0])
+    where = Joined(", ", [DIRECTIONS[d] for d in jetties])
+    close = closest_directions(error.word, jetties) if error.word else []
+    if close:
+        return Message(
+            "{word!r} is not a direction: did you mean {direction}? Beach {island} {beach} "
+            "has jetties {jetties}.",
+            word=error.word,
+            direction=DIRECTIONS[close[0]],
+            island=island,
+            beach=BEACH_LETTERS[beach],
+            jetties=where,
+        )
+    return Message(
+        "{word!r} is not a direction; beach {island} {beach} has jetties {jetties}.",
+        word=error.word or "nothing",
+        island=island,
+        beach=BEACH_LETTERS[beach],
+        jetties=where,
+    )
+
+
 def _reason(state: Game, choice: Choice) -> str | None:
     seat = state.active
     island = getattr(choice, "island", None)
@@ -181,11 +223,13 @@ def _reason(state: Game, choice: Choice) -> str | None:
                 island=island,
                 beach=BEACH_LETTERS[choice.beach],
             )
-        if choice.jetty not in state.jetties(island, choice.beach):
+        jetties = state.jetties(island, choice.beach)
+        if choice.jetty not in jetties:
             return Message(
-                "beach {beach} has no jetty to the {direction}",
+                "beach {beach} has no jetty to the {direction} (its jetties: {jetties})",
                 beach=BEACH_LETTERS[choice.beach],
                 direction=DIRECTION_WORDS[choice.jetty],
+                jetties=Joined(", ", [DIRECTIONS[d] for d in jetties]),
             )
         return Message("that route only leads back (RULES §8.1) while another jetty is open")
     if isinstance(choice, Land):

@@ -17,6 +17,7 @@ has its edge i facing direction (i + r) % 6.
 
 from __future__ import annotations
 
+import difflib
 import re
 
 Position = tuple[int, int]
@@ -44,4 +45,16 @@ def opposite(direction: int) -> int:
 
 def parse_direction(text: str) -> int | None:
     """Read a compass direction: `ne`, `NE`, `north-east`, `north east`, `northeast`."""
-    return _DIRECTION_BY_TEXT.get(re.sub(r"[\s\-_]", "", text.lower()))
+    return _DIRECTION_BY_TEXT.get(_direction_key(text))
+
+
+def closest_directions(text: str, among: tuple[int, ...] = tuple(range(6))) -> list[int]:
+    """The directions of `among` a misspelt `text` may mean ('nww' -> NW, 'nrth' -> N), best
+    first."""
+    keys = {word: d for word, d in _DIRECTION_BY_TEXT.items() if d in among}
+    close = difflib.get_close_matches(_direction_key(text), list(keys), n=3, cutoff=0.6)
+    return list(dict.fromkeys(keys[word] for word in close))
+
+
+def _direction_key(text: str) -> str:
+    return re.sub(r"[\s\-_]", "", text.lower())

@@ -20,8 +20,8 @@ from engine.choices import (
     PutTile,
 )
 from engine.colours import BY_LETTER, COLOURS
-from engine.errors import AmbiguousChoiceError, NotationError
-from engine.hexgrid import parse_direction
+from engine.errors import AmbiguousChoiceError, DirectionError, NotationError
+from engine.hexgrid import DIRECTIONS, closest_directions, parse_direction
 from engine.message import Joined, Message
 from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island
 
@@ -84,6 +84,11 @@ def parse_choice(text: str) -> Choice:
         return _PARSERS[verb](args)
     except AmbiguousChoiceError:
         raise
+    except DirectionError as error:
+        told = Message("{error} Write it as: {form}.", error=error.args[0], form=_form(verb))
+        raise DirectionError(
+            told, word=error.word, island=error.island, beach=error.beach
+        ) from None
     except NotationError as error:
         said = error.args[0] if error.args else str(error)
         raise NotationError(
@@ -158,16 +163,29 @@ def _beaches(tokens: list[str]) -> tuple[int, ...]:
     return tuple(sorted(BEACH_LETTERS.index(c) for c in letters))
 
 
-def _direction(tokens: list[str]) -> int:
+def _direction(tokens: list[str], island: str | None = None, beach: int | None = None) -> int:
+    """The direction `tokens` name; for a jetty, of `beach` of `island`."""
     direction = parse_direction("".join(tokens))
     if direction is None:
-        raise NotationError(
-            Message(
-                "{word!r} is not a direction (S, SW, NW, N, NE or SE).",
-                word=" ".join(tokens) or "nothing",
-            )
+        word = " ".join(tokens)
+        raise DirectionError(
+            not_a_direction(word or "nothing", closest_directions(word) if word else []),
+            word=word,
+            island=island,
+            beach=beach,
         )
     return direction
+
+
+def not_a_direction(word: str, close: list[int]) -> str:
+    """Why `word` is no direction, and the closest of them when one is close."""
+    if close:
+        return Message(
+            "{word!r} is not a direction (S, SW, NW, N, NE or SE). Did you mean {direction}?",
+            word=word,
+            direction=DIRECTIONS[close[0]],
+        )
+    return Message("{word!r} is not a direction (S, SW, NW, N, NE or SE).", word=word)
 
 
 def _colours(text: str) -> tuple[str, ...]:
@@ -225,7 +243,7 @@ def _emigrate(args: list[str]) -> Choice:
     if len(rest[0]) != 1:
         raise NotationError(Message("The beach letter is missing."))
     beach = _beaches(rest[:1])[0]
-    return Emigrate(island, beach, _direction(rest[1:]))
+    return Emigrate(island, beach, _direction(rest[1:], island, beach))
 
 
 def _land(args: list[str]) -> Choice:
@@ -266,6 +284,8 @@ def _put(args: list[str]) -> Choice:
     for split in (len(where) - 1, len(where) - 2):
         if split >= 1 and parse_direction("".join(where[split:])) is not None:
             return PutTile(_anchor(where[:split]), _direction(where[split:]), red)
+    if len(where) >= 2 and closest_directions(where[-1]):  # 'put Samoa nrth red S'
+        _direction(where[-1:])
     raise NotationError(Message("Say where the tile goes, like 'Samoa NE' (north-east of Samoa)."))
 
 

@@ -9,6 +9,7 @@ mails and the error for an unknown command are made from the registries, never t
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,6 +29,10 @@ from pbem.models import Move, Observer, Seat, Talk
 from pbem.render import render_board_text
 from pbem.table import Table
 from pbem.view import Answer, LineResult
+
+# how close a misspelt first word must be to a command's for the line to be read as that
+# command (refused with "did you mean"), not as a sign-off left unread ('staus', not 'Regards')
+SURELY_MEANT = 0.8
 
 
 class CommandError(PbemError, ValueError):
@@ -112,12 +117,14 @@ class Commands:
         guard: Callable[[Round, Command], None] | None = None,
         noun: str = Message("a command"),
         other_words: Callable[[str], bool] = lambda word: False,
+        other_names: Sequence[str] = (),
         sign_off: bool = False,
     ) -> None:
         # whether a line that is no command, after commands that were done, ends the
         # commands quietly (a sign-off) instead of being refused
         self.sign_off = sign_off
         self.other_words = other_words  # the first words of the lines `other` reads
+        self.other_names = tuple(other_names)  # ... those a misspelt word may mean
         self.noun = noun  # what an unknown verb is not: "a game master command"
         self.commands = tuple(commands)
         self.by_name = {c.name: c for c in self.commands}
@@ -151,13 +158,34 @@ class Commands:
         raise CommandError(self.unknown(line.strip().partition(" ")[0].lower()))
 
     def knows(self, line: str) -> bool:
-        """Whether a line begins like a command (its words may still be wrong)."""
+        """Whether a line begins like a command (its words may still be wrong, or its first
+        word misspelt: 'staus' is no sign-off)."""
         verb = line.lower().strip(" .!").partition(" ")[0]
-        return self.named(verb) is not None or self.other_words(verb)
+        named = self.named(verb) is not None or self.other_words(verb)
+        return named or self.closest(verb, cutoff=SURELY_MEANT) is not None
+
+    def closest(self, word: str, cutoff: float = 0.6) -> str | None:
+        """The command word a misspelt `word` may mean ('staus' -> 'status'): a command of
+        this registry, any language's word for one, or a word `other` reads."""
+        names = {c.name.partition(" ")[0] for c in self}
+        words = [*names, *(w for w, name in ALIASES.items() if name in names), *self.other_names]
+        close = difflib.get_close_matches(word.lower(), words, n=1, cutoff=cutoff)
+        return close[0] if close and word else None
 
     def unknown(self, verb: str) -> str:
         changes = ", ".join(c.name for c in self if not c.looks)
         looks = ", ".join(c.name for c in self if c.looks)
+        close = self.closest(verb)
+        if close is not None:
+            return Message(
+                "{word!r} is not {noun}. Did you mean {command}? The commands: {changes} "
+                "(and {looks}).",
+                word=verb,
+                noun=self.noun,
+                command=close,
+                changes=changes,
+                looks=looks,
+            )
         return Message(
             "{word!r} is not {noun}. The commands: {changes} (and {looks}).",
             word=verb,

@@ -15,9 +15,11 @@ from engine import (
     Choice,
     ChoiceError,
     ChoiceMade,
+    DirectionError,
     Message,
     State,
     counted,
+    explain_direction,
     is_move_word,
     parse_choice,
 )
@@ -78,7 +80,12 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
                 )
             )
         return legal[number - 1]
-    choice = parse_choice(line)
+    try:
+        choice = parse_choice(line)
+    except DirectionError as error:  # a jetty's direction: said with the beach's jetties
+        raise DirectionError(
+            explain_direction(state, error), word=error.word, island=error.island
+        ) from None
     if str(choice) == "pass" and not may_pass:
         raise ChoiceError(
             Message("A turn is passed only by the game when its deadline passes; choose a move.")
@@ -116,9 +123,21 @@ def _forced_already(round: Round, line: str) -> bool:
 
 
 def _unknown(word: str) -> str:
-    """The answer to a line that names no command: what the commands are."""
+    """The answer to a line that names no command: the command it may mean, and what the
+    commands are."""
     others = ", ".join(c.name for c in PLAYER_COMMANDS if c.listed and not c.looks)
     looks = ", ".join(c.name for c in PLAYER_COMMANDS if c.looks)
+    close = PLAYER_COMMANDS.closest(word)
+    if close is not None:
+        return Message(
+            "{word!r} is not a command. Did you mean {command}? A move is a listed option's "
+            "number or one of {moves}; also {others}; and {looks}.",
+            word=shown(word, 30),
+            command=close,
+            moves=", ".join(SYNTAX),
+            others=others,
+            looks=looks,
+        )
     return Message(
         "{word!r} is not a command. A move is a listed option's number or one of "
         "{moves}; also {others}; and {looks}.",
@@ -693,6 +712,7 @@ PLAYER_COMMANDS = Commands(
     ),
     other=MOVE,
     other_words=lambda word: is_move_word(word) or word.rstrip(").").isnumeric(),
+    other_names=tuple(SYNTAX),
     sign_off=True,
 )
 

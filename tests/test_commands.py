@@ -99,6 +99,11 @@ def test_a_word_that_is_no_command_is_answered_with_every_command(
     game_master = _answer(service, mails[GM], "frobnicate", 2)
     said = game_master[game_master.index("'frobnicate' is not a game master command.") :]
     assert _names(said, GM_COMMANDS) == []
+    # a misspelt one: the closest command first, then the whole list
+    game_master = _answer(service, mails[GM], "pasue", 3)
+    assert "'pasue' is not a game master command. Did you mean pause? The commands:" in (
+        game_master
+    )
 
 
 def _readme_rows(heading: str) -> str:

@@ -13,7 +13,16 @@ import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from engine import STACK_TILES, ChoiceError, ChoiceMade, Phase, Setup, State, parse_choice
+from engine import (
+    STACK_TILES,
+    ChoiceError,
+    ChoiceMade,
+    DirectionError,
+    Phase,
+    Setup,
+    State,
+    parse_choice,
+)
 from pbem.cli import app
 from pbem.clock import format_duration
 from pbem.db import session
@@ -445,3 +454,88 @@ def test_the_demo_player_has_a_name(tmp_path: Path) -> None:
     mails = take_mail(service)
     assert "You are Sina (blue)." in text_of(mails[0])
     assert not any("You are You" in text_of(m) for m in mails)
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ("staus", "'staus' is not a command. Did you mean status? A move is"),
+        ("plase Tonga a", "'plase' is not a command. Did you mean place?"),
+        ("expnad Tonga a", "'expnad' is not a command. Did you mean expand?"),
+        ("stto", "'stto' is not a command. Did you mean stato?"),  # Italian: status
+        ("frobnicate", "'frobnicate' is not a command. A move is"),
+    ],
+)
+def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path, body: str, says: str) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, body), START + HOUR) == "rejected"
+    assert says in _detail(service)
+    (mail,) = take_mail(service)
+    assert says in _lines(mail)
+
+
+def test_a_misspelt_command_after_a_move_is_refused_with_a_suggestion_not_left_unread(
+    tmp_path: Path,
+) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    body = "place Tonga a\nstaus\nRegards"
+    handle(service, reply_to(prompt, body), START + HOUR)
+    text = _lines(next(m for m in take_mail(service) if m["To"] == ANN))
+    assert "> staus rejected: 'staus' is not a command. Did you mean status?" in text
+    assert "applied in part: line 1 was applied, line 2 was not" in text
+
+
+def _to_emigration(service: Service) -> EmailMessage:
+    """Both place their set-up boats on Tonga a and c, then Ann fills both: her prompt to
+    choose which full beach emigrates first."""
+    lines = [(ANN, "place Tonga a"), (BOB, "place Tonga a"), (ANN, "place Tonga c")]
+    lines += [(BOB, "place Tonga c"), (ANN, "expand Tonga a,c")]
+    for number, (address, line) in enumerate(lines, start=1):
+        prompt = _prompt_for(take_mail(service), address)
+        assert handle(service, reply_to(prompt, line), START + number * HOUR) == "applied"
+    return _prompt_for(take_mail(service), ANN)
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("emigrate Tonga a sout", "'sout' is not a direction: did you mean S? Beach Tonga a has "),
+        ("emigrate Tonga c nww", "'nww' is not a direction: did you mean NW? Beach Tonga c has "),
+        ("emigrate Tonga c nrth", "'nrth' is not a direction: did you mean NW? Beach Tonga c"),
+        ("emigrate Tonga c up", "'up' is not a direction; beach Tonga c has jetties NW."),
+        ("emigrate Tonga a N", "beach a has no jetty to the north (its jetties: S)"),
+    ],
+)
+def test_a_misspelt_jetty_names_the_jetties_of_that_beach(
+    tmp_path: Path, line: str, says: str
+) -> None:
+    service = _game(tmp_path)
+    prompt = _to_emigration(service)
+    assert "emigrate Tonga a S" in text_of(prompt) and "emigrate Tonga c NW" in text_of(prompt)
+    assert handle(service, reply_to(prompt, line), START + 9 * HOUR) == "rejected"
+    (mail,) = take_mail(service)
+    assert mail["X-Tongiaki-Kind"] == "prompt"
+    assert says in _lines(mail)
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (
+            "emigrate Samoa b nww",
+            "'nww' is not a direction (S, SW, NW, N, NE or SE). Did you mean NW?",
+        ),
+        ("emigrate Samoa b nrth", "Did you mean N?"),
+        (
+            "put Samoa nrth red S",
+            "'nrth' is not a direction (S, SW, NW, N, NE or SE). Did you mean N?",
+        ),
+        ("put Samoa NE red sout", "Did you mean S?"),
+        ("emigrate Samoa b up", "'up' is not a direction (S, SW, NW, N, NE or SE). Write it as"),
+    ],
+)
+def test_a_misspelt_direction_gets_the_closest_without_a_board(line: str, says: str) -> None:
+    with pytest.raises(DirectionError, match=re.escape(says)):
+        parse_choice(line)
