@@ -122,6 +122,7 @@ class Player:
     reserve: int
     bot: bool = False
     resigned: bool = False  # the player left the game; a bot played on, the points are theirs
+    points_from: str = ""  # each island the player is on and its points: "Tonga 0, Samoa 3"
 
     @property
     def letter(self) -> str:
@@ -360,9 +361,21 @@ def players(
             reserve=state.reserve_of(seat),
             bot=bool(bots[seat]) if bots else False,
             resigned=bool(resigned[seat]) if resigned else False,
+            points_from=points_from(by_colour[colour].islands),
         )
         for seat, colour in enumerate(state.colours)
     )
+
+
+NBSP = "\u00a0"  # a space no line is broken at
+
+
+def points_from(islands: Sequence[str]) -> str:
+    """The islands a player is on, each with its points: 'Tonga 0, Samoa 3' ('no island');
+    an island and its points are never broken over two lines (no-break spaces)."""
+    if not islands:
+        return Message("no island")
+    return Joined(", ", [f"{name} {ISLANDS[name].points}".replace(" ", NBSP) for name in islands])
 
 
 def board(
@@ -668,12 +681,7 @@ def final(outcome: Outcome, everyone: Sequence[Player]) -> Final:
         standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),
         tie_break=tie_break(outcome, by_colour),
         termination=termination,
-        points_from=tuple(
-            Joined(", ", [f"{name} {ISLANDS[name].points}" for name in s.islands])
-            if s.islands
-            else Message("no island")
-            for s in outcome.standings
-        ),
+        points_from=tuple(points_from(s.islands) for s in outcome.standings),
     )
 
 

@@ -539,3 +539,22 @@ def test_a_misspelt_jetty_names_the_jetties_of_that_beach(
 def test_a_misspelt_direction_gets_the_closest_without_a_board(line: str, says: str) -> None:
     with pytest.raises(DirectionError, match=re.escape(says)):
         parse_choice(line)
+
+
+def test_the_players_table_of_every_mail_gives_the_points_of_each_island(
+    tmp_path: Path,
+) -> None:
+    service = _game(tmp_path)
+    prompt = _prompt_for(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, "place Tonga a"), START + HOUR) == "applied"
+    mail = next(m for m in take_mail(service) if m["To"] == ANN)
+    players = text_of(mail).split("\nPLAYERS ", 1)[1].split("\nStack:", 1)[0]
+    nbsp = "\u00a0"  # an island and its points stay on one line
+    assert players.splitlines()[1:] == [
+        "R Ann               0       1      14  <- you",
+        f"  points from: Tonga{nbsp}0",
+        "B Bob               0       0      15",  # on no island: no line
+    ]
+    html = mail.get_body(("html",))
+    assert html is not None
+    assert f">points from: Tonga{nbsp}0</td></tr>" in str(html.get_content())
