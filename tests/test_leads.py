@@ -74,7 +74,7 @@ from engine import (
     neighbour,
     preview,
 )
-from pbem import letters, view
+from pbem import i18n, letters, view
 from pbem.leads import leads
 from pbem.manual import COMMAND_HELP
 from pbem.render import WIDTH, render_html, render_text
@@ -397,10 +397,10 @@ def run(seeds: range) -> Counter[str]:
             setup = state.phase in (Phase.SETUP, Phase.COLONY_BOAT)
             for number, (command, shown) in options.items():
                 choice = legal[number - 1]
-                assert command == str(choice)
+                assert command == str(i18n.notation(str(choice)))  # Fiji for English
                 assert (shown == "") == setup, (command, shown)
-                if not setup:
-                    check_option(state, choice, shown, tally)
+                if not setup:  # the engine's events name the island printed on the tile
+                    check_option(state, choice, shown.replace("Fiji", "Fidschi"), tally)
     return tally
 
 
@@ -612,7 +612,7 @@ def test_the_lines_under_the_options_are_in_both_parts_of_the_mail(seed: int) ->
             letters.moment(1, state, names, [False] * len(names)), state.decision.seat
         )
         page = render_html(mail, COMMAND_HELP)
-        for option in decision.options:
-            assert options[option.number] == (option.command, option.leads)
+        for option in i18n.with_names(decision.options):  # as English readers read them
+            assert options[option.number] == (str(option.command), str(option.leads))
             assert not option.leads or f"&rarr; {html.escape(option.leads)}</td>" in page
         assert all(len(line) <= WIDTH for line in text.splitlines())
