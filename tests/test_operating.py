@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
@@ -30,7 +31,7 @@ from pbem.runner import DELETE_BATCH, Outage, flush_outbox, run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender, SmtpSender
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
-from tests.support.mailservers import free_port
+from tests.support.mailservers import refused_port
 
 runner = CliRunner()
 ANN, BOB = "ann@example.test", "bob@example.test"
@@ -93,11 +94,11 @@ def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
 
 
 def test_a_mail_that_cannot_be_sent_is_logged_as_retried(
-    service: Service, caplog: pytest.LogCaptureFixture
+    service: Service, caplog: pytest.LogCaptureFixture, down: int
 ) -> None:
     caplog.set_level(logging.INFO, logger="pbem")
     _two_players(service)
-    nowhere = SmtpSettings(host="127.0.0.1", port=free_port(), tls="none")
+    nowhere = SmtpSettings(host="127.0.0.1", port=down, tls="none")
     sent, failed = asyncio.run(
         flush_outbox(service.engine, [SmtpSender(nowhere)], "tongiaki@example.test", START)
     )
@@ -234,8 +235,17 @@ def test_an_outage_is_logged_when_it_starts_now_and_then_and_when_it_ends(
     ]
 
 
-def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(tmp_path: Path) -> None:
-    down = free_port()
+@pytest.fixture
+def down() -> Iterator[int]:
+    """The port of mail servers that are down: connecting is refused (held, so that no other
+    test's server can take it meanwhile)."""
+    with refused_port() as port:
+        yield port
+
+
+def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(
+    tmp_path: Path, down: int
+) -> None:
     settings = Settings(
         data_dir=tmp_path / "data",
         mail="imap",
@@ -269,8 +279,9 @@ def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(tmp_path: Pa
     assert log.rstrip().endswith("INFO stopped")
 
 
-def test_poll_with_the_mail_servers_down_still_keeps_the_deadlines(tmp_path: Path) -> None:
-    down = free_port()
+def test_poll_with_the_mail_servers_down_still_keeps_the_deadlines(
+    tmp_path: Path, down: int
+) -> None:
     settings = Settings(
         data_dir=tmp_path / "data",
         mail="imap",

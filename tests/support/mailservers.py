@@ -97,6 +97,15 @@ def find_dovecot() -> str | None:
     return "/usr/sbin/dovecot" if os.access("/usr/sbin/dovecot", os.X_OK) else None
 
 
+@contextlib.contextmanager
+def refused_port() -> Iterator[int]:
+    """A TCP port on 127.0.0.1 held without listening while the block runs: connecting to it
+    is refused, and no other test's server can take it meanwhile (as one may a free port)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        yield int(sock.getsockname()[1])
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
