@@ -405,7 +405,7 @@ def run(seeds: range) -> Counter[str]:
 
 
 def test_every_option_of_every_prompt_leads_where_its_line_says() -> None:
-    tally = run(range(6))  # about 7 s
+    tally = run((1, 7))  # two games whose prompts hold every kind of line below: about 2 s
     for kind in (
         "Emigrate",
         "Expand",
@@ -429,7 +429,7 @@ def test_every_option_of_every_prompt_leads_where_its_line_says() -> None:
 
 @pytest.mark.slow
 def test_every_option_leads_where_its_line_says_in_many_games() -> None:
-    tally = run(range(6, 40))  # about 40 s: `python3 dev.py test -m slow`
+    tally = run([seed for seed in range(40) if seed not in (1, 7)])  # `dev.py test -m slow`
     assert tally["EmigrateClosed"] > 0 and tally["removed"] > 0
 
 
