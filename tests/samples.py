@@ -14,6 +14,7 @@ import tempfile
 from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from email.policy import compat32
+from email.utils import make_msgid
 from functools import cache, cached_property
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from pbem.deadlines import tick
 from pbem.i18n import LANGUAGES
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
-from tests.support.localmail import later, local_service, parse, reply_to, take_raw
+from tests.support.localmail import later, local_service, parse, take_raw
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 ANA, BEN = "ana@example.test", "ben@example.test"
@@ -81,6 +82,20 @@ class _Mail:
         return parse(self.raw)
 
 
+def _reply(prompt: _Mail, body: str, *, sender: str | None = None) -> bytes:
+    """A reply to `prompt` with `body` on top and no quote below: the service reads the same
+    lines (tests/test_replytext.py and the mail loop's tests reply with quotes), and the
+    prompt need not be parsed whole."""
+    message = EmailMessage()
+    message["From"] = sender or str(prompt["To"])
+    message["To"] = str(prompt["Reply-To"] or prompt["From"])
+    message["Subject"] = "Re: your move"
+    message["In-Reply-To"] = str(prompt["Message-ID"])
+    message["Message-ID"] = make_msgid("player", domain="example.test")
+    message.set_content(f"{body}\n")
+    return bytes(message)
+
+
 def take_mail(service: Service) -> list[_Mail]:
     return [_Mail(raw) for raw in take_raw(service)]
 
@@ -114,7 +129,7 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
         if "reminder" not in found and "error" in found and decision.seat == 0:
             # Ana shows deadlines in her time zone, then waits: reminders at half-time and
             # 6 h before, then her turn is passed
-            handle(service, reply_to(latest[ANA].full, "tz Pacific/Auckland"), later(minute))
+            handle(service, _reply(latest[ANA], "tz Pacific/Auckland"), later(minute))
             _collect(take_mail(service), found, latest, "")
             for _ in range(12):
                 minute += 4 * 60
@@ -129,11 +144,11 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
             continue
         if "error" not in found and decision.kind.value == "turn":
             # a refused line in a reply to one's own decision comes back in a prompt
-            handle(service, reply_to(latest[address].full, "expand Nowhere a"), later(minute))
+            handle(service, _reply(latest[address], "expand Nowhere a"), later(minute))
             _collect(take_mail(service), found, latest, "error")
             continue
         if "not-applied" not in found and decision.seat == 0:
-            handle(service, reply_to(latest[ANA].full, "1", sender=BEN), later(minute))
+            handle(service, _reply(latest[ANA], "1", sender=BEN), later(minute))
             _collect(take_mail(service), found, latest, "not-applied")
             continue
         elif (
@@ -144,7 +159,7 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
         ):
             body = "colonise"  # Ana draws a tile and is asked where it goes
         elif "answer" not in found and decision.seat == 0 and BEN in latest:
-            handle(service, reply_to(latest[BEN].full, "status\nlog"), later(minute))
+            handle(service, _reply(latest[BEN], "status\nlog"), later(minute))
             _collect(take_mail(service), found, latest, "answer")
             continue
         else:
@@ -152,7 +167,7 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
             listed = view.numbered(state.legal_choices())
             numbered = decision.number % 2 and choice in listed
             body = str(listed.index(choice) + 1) if numbered else str(choice)
-        handle(service, reply_to(latest[address].full, body), later(minute))
+        handle(service, _reply(latest[address], body), later(minute))
         _collect(take_mail(service), found, latest)
     return found
 
