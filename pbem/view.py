@@ -22,6 +22,7 @@ from engine import (
     Choice,
     ChoiceMade,
     DecidedBy,
+    Emigrate,
     Event,
     Expand,
     GroupArrived,
@@ -472,6 +473,10 @@ def numbered(legal: Sequence[Choice]) -> list[Choice]:
     return kept[:MAX_LISTED]
 
 
+def emigrates(choice: Choice) -> bool:
+    return isinstance(choice, Emigrate)
+
+
 def short_leads(legal: Sequence[Choice]) -> bool:
     """Whether the options' lines say where they lead in fewer words: when many are listed."""
     return len(numbered(legal)) > SHORT_LEADS or len(legal) > MAX_LISTED
@@ -502,7 +507,8 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
         colour=open_decision.colour,
         asked=what_is_asked(state),
         options=tuple(
-            Option(n, str(choice), _leads(state, choice, short=short))
+            # an emigration always names the trails it crosses with their dangers
+            Option(n, str(choice), _leads(state, choice, short=short and not emigrates(choice)))
             for n, choice in enumerate(listed, start=1)
         ),
         total=len(legal),

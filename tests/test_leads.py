@@ -616,3 +616,19 @@ def test_the_lines_under_the_options_are_in_both_parts_of_the_mail(seed: int) ->
             assert options[option.number] == (str(option.command), str(option.leads))
             assert not option.leads or f"&rarr; {html.escape(option.leads)}</td>" in page
         assert all(len(line) <= WIDTH for line in text.splitlines())
+
+
+def test_in_a_long_list_an_emigration_still_names_the_trails_it_crosses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = arrange(
+        ("blue", "red"),
+        tiles=[("O", (0, 1), 3), ("Samoa", (1, 0), 0)],
+        boats={"Tonga a": "BBR"},
+        phase=Phase.EMIGRATE,
+    )
+    monkeypatch.setattr(view, "short_leads", lambda legal: True)  # as over SHORT_LEADS options
+    (option,) = view.decision(state).options
+    assert option.leads == (
+        "2 blue, 1 red cross sea O (no danger), then land on Samoa (you choose how)"
+    )
