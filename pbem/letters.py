@@ -216,7 +216,7 @@ def letter(
         you=at.everyone[seat],
         notice=notice,
         remark=remark,
-        results=tuple(results),
+        results=with_names(tuple(results)),  # 'applied: expand Fiji a' in English
         answers=tuple(answers),
         happened=happened,
         waiting=at.waiting if not mine and at.final is None else "",
@@ -292,7 +292,7 @@ def watch(
         game=at.game,
         subject=subject or title,
         you=you,
-        results=tuple(results),
+        results=with_names(tuple(results)),  # 'applied: expand Fiji a' in English
         answers=tuple(answers),
         happened=at.happened,
         waiting=at.waiting if at.final is None else "",

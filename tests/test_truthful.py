@@ -418,6 +418,8 @@ def test_english_mail_says_fiji_and_italian_mail_the_printed_fidschi(tmp_path: P
     assert "Fidschi" not in options
     assert handle(service, reply_to(prompt, "expand Fiji a"), at + HOUR) == "applied"
     assert _detail(service) == "expand Fiji a -> applied (expand Fidschi a)"  # stored as printed
+    echoed = [text_of(m) for m in take_mail(service) if m["To"] == ANN]
+    assert echoed and all("applied: expand Fiji a" in t and "Fidschi" not in t for t in echoed)
 
 
 def test_a_typo_by_mail_is_answered_with_the_island_meant(tmp_path: Path) -> None:
