@@ -217,7 +217,7 @@ def letter(
         notice=notice,
         remark=remark,
         results=with_names(tuple(results)),  # 'applied: expand Fiji a' in English
-        answers=tuple(answers),
+        answers=with_names(tuple(answers)),  # the log says Fiji in English too
         happened=happened,
         waiting=at.waiting if not mine and at.final is None else "",
         until=deadline if not mine and at.final is None else None,
@@ -293,7 +293,7 @@ def watch(
         subject=subject or title,
         you=you,
         results=with_names(tuple(results)),  # 'applied: expand Fiji a' in English
-        answers=tuple(answers),
+        answers=with_names(tuple(answers)),  # the log says Fiji in English too
         happened=at.happened,
         waiting=at.waiting if at.final is None else "",
         board=at.board,

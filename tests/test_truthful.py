@@ -420,6 +420,9 @@ def test_english_mail_says_fiji_and_italian_mail_the_printed_fidschi(tmp_path: P
     assert _detail(service) == "expand Fiji a -> applied (expand Fidschi a)"  # stored as printed
     echoed = [text_of(m) for m in take_mail(service) if m["To"] == ANN]
     assert echoed and all("applied: expand Fiji a" in t and "Fidschi" not in t for t in echoed)
+    assert handle(service, reply_to(prompt, "log"), at + 2 * HOUR) == "answered"
+    (log,) = [text_of(m) for m in take_mail(service) if m["To"] == ANN]
+    assert "expand Fiji a" in log and "Fidschi" not in log
 
 
 def test_a_typo_by_mail_is_answered_with_the_island_meant(tmp_path: Path) -> None:
