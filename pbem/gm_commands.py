@@ -264,6 +264,7 @@ def _replace(round: Round, rest: str) -> str:
     seat.bot, seat.absent, seat.auto_moves = None, False, 0
     seat.away_until, seat.vacation_used, seat.resigned = None, 0, False
     seat.resigned_at, seat.asked = None, ""
+    seat.tz, seat.lang = None, round.table.game.lang  # the new player's own: UTC, the game's
     _mail_settings_of(round, seat)
     _restart_if_open(round, seat)
     round.welcome.append(seat)

@@ -699,7 +699,9 @@ def test_a_seat_handed_to_a_player_gets_their_mail_choice_not_the_one_who_left(
     in_game_1 = next(m for m in mails if m["To"] == dan and "g1]" in str(m["Subject"]))
     assert handle(service, reply_to(in_game_1, "mail turns all-games"), START + HOUR) == ("applied")
     cy = next(m for m in mails if m["To"] == CY)
-    assert handle(service, reply_to(cy, "mail digest"), START + HOUR) == "applied"
+    assert handle(service, reply_to(cy, "mail digest\ntz Asia/Tokyo\nlang it"), START + HOUR) == (
+        "applied"
+    )
     ann = [m for m in mails if m["To"] == ANN][-1]
     assert handle(service, reply_to(ann, "1"), START + 2 * HOUR) == "applied"  # held for Cy
     take_mail(service)
@@ -707,6 +709,7 @@ def test_a_seat_handed_to_a_player_gets_their_mail_choice_not_the_one_who_left(
     assert [r.outcome for r in results] == ["applied"]
     seat = _seats(service, 2)[2]
     assert (seat.address, seat.mail_mode, seat.calendar_open) == (dan, "turns", False)
+    assert (seat.tz, seat.lang) == (None, "en")  # Cy's zone and language were Cy's
     with session(service.engine) as db:
         assert db.exec(select(Held).where(Held.game_id == 2)).all() == []  # Cy's, gone
     told = take_mail(service)
