@@ -100,8 +100,21 @@ GM_TESTS: list[Callable[[Any], None]] = [
 ]
 
 
-@pytest.mark.parametrize("how", ["cli", "mail"])
-@pytest.mark.parametrize("check", GM_TESTS, ids=lambda f: f.__name__.removeprefix("test_"))
+# every command by mail; on the command line the first by default, the rest with -m slow
+# (the command line reaches the database by the same `database_url`)
+GM_WAYS = [
+    pytest.param(
+        check,
+        how,
+        id=f"{check.__name__.removeprefix('test_')}-{how}",
+        marks=() if how == "mail" or check is GM_TESTS[0] else pytest.mark.slow,
+    )
+    for check in GM_TESTS
+    for how in ("cli", "mail")
+]
+
+
+@pytest.mark.parametrize(("check", "how"), GM_WAYS)
 def test_game_master_on_postgres(
     check: Callable[[Any], None], how: str, tmp_path: Path, postgres_url: str
 ) -> None:
