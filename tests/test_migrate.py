@@ -29,9 +29,14 @@ FIXTURE_V2 = Path(__file__).parent / "fixtures" / "schema-v2.sql"
 def _version_1(path: Path) -> Path:
     """A database as version 1 of the service left it: game 1 at its first decision (Ann, red,
     to place a set-up boat), with Bob and a greedy bot, a 24 h deadline and a GM."""
+    return _old(path, FIXTURE)
+
+
+def _old(path: Path, fixture: Path) -> Path:
+    """A database at `path` made from `fixture`, the dump of one an older version left."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(path) as connection:
-        connection.executescript(FIXTURE.read_text())
+        connection.executescript(fixture.read_text())
     return path
 
 
@@ -95,10 +100,7 @@ def test_a_version_2_database_keeps_its_waiting_mail_and_never_reuses_a_mail_num
     """Version 2 (the previous one) left game 1 at its first decision and four mails waiting,
     numbered 1-4; SQLite gave a deleted last number to the next mail."""
     service = local_service(tmp_path)
-    path = tmp_path / "old" / "pbem.sqlite"
-    path.parent.mkdir()
-    with sqlite3.connect(path) as connection:
-        connection.executescript(FIXTURE_V2.read_text())
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V2)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 2
     engine = open_database(path)
     assert schema_version(engine) == SCHEMA_VERSION
@@ -135,9 +137,7 @@ def test_an_upgrade_another_process_finished_meanwhile_is_not_run_again(
 ) -> None:
     """Two processes may both read an old version before either upgrades (the service
     starting while the host runs `pbem-admin list`): the second finds the work done."""
-    path = tmp_path / "pbem.sqlite"
-    with sqlite3.connect(path) as connection:
-        connection.executescript(FIXTURE_V2.read_text())
+    path = _old(tmp_path / "pbem.sqlite", FIXTURE_V2)
     engine = open_database(path)  # the first process upgrades
     monkeypatch.setattr("pbem.migrate.schema_version", lambda _engine: 1)  # the second's view
     assert upgrade(engine) == []
@@ -153,10 +153,7 @@ def test_a_version_3_database_knows_its_handled_mail_by_a_hash_of_the_message_id
     """Version 3 (the previous one) handled Ann's reply `place Tonga a` to game 1 (Ann red,
     Bob blue, game master gm@example.test) and refused a mail without a game tag."""
     service = local_service(tmp_path)
-    path = tmp_path / "old" / "pbem.sqlite"
-    path.parent.mkdir()
-    with sqlite3.connect(path) as connection:
-        connection.executescript(FIXTURE_V3.read_text())
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V3)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 3
     engine = open_database(path)
     assert schema_version(engine) == SCHEMA_VERSION
@@ -191,10 +188,7 @@ def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path
     """Version 4 (the previous one) handled Ann's reply `place Tonga a` and `tz
     Europe/Berlin` to game 1 (Ann red, Bob blue, game master gm@example.test)."""
     service = local_service(tmp_path)
-    path = tmp_path / "old" / "pbem.sqlite"
-    path.parent.mkdir()
-    with sqlite3.connect(path) as connection:
-        connection.executescript(FIXTURE_V4.read_text())
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V4)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 4
     engine = open_database(path)
     assert schema_version(engine) == SCHEMA_VERSION == 8
@@ -227,10 +221,7 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
     Bob blue, game master gm@example.test) and left mails 1-4 waiting (mail 4 tried twice);
     mails 5 and 6 had gone out."""
     service = local_service(tmp_path)
-    path = tmp_path / "old" / "pbem.sqlite"
-    path.parent.mkdir()
-    with sqlite3.connect(path) as connection:
-        connection.executescript(FIXTURE_V5.read_text())
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V5)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 5
     engine = open_database(path)
     assert schema_version(engine) == SCHEMA_VERSION == 8
@@ -270,10 +261,7 @@ def test_a_version_7_database_gets_when_players_resigned_and_plays_on(tmp_path: 
     """Version 7 (the previous one) handled Ann's reply `1` (her set-up boat) and Cy's
     `resign confirm` in game 1 (Ann red, Bob blue, Cy green, game master gm@example.test)."""
     service = local_service(tmp_path)
-    path = tmp_path / "old" / "pbem.sqlite"
-    path.parent.mkdir()
-    with sqlite3.connect(path) as connection:
-        connection.executescript(FIXTURE_V7.read_text())
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V7)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 7
     engine = open_database(path)
     assert schema_version(engine) == SCHEMA_VERSION == 8
