@@ -14,7 +14,6 @@ import tempfile
 from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from email.policy import compat32
-from email.utils import make_msgid
 from functools import cache, cached_property
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from pbem.deadlines import tick
 from pbem.i18n import LANGUAGES
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
-from tests.support.localmail import later, local_service, parse, take_raw
+from tests.support.localmail import later, local_service, parse, reply_to, take_raw
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 ANA, BEN = "ana@example.test", "ben@example.test"
@@ -82,20 +81,6 @@ class _Mail:
         return parse(self.raw)
 
 
-def _reply(prompt: _Mail, body: str, *, sender: str | None = None) -> bytes:
-    """A reply to `prompt` with `body` on top and no quote below: the service reads the same
-    lines (tests/test_replytext.py and the mail loop's tests reply with quotes), and the
-    prompt need not be parsed whole."""
-    message = EmailMessage()
-    message["From"] = sender or str(prompt["To"])
-    message["To"] = str(prompt["Reply-To"] or prompt["From"])
-    message["Subject"] = "Re: your move"
-    message["In-Reply-To"] = str(prompt["Message-ID"])
-    message["Message-ID"] = make_msgid("player", domain="example.test")
-    message.set_content(f"{body}\n")
-    return bytes(message)
-
-
 def take_mail(service: Service) -> list[_Mail]:
     return [_Mail(raw) for raw in take_raw(service)]
 
@@ -129,7 +114,9 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
         if "reminder" not in found and "error" in found and decision.seat == 0:
             # Ana shows deadlines in her time zone, then waits: reminders at half-time and
             # 6 h before, then her turn is passed
-            handle(service, _reply(latest[ANA], "tz Pacific/Auckland"), later(minute))
+            handle(
+                service, reply_to(latest[ANA], "tz Pacific/Auckland", quote=False), later(minute)
+            )
             _collect(take_mail(service), found, latest, "")
             for _ in range(12):
                 minute += 4 * 60
@@ -144,11 +131,13 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
             continue
         if "error" not in found and decision.kind.value == "turn":
             # a refused line in a reply to one's own decision comes back in a prompt
-            handle(service, _reply(latest[address], "expand Nowhere a"), later(minute))
+            handle(
+                service, reply_to(latest[address], "expand Nowhere a", quote=False), later(minute)
+            )
             _collect(take_mail(service), found, latest, "error")
             continue
         if "not-applied" not in found and decision.seat == 0:
-            handle(service, _reply(latest[ANA], "1", sender=BEN), later(minute))
+            handle(service, reply_to(latest[ANA], "1", sender=BEN, quote=False), later(minute))
             _collect(take_mail(service), found, latest, "not-applied")
             continue
         elif (
@@ -159,7 +148,7 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
         ):
             body = "colonise"  # Ana draws a tile and is asked where it goes
         elif "answer" not in found and decision.seat == 0 and BEN in latest:
-            handle(service, _reply(latest[BEN], "status\nlog"), later(minute))
+            handle(service, reply_to(latest[BEN], "status\nlog", quote=False), later(minute))
             _collect(take_mail(service), found, latest, "answer")
             continue
         else:
@@ -167,7 +156,7 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
             listed = view.numbered(state.legal_choices())
             numbered = decision.number % 2 and choice in listed
             body = str(listed.index(choice) + 1) if numbered else str(choice)
-        handle(service, _reply(latest[address], body), later(minute))
+        handle(service, reply_to(latest[address], body, quote=False), later(minute))
         _collect(take_mail(service), found, latest)
     return found
 

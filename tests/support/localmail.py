@@ -62,17 +62,26 @@ def option_count(prompt: EmailMessage) -> int:
 
 
 def reply_to(
-    prompt: EmailMessage, body: str, *, sender: str | None = None, **headers: str
+    prompt: EmailMessage,
+    body: str,
+    *,
+    sender: str | None = None,
+    quote: bool = True,
+    **headers: str,
 ) -> bytes:
-    """A reply as a mail client makes it: quoting the prompt below the new text."""
+    """A reply as a mail client makes it: quoting the prompt below the new text (`quote`;
+    without it only the prompt's header fields are read)."""
     message = EmailMessage()
     message["From"] = sender or str(prompt["To"])
     message["To"] = str(prompt["Reply-To"] or prompt["From"])
-    message["Subject"] = "Re: " + str(prompt["Subject"])
+    message["Subject"] = "Re: " + "".join(str(prompt["Subject"]).splitlines())  # unfolded
     message["In-Reply-To"] = str(prompt["Message-ID"])
     message["Message-ID"] = make_msgid("player", domain="example.test")
     for name, value in headers.items():
         message[name.replace("_", "-")] = value
+    if not quote:
+        message.set_content(f"{body}\n")
+        return bytes(message)
     quoted = "\n".join("> " + line for line in text_of(prompt).splitlines())
     attribution = "On Mon, 23 Nov 2026 at 09:00, Tongiaki <tongiaki@example.test> wrote:"
     message.set_content(f"{body}\n\n{attribution}\n{quoted}\n")
