@@ -473,10 +473,6 @@ def numbered(legal: Sequence[Choice]) -> list[Choice]:
     return kept[:MAX_LISTED]
 
 
-def emigrates(choice: Choice) -> bool:
-    return isinstance(choice, Emigrate)
-
-
 def short_leads(legal: Sequence[Choice]) -> bool:
     """Whether the options' lines say where they lead in fewer words: when many are listed."""
     return len(numbered(legal)) > SHORT_LEADS or len(legal) > MAX_LISTED
@@ -507,8 +503,7 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
         colour=open_decision.colour,
         asked=what_is_asked(state),
         options=tuple(
-            # an emigration always names the trails it crosses with their dangers
-            Option(n, str(choice), _leads(state, choice, short=short and not emigrates(choice)))
+            Option(n, str(choice), _leads(state, choice, short=short))
             for n, choice in enumerate(listed, start=1)
         ),
         total=len(legal),
@@ -586,7 +581,8 @@ def _leads(state: State, choice: Choice, *, short: bool) -> str:
             tile = state.tile_at(neighbour(seen.place, direction))
             if tile is not None:
                 around[direction] = tile
-    return leads(seen, short=short, around=around)
+    # an emigration's own option names the trails it crosses even in a long list
+    return leads(seen, short=short and not isinstance(choice, Emigrate), around=around)
 
 
 def _turns(tile: str | None, legal: Sequence[object]) -> tuple[str, ...]:
