@@ -264,7 +264,7 @@ def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(
     while "serving:" not in started[-1]:
         assert server.poll() is None, "".join(started)
         started.append(server.stderr.readline())
-    time.sleep(3)  # some 60 polls
+    time.sleep(1.5)  # some 30 polls
     server.send_signal(signal.SIGTERM)
     _, rest = server.communicate(timeout=20)
     log = "".join(started) + rest
