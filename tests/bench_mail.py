@@ -92,9 +92,14 @@ def run(games: int, players: int, seconds: float, poll: float, idle: bool = Fals
         serve = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
         delays: list[float] = []
         try:
+            before = _cpu(serve.pid, smtp_process.pid)
             delays, elapsed, finished = _drive(
                 accepted, smtp_port, dovecot, games, seconds, rng, idle
             )
+            used = [
+                after - start
+                for after, start in zip(_cpu(serve.pid, smtp_process.pid), before, strict=True)
+            ]
         finally:
             serve.send_signal(signal.SIGTERM)
             serve.wait(30)
@@ -113,8 +118,38 @@ def run(games: int, players: int, seconds: float, poll: float, idle: bool = Fals
             f"delay from {start} to the next prompt at the SMTP server: "
             f"median {statistics.median(delays):.3f} s, p95 {p95:.3f} s ({len(delays)} replies)"
         )
+    if moves:
+        service, smtp, players, machine = used
+        servers = machine - service - smtp - players  # Dovecot and what else ran
+        cores = os.cpu_count() or 1
+        print(
+            f"CPU per move: service {service / moves * 1000:.0f} ms, SMTP server "
+            f"{smtp / moves * 1000:.0f} ms, Dovecot and the rest {servers / moves * 1000:.0f} ms, "
+            f"players (this script) {players / moves * 1000:.0f} ms; "
+            f"{machine / elapsed:.2f} of {cores} cores busy"
+        )
+        print(
+            f"moves/s the {cores} cores allow with this much CPU per move: "
+            f"{moves * cores / machine:.0f}; with the service's CPU alone on one core: "
+            f"{moves / max(service, 1e-9):.0f}"
+        )
     print(f"moves/s: {rate:.1f}")
     return rate
+
+
+def _cpu(service: int, smtp: int) -> tuple[float, float, float, float]:
+    """CPU seconds used so far by the service, the SMTP server, this process (the players)
+    and the whole machine (from /proc: Linux only, as the test servers are)."""
+
+    def process(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    first = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, first[:8])
+    machine = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    mine = os.times()
+    return process(service), process(smtp), mine.user + mine.system, machine
 
 
 class _ForwardingSmtp(SmtpServer):
