@@ -57,6 +57,7 @@ from tests.support.mailservers import (
     parse,
 )
 
+SERVICE_USER = SERVICE.split("@")[0]  # its Dovecot mailbox
 IDLE_POLL = 600.0  # with --idle: no poll comes during the run, IDLE does it all
 
 
@@ -91,15 +92,13 @@ def run(games: int, players: int, seconds: float, poll: float, idle: bool = Fals
         command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
         serve = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
         delays: list[float] = []
+        processes = (serve.pid, smtp_process.pid, dovecot.pid or 0)
         try:
-            before = _cpu(serve.pid, smtp_process.pid)
+            before = _cpu(*processes)
             delays, elapsed, finished = _drive(
                 accepted, smtp_port, dovecot, games, seconds, rng, idle
             )
-            used = [
-                after - start
-                for after, start in zip(_cpu(serve.pid, smtp_process.pid), before, strict=True)
-            ]
+            used = [after - start for after, start in zip(_cpu(*processes), before, strict=True)]
         finally:
             serve.send_signal(signal.SIGTERM)
             serve.wait(30)
@@ -119,41 +118,62 @@ def run(games: int, players: int, seconds: float, poll: float, idle: bool = Fals
             f"median {statistics.median(delays):.3f} s, p95 {p95:.3f} s ({len(delays)} replies)"
         )
     if moves:
-        service, smtp, players, machine = used
-        servers = machine - service - smtp - players  # Dovecot and what else ran
+        service, smtp, dovecot_cpu, players, machine = (seconds / moves * 1000 for seconds in used)
         cores = os.cpu_count() or 1
         print(
-            f"CPU per move: service {service / moves * 1000:.0f} ms, SMTP server "
-            f"{smtp / moves * 1000:.0f} ms, Dovecot and the rest {servers / moves * 1000:.0f} ms, "
-            f"players (this script) {players / moves * 1000:.0f} ms; "
-            f"{machine / elapsed:.2f} of {cores} cores busy"
+            f"CPU per move: service {service:.0f} ms, SMTP server {smtp:.0f} ms, Dovecot "
+            f"{dovecot_cpu:.0f} ms, players (this script) {players:.0f} ms; the machine "
+            f"{machine:.0f} ms ({used[-1] / elapsed:.2f} of {cores} cores busy)"
         )
         print(
-            f"moves/s the {cores} cores allow with this much CPU per move: "
-            f"{moves * cores / machine:.0f}; with the service's CPU alone on one core: "
-            f"{moves / max(service, 1e-9):.0f}"
+            f"moves/s that {cores} cores allow the service and the mail servers at that CPU per "
+            f"move: {cores * 1000 / (service + smtp + dovecot_cpu):.0f}; the service alone on "
+            f"one core: {1000 / service:.0f}"
         )
     print(f"moves/s: {rate:.1f}")
     return rate
 
 
-def _cpu(service: int, smtp: int) -> tuple[float, float, float, float]:
-    """CPU seconds used so far by the service, the SMTP server, this process (the players)
-    and the whole machine (from /proc: Linux only, as the test servers are)."""
+def _cpu(service: int, smtp: int, dovecot: int) -> tuple[float, float, float, float, float]:
+    """CPU seconds used so far by the service, the SMTP server, Dovecot (its master and
+    every process under it, those that ended included), this process (the players) and the
+    whole machine; read from /proc (Linux only, as the test servers are)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            stats[int(entry.name)] = (int(fields[1]), [int(f) for f in fields[11:15]])
 
-    def process(pid: int) -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    def process(pid: int, children: bool = False) -> float:
+        utime, stime, cutime, cstime = stats.get(pid, (0, [0, 0, 0, 0]))[1]
+        own = (utime + stime + (cutime + cstime if children else 0)) / tick
+        if not children:
+            return own
+        under = [child for child, (parent, _) in stats.items() if parent == pid]
+        return own + sum(process(child, True) for child in under)
 
     first = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, first[:8])
-    machine = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    machine = (user + nice + system + irq + softirq + steal) / tick
     mine = os.times()
-    return process(service), process(smtp), mine.user + mine.system, machine
+    return (
+        process(service),
+        process(smtp),
+        process(dovecot, children=True),
+        mine.user + mine.system,
+        machine,
+    )
 
 
 class _ForwardingSmtp(SmtpServer):
-    """The test SMTP server, passing on what it accepted to the benchmark's process."""
+    """The test SMTP server, passing on what it accepted to the benchmark's process. It puts
+    only the players' replies into Dovecot (the service's mailbox): the service's mail to the
+    players is passed on as accepted, as a provider relays it to the players' own servers on
+    other machines, not into a mailbox on the service's machine that nobody reads here."""
 
     def __init__(self, dovecot: Dovecot, out: Any) -> None:
         super().__init__(dovecot)
@@ -161,6 +181,9 @@ class _ForwardingSmtp(SmtpServer):
 
     def _record(self, accepted: Accepted) -> None:
         self.out.put((accepted.mail_from, accepted.content, accepted.at))
+
+    def delivers(self, user: str) -> bool:
+        return user == SERVICE_USER
 
 
 def _serve_smtp(dovecot: Dovecot, out: Any, ports: Any, stop: Any) -> None:

@@ -253,6 +253,11 @@ class Dovecot:
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The process id of Dovecot's master process while it runs."""
+        return self._process.pid if self.running and self._process is not None else None
+
     def start(self) -> Self:
         """Write the configuration, start Dovecot and wait (bounded) until a login works."""
         if self._process is not None:
@@ -775,6 +780,10 @@ class SmtpServer:
         with self._lock:
             self._accepted.append(accepted)
 
+    def delivers(self, user: str) -> bool:
+        """Whether mail accepted for `user` is put into their Dovecot mailbox (all are)."""
+        return True
+
     def _user_for_login(self, login: str) -> str | None:
         name = login.lower()
         if "@" in name:
@@ -925,6 +934,8 @@ class _Delivery:
         for recipient in recipients:
             user = mailbox_of(recipient, self.server.domain)
             assert user is not None
+            if not self.server.delivers(user):
+                continue
             trace = f"Return-Path: <{mail_from}>\r\nDelivered-To: {recipient}\r\n"
             self._append(user, trace.encode("utf-8") + content)
 
