@@ -69,6 +69,7 @@ def environment() -> Environment:
         keep_trailing_newline=True,
         undefined=StrictUndefined,
         extensions=["jinja2.ext.i18n"],
+        auto_reload=False,  # the templates ship with the code: no stat of each per mail
     )
     env.filters["wrap"] = wrap
     env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
