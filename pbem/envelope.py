@@ -32,6 +32,7 @@ class Envelope:
     tag: Tag  # the reply address: the seat and the decision open when it was addressed
     calendar: bytes | None  # the event of the open decision, or its cancelling
     words: i18n.Words  # the reader's language
+    resigned: bool = False  # to a player who left the game: only the commands that look
 
 
 def envelope(table: Table, seat: Seat, mail: view.Mail, *, leaving: bool = False) -> Envelope:
@@ -56,6 +57,7 @@ def envelope(table: Table, seat: Seat, mail: view.Mail, *, leaving: bool = False
         Tag(game.id, seat.seat, number, signed),
         _calendar(table, seat, mail, leaving),
         i18n.words(seat.lang, seat.tz),
+        seat.resigned,
     )
 
 

@@ -22,7 +22,7 @@ from pbem.config import ExportOnGameOver, Settings
 from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
 from pbem.kinds import GameStatus, MailKind, MailMode, MoveSource
-from pbem.manual import COMMAND_HELP, QUIET_WATCH_HELP
+from pbem.manual import COMMAND_HELP, QUIET_WATCH_HELP, RESIGNED_HELP, WATCH_HELP
 from pbem.models import Game, GmTag, Held, Move, Observer, Outbox, Seat, Talk
 from pbem.picture import board_png
 from pbem.render import render
@@ -169,6 +169,11 @@ class Mailer:
 
     def remark(self, seat: Seat) -> str:
         """A word to a player about how their seat is played, when it is not by them."""
+        if seat.resigned:
+            return Message(
+                "You resigned from this game: the {bot} bot plays your seat to the end.",
+                bot=seat.bot or self.settings.absent_bot,
+            )
         if seat.absent:
             return Message(
                 "You are marked absent: the game moves for you (the {bot} bot plays your seat "
@@ -199,6 +204,7 @@ class Mailer:
             calendar=letter.calendar,
             record=record,
             words=letter.words,
+            commands=RESIGNED_HELP if letter.resigned else COMMAND_HELP,
         )
 
     def _record(self, table: Table) -> tuple[str, bytes] | None:
@@ -280,7 +286,7 @@ class Mailer:
             picture=picture,
             record=record,
             words=i18n.words(game.lang),
-            commands=COMMAND_HELP if game.observers_talk else QUIET_WATCH_HELP,
+            commands=WATCH_HELP if game.observers_talk else QUIET_WATCH_HELP,
         )
 
     def welcome_watchers(self, table: Table, watchers: Sequence[Observer]) -> None:

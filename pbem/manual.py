@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import SYNTAX
 from pbem.gm_commands import GM_COMMANDS
-from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS, SAY
+from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS, RESIGNED_COMMANDS, SAY
 from pbem.view import CommandHelp
 
 
@@ -21,7 +21,35 @@ def command_help(*, observers_talk: bool = True) -> CommandHelp:
     )
 
 
-COMMAND_HELP = command_help()
-QUIET_WATCH_HELP = command_help(observers_talk=False)  # for games whose observers only watch
+def looking_help(*, observers_talk: bool | None) -> CommandHelp:
+    """What the help lists to someone who may only look at the game: an observer (with
+    `say` in a game that lets observers talk) or, with `observers_talk` None, a player who
+    resigned. No moves and no settings of a player: the mail says what they may write."""
+    if observers_talk is None:
+        looks = RESIGNED_COMMANDS.looks()
+        talk: tuple[str, ...] = ()
+    else:
+        looks = OBSERVER_COMMANDS.looks()
+        talk = (SAY.help_line,) if observers_talk else ()
+    return CommandHelp(
+        moves=(),
+        looks=tuple((c.name, c.summary) for c in looks),
+        settings=talk,
+        gm=(),
+        watching=tuple(c.name for c in OBSERVER_COMMANDS if observers_talk or c.name != SAY.name),
+    )
 
-__all__ = ["COMMAND_HELP", "QUIET_WATCH_HELP", "command_help"]
+
+COMMAND_HELP = command_help()
+WATCH_HELP = looking_help(observers_talk=True)  # for observers of games where they may talk
+QUIET_WATCH_HELP = looking_help(observers_talk=False)  # for games whose observers only watch
+RESIGNED_HELP = looking_help(observers_talk=None)  # for a player who left the game
+
+__all__ = [
+    "COMMAND_HELP",
+    "QUIET_WATCH_HELP",
+    "RESIGNED_HELP",
+    "WATCH_HELP",
+    "command_help",
+    "looking_help",
+]

@@ -687,7 +687,7 @@ CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
 
 # what an observer may write
 OBSERVER_COMMANDS = Commands(
-    (HELP, BOARD, STATUS, LOG, LOG_TALK, SAY),
+    (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, SAY),
     noun=Message("a command for observers"),
     sign_off=True,
 )

@@ -260,11 +260,27 @@ def test_observers_watch_every_update_never_get_a_prompt_and_talk_only_if_allowe
     assert [m["X-Tongiaki-Kind"] for m in to_olga] == ["watch"]
     assert "You watch game 1" in str(to_olga[0]["Subject"])
     assert "Watching: Olga." in text_of(_newest(mails, ANN))
+    welcome = next(m for m in mails if m["To"] == BOB)  # the players know from the start
+    assert welcome["X-Tongiaki-Kind"] == "welcome" and "Watching: Olga." in text_of(welcome)
     # her help lists what she may write here: not `say`
     footer = " ".join(text_of(to_olga[0]).split()).rsplit("--", 1)[1]
-    assert "Commands at any time: help, board, status, log, log talk." in footer
+    assert "Commands at any time: help, rules, board, status, log, log talk." in footer
     html = to_olga[0].get_body(("html",))
     assert html is not None and "<b>say</b>" not in html.get_content()
+    # asked for help, she is told what she may write, not how to play or change a seat
+    assert handle(service, reply_to(to_olga[0], "help\nrules"), START + HOUR / 2) == "answered"
+    helped = take_mail(service)
+    assert [m["To"] for m in helped] == [OLGA]
+    text = " ".join(text_of(helped[0]).split())
+    assert "WHAT YOU MAY WRITE Reply to any mail of this game with one command per line" in text
+    assert "At any time: help (this text), rules (the rules of the game), board" in text
+    for never in ("HOW TO PLAY BY MAIL", "place ISLAND", "vacation", "tz ZONE", "say TEXT"):
+        assert never not in text, never
+    assert "TONGIAKI: THE RULES IN SHORT" in text.upper()  # `rules` answered her too
+    helped_html = helped[0].get_body(("html",))
+    assert helped_html is not None
+    page = helped_html.get_content()
+    assert "What you may write" in page and "How to play by mail" not in page
     assert handle(service, reply_to(_newest(mails, ANN), "1"), START + HOUR) == "applied"
     told = take_mail(service)
     olga = [m for m in told if m["To"] == OLGA]
@@ -302,7 +318,11 @@ def test_the_game_master_adds_an_observer_who_may_talk_when_the_game_allows_it(
     olga = _newest(told, OLGA)
     assert "You watch game 1" in str(olga["Subject"])
     footer = " ".join(text_of(olga).split()).rsplit("--", 1)[1]
-    assert "Commands at any time: help, board, status, log, log talk, say." in footer
+    assert "Commands at any time: help, rules, board, status, log, log talk, say." in footer
+    assert handle(service, reply_to(olga, "help"), START + HOUR + HOUR / 2) == "answered"
+    helped = " ".join(text_of(take_mail(service)[0]).split())
+    assert "WHAT YOU MAY WRITE" in helped and "say TEXT: to everyone at the table" in helped
+    assert "tell SEAT" not in helped and "HOW TO PLAY BY MAIL" not in helped
     assert "Olga watches the game now." in text_of(_newest(told, ANN))
     assert handle(service, reply_to(olga, "say Nice opening!"), START + 2 * HOUR) == "applied"
     take_mail(service)
@@ -465,7 +485,16 @@ def test_a_player_who_resigned_may_look_at_the_game_and_do_nothing_else(tmp_path
         assert db.get(MailChoice, ANN) is None
     for n, look in enumerate(["status", "log talk", "board", "help", "rules", "log"]):
         assert handle(service, reply_to(old, look), START + (70 + 6 * n) * HOUR) == "answered"
-        assert [m["To"] for m in take_mail(service)] == [ANN]
+        told = take_mail(service)
+        assert [m["To"] for m in told] == [ANN]
+        text = " ".join(text_of(told[0]).split())
+        # the truth about her seat, and only what she may still write
+        assert "You resigned from this game: the greedy bot plays your seat to the end." in text
+        assert "The game master" not in text
+        if look == "help":
+            assert "WHAT YOU MAY WRITE" in text and "rules (the rules of the game)" in text
+            for never in ("HOW TO PLAY BY MAIL", "place ISLAND", "vacation", "say TEXT"):
+                assert never not in text, never
 
 
 def test_confirm_alone_in_a_reply_to_the_mail_that_asked_resigns_within_a_day(
