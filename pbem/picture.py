@@ -592,14 +592,25 @@ class _Canvas:
         self.draw.line([*corners, corners[0]], fill=colour, width=self.width(width), joint="curve")
 
     def text(self, at: Point, text: str, size: float, fill: str, bold: bool = False) -> None:
-        """`text` centred on `at`, `size` in hex radii."""
+        """`text` centred on `at` (on the nearest pixel of the picture), `size` in hex radii."""
         mask, left, top = _text_mask(text, round(size * self.radius), bold)
-        self.image.paste(fill, (round(at[0]) + left, round(at[1]) + top), mask)
+        x, y = _on_pixel(at)
+        self.image.paste(fill, (round(x) + left, round(y) + top), mask)
 
     def circle(self, at: Point, size: float, fill: str, edge: str) -> None:
-        r = size * self.radius
+        """A circle centred on the nearest pixel of the picture to `at`."""
+        at, r = _on_pixel(at), size * self.radius
         box = (at[0] - r, at[1] - r, at[0] + r, at[1] + r)
         self.draw.ellipse(box, fill=fill, outline=edge, width=self.width(0.025))
+
+
+def _on_pixel(point: Point) -> Point:
+    """The corner of a pixel of the picture nearest to `point` on a canvas drawn larger: the
+    same letter or circle then gives the same pixels wherever it lies, which deflate finds."""
+    return (
+        round(point[0] / SUPERSAMPLE) * SUPERSAMPLE,
+        round(point[1] / SUPERSAMPLE) * SUPERSAMPLE,
+    )
 
 
 def _draw_empty_place(canvas: _Canvas, centre: Point, name: str) -> None:
