@@ -39,7 +39,7 @@ MIN_RADIUS = 36
 MAX_RADIUS = 72
 MARGIN = 4
 SUPERSAMPLE = 2
-PALETTE_SIZE = 40
+PALETTE_SIZE = 32
 COMPRESS_LEVEL = 6
 BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
 ADLER_BASE = 65521
@@ -63,7 +63,6 @@ FOAM = "#ffffff"
 FOAM_EDGE = "#86b7cc"
 DANGER = "#17405e"
 EMPTY = "#f1f4f6"
-EMPTY_EDGE = "#c9d3da"
 EMPTY_INK = "#6f7f8a"
 BOAT_COLOURS = {
     "blue": "#1d5bd8",
@@ -92,7 +91,6 @@ PAINTS = (
     FOAM_EDGE,
     DANGER,
     EMPTY,
-    EMPTY_EDGE,
     EMPTY_INK,
     *BOAT_COLOURS.values(),
 )
@@ -342,12 +340,14 @@ def _tile_image(
 
 @lru_cache(maxsize=256)
 def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
-    """An empty place called `name` and the mask to paste it by."""
-    canvas, centre = _tile_canvas(radius, EMPTY_EDGE)
+    """An empty place called `name` and the mask to paste it by: a faint hexagon with hard
+    edges (a smooth edge between two so pale colours shows nothing and costs bytes)."""
+    canvas, centre = _tile_canvas(radius, EMPTY)
     mask = Image.new("L", canvas.image.size, 0)
-    ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255, outline=255, width=1)
+    ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255)
     _draw_empty_place(canvas, centre, name)
-    return _finished(canvas, mask)
+    image, mask = _finished(canvas, mask)
+    return image, mask.point(lambda v: 255 if v >= 128 else 0)
 
 
 @lru_cache(maxsize=256)
@@ -614,8 +614,7 @@ def _on_pixel(point: Point) -> Point:
 
 
 def _draw_empty_place(canvas: _Canvas, centre: Point, name: str) -> None:
-    """A faint hexagon with the name of the place."""
-    canvas.draw.polygon(canvas.hexagon(centre, 0.93), fill=EMPTY, outline=EMPTY_EDGE, width=1)
+    """The name of the place, in two lines."""
     words = name.rsplit(" ", 1)
     for i, word in enumerate(words):
         y = (i - (len(words) - 1) / 2) * 0.24
