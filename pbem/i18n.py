@@ -27,7 +27,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from markupsafe import Markup
 
-from engine import ISLAND_ALIASES, Joined, Message
+from engine import ISLAND_ALIASES, Joined, Message, counted
 
 ENGLISH = "en"
 
@@ -509,6 +509,32 @@ COLOUR_NAMES: dict[str, Message] = {
     # Translators: a boat colour
     "purple": Message("purple"),
 }
+
+# Boats of one colour, as in "2 red, 1 green": the colour word agrees with the boats and
+# their number where a language wants it ("2 rosse, 1 verde", "2 punaista, 1 vihreä").
+BOATS_OF_COLOUR: dict[str, Callable[[int], Message]] = {
+    # Translators: boats of one colour, as in "2 blue, 1 red" (the colour agrees with boats)
+    "blue": lambda n: counted("{count} blue", "{count} blue", n),
+    # Translators: boats of one colour, as in "2 red, 1 blue" (the colour agrees with boats)
+    "red": lambda n: counted("{count} red", "{count} red", n),
+    # Translators: boats of one colour, as in "2 green, 1 red" (the colour agrees with boats)
+    "green": lambda n: counted("{count} green", "{count} green", n),
+    # Translators: boats of one colour, as in "2 yellow, 1 red" (the colour agrees with boats)
+    "yellow": lambda n: counted("{count} yellow", "{count} yellow", n),
+    # Translators: boats of one colour, as in "2 orange, 1 red" (the colour agrees with boats)
+    "orange": lambda n: counted("{count} orange", "{count} orange", n),
+    # Translators: boats of one colour, as in "2 purple, 1 red" (the colour agrees with boats)
+    "purple": lambda n: counted("{count} purple", "{count} purple", n),
+}
+
+
+def boats_of(colour: str, count: int) -> str:
+    """'2 red': `count` boats of one colour."""
+    said = BOATS_OF_COLOUR.get(colour)
+    if said is None:
+        return Message("{count} {colour}", count=count, colour=colour)
+    return said(count)
+
 
 ENGLISH_WORDS = Words(ENGLISH)
 

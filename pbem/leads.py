@@ -32,7 +32,7 @@ from engine import (
     counted,
     tile_words,
 )
-from pbem.i18n import COLOUR_NAMES, listed
+from pbem.i18n import boats_of, listed
 
 DEPTH = 2  # emigrations made by themselves told one after the other (1 in a short line)
 
@@ -58,12 +58,8 @@ def leads(seen: Preview, *, short: bool = False, around: Mapping[int, str] | Non
 
 def boats_words(boats: Boats) -> str:
     """'2 red, 1 green'."""
-    parts = [Message("{count} {colour}", count=n, colour=_colour(c)) for c, n in boats]
+    parts = [boats_of(c, n) for c, n in boats]
     return Joined(", ", parts) if parts else Message("no boats")
-
-
-def _colour(name: str) -> str:
-    return COLOUR_NAMES.get(name, name)
 
 
 def _count(boats: Boats) -> str:

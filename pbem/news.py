@@ -35,7 +35,7 @@ from engine import (
     counted,
     tile_words,
 )
-from pbem.i18n import COLOUR_NAMES, listed
+from pbem.i18n import COLOUR_NAMES, boats_of, listed
 
 # Translators: the directions of the board, as in "its red edge facing north-east"
 DIRECTION_NAMES: dict[str, Message] = {
@@ -76,10 +76,7 @@ def ending(termination: Termination | None) -> str:
 
 def boats(colours: Iterable[tuple[str, int]]) -> str:
     """'2 yellow, 1 orange' ('' for none)."""
-    # Translators: a number of boats of one colour, as in "2 yellow, 1 orange"
-    return Joined(
-        ", ", [Message("{count} {colour}", count=n, colour=colour(c)) for c, n in colours]
-    )
+    return Joined(", ", [boats_of(c, n) for c, n in colours])
 
 
 def group(colours: tuple[str, ...]) -> str:

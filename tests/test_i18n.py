@@ -542,3 +542,19 @@ def test_a_commands_form_reads_the_same_in_the_help_and_in_its_refusal(service: 
     assert handle(service, reply_to(answer, "riferisci blu"), START + 2 * HOUR) == "rejected"
     (answer,) = _to(take_mail(service), ANN)
     assert "Scrivilo così: tell POSTO TESTO, come tell red Dividiamo Samoa?" in _flat(answer)
+
+
+@pytest.mark.parametrize(
+    ("lang", "told"),
+    [
+        ("en", "2 red, 1 green, 3 purple"),
+        ("it", "2 rosse, 1 verde, 3 viola"),  # le barche: feminine, plural after 2
+        ("nl", "2 rode, 1 groene, 3 paarse"),
+        ("fi", "2 punaista, 1 vihreä, 3 violettia"),  # partitive after a number over one
+        ("hu", "2 piros, 1 zöld, 3 lila"),  # singular after a number
+        ("he", "2 אדומות, 1 ירוקה, 3 סגולות"),  # סירות: feminine
+    ],
+)
+def test_a_group_of_boats_agrees_with_its_number_in_each_language(lang: str, told: str) -> None:
+    group = ("red", "red", "green", "purple", "purple", "purple")
+    assert words(lang).say(news.group(group)) == told
