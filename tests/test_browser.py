@@ -68,6 +68,8 @@ def test_a_hebrew_mail_reads_right_to_left_at_phone_width(tmp_path: Path) -> Non
     assert gaps and all(right <= 1 for right, _ in gaps), gaps  # flush right
     assert any(left > 20 for _, left in gaps), gaps  # a short line leaves room on the left
     assert any(right > 20 for right, _ in english["paragraphs"])
+    for report in (hebrew, english):  # an option's number stands right by its command
+        assert report["options"] and all(gap <= 24 for gap in report["options"]), report  # type: ignore[attr-defined]
     assert hebrew["images"] and all(isinstance(w, int) and w > 0 for w in hebrew["images"])
     assert all(0 < w <= 360 for w in hebrew["imageWidths"])  # type: ignore[attr-defined]
     assert hebrew["scrollWidth"] == 360 and hebrew["outside"] == []

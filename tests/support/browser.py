@@ -57,6 +57,17 @@ window.addEventListener("load", () => {
         const text = range.getBoundingClientRect(), box = p.getBoundingClientRect();
         return [Math.round(box.right - text.right), Math.round(text.left - box.left)];
       }),
+      // the first options of a decision: how far the number's text is from its command's
+      options: Array.from(doc.querySelectorAll("tr"))
+        .filter(tr => tr.cells.length == 2 && /^\\d+\\)$/.test(tr.cells[0].textContent.trim()))
+        .slice(0, 5).map(tr => {
+          const [number, command] = Array.from(tr.cells).map(cell => {
+            const range = doc.createRange();
+            range.selectNodeContents(cell);
+            return range.getBoundingClientRect();
+          });
+          return Math.round(Math.max(number.left - command.right, command.left - number.right));
+        }),
     };
   }
   document.getElementById("report").textContent = JSON.stringify(report);
