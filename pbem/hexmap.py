@@ -28,7 +28,7 @@ from engine import (
     Position,
     State,
 )
-from pbem.i18n import ENGLISH, Named, island_name
+from pbem.i18n import ENGLISH, ENGLISH_NAMES, Named, island_name
 
 Cell = tuple[int, int]  # (column, row) of one character
 
@@ -126,7 +126,10 @@ def hex_map(state: State, lang: str | None = None) -> str:
 
 def map_for_readers(state: State) -> str:
     """The map, `Named` when English readers read an island's name otherwise."""
-    english, other = hex_map(state, ENGLISH), hex_map(state)
+    other = hex_map(state)
+    if not any(name in ENGLISH_NAMES for name, _ in state.tiles.values()):
+        return other  # no island on the table that English readers call otherwise
+    english = hex_map(state, ENGLISH)
     return other if english == other else Named(english, other)
 
 
