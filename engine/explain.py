@@ -286,10 +286,15 @@ def _land_reason(state: Game, choice: Land) -> str | None:
         return Message("the group is arriving at {island}", island=decision.island)
     placed = Counter(c for _, cs in choice.placement for c in cs) + Counter(choice.out)
     group = Counter(decision.boats)
+    letters = "".join(c[0].upper() for c in decision.boats)
     if (choice.out and placed != group) or not placed <= group:
+        return Message("the colours do not match the arriving group ({letters})", letters=letters)
+    if not choice.out and placed != group:  # the boats left over would stay out
         return Message(
-            "the colours do not match the arriving group ({letters})",
-            letters="".join(c[0].upper() for c in decision.boats),
+            "{missing} not placed: every boat of the group ({letters}) lands while a beach has "
+            "a free berth; out: names the boats that stay out when none has",
+            missing="".join(c[0].upper() for c in (group - placed).elements()),
+            letters=letters,
         )
     return Message(
         "each beach with room gets one boat before any beach gets a second,"

@@ -66,7 +66,8 @@ def is_move_word(word: str) -> bool:
 
 def parse_choice(text: str) -> Choice:
     """Read one choice in the notation the mails print; raises NotationError when it is none."""
-    cleaned = re.sub(r"\s*([:=])\s*", ":", text.strip().lower())
+    # a sentence's full stop or exclamation mark after the choice is no part of it
+    cleaned = re.sub(r"\s*([:=])\s*", ":", text.strip().lower().rstrip(".!").rstrip())
     tokens = cleaned.replace(",", " ").replace(";", " ").split()
     if not tokens:
         raise NotationError(Message("The line is empty."))
@@ -155,8 +156,8 @@ def _beaches(tokens: list[str]) -> tuple[int, ...]:
     letters = "".join(tokens)
     if not letters:
         raise NotationError(Message("The beaches are missing."))
-    bad = [c for c in letters if c not in BEACH_LETTERS]
-    if bad:
+    bad = [token for token in tokens if any(c not in BEACH_LETTERS for c in token)]
+    if bad:  # the word as written ('please'), not a letter of it
         raise NotationError(
             Message("{word!r} is not a beach; beaches are letters a to f.", word=bad[0])
         )
@@ -190,6 +191,14 @@ def not_a_direction(word: str, close: list[int]) -> str:
 
 def _colours(text: str) -> tuple[str, ...]:
     bad = [c for c in text if c.upper() not in BY_LETTER]
+    if bad and text.lower() in COLOURS:  # 'a:red'
+        raise NotationError(
+            Message(
+                "Write colours as letters: {letter} for {word}, as in a:RR b:B.",
+                letter=text[0].upper(),
+                word=text.lower(),
+            )
+        )
     if bad:
         raise NotationError(
             Message("{word!r} is not a colour letter (B, R, G, Y, O, P).", word=bad[0].upper())

@@ -80,6 +80,9 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
                 )
             )
         return legal[number - 1]
+    first, _, rest = text.partition(" ")
+    if first.rstrip(").:").isdigit() and rest.strip():  # '2) place Tonga b', '1 2'
+        return _numbered_line(state, first.rstrip(").:"), rest, numbers=numbers)
     try:
         choice = parse_choice(line)
     except DirectionError as error:  # a jetty's direction: said with the beach's jetties
@@ -91,6 +94,34 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
             Message("A turn is passed only by the game when its deadline passes; choose a move.")
         )
     return choice
+
+
+def _numbered_line(state: State, number: str, rest: str, *, numbers: bool) -> Choice:
+    """A line with an option's number and more: an option's line copied from the mail
+    ('2) place Tonga b') is that option when both name it; anything else is refused."""
+    picked = read_choice(state, number, numbers=numbers)
+    try:
+        named = state.resolve(parse_choice(rest))
+    except ChoiceError:
+        named = None
+    if named == picked:
+        return picked
+    if named is not None:
+        raise ChoiceError(
+            Message(
+                "Option {number} is {option}, not {named}: write its number alone or the "
+                "command alone.",
+                number=number,
+                option=str(picked),
+                named=str(named),
+            )
+        )
+    raise ChoiceError(
+        Message(
+            "Write one option on a line: its number alone ({number}) or its command alone.",
+            number=number,
+        )
+    )
 
 
 def _seat(round: Round) -> Seat:

@@ -128,3 +128,25 @@ def test_the_readme_tables_name_every_registered_command(heading: str, commands:
 def _starts(span: str, command: Command) -> bool:
     """Whether a code span of the README is `command`, written with its arguments or not."""
     return span == command.name or span.startswith(command.name + " ")
+
+
+@pytest.mark.parametrize(
+    ("body", "outcome", "told"),
+    [
+        ("2) place Tonga b", "applied", "applied: place Tonga b"),  # an option's line copied
+        ("2. place tonga b.", "applied", "applied: place Tonga b"),
+        ("1) place Tonga b", "rejected", "Option 1 is place Tonga a, not place Tonga b"),
+        ("1 2", "rejected", "Write one option on a line: its number alone (1) or its command"),
+        ("3 please", "rejected", "its number alone (3) or its command alone"),
+    ],
+)
+def test_a_line_with_a_number_and_more_is_read_as_the_player_meant_it(
+    tmp_path: Path, body: str, outcome: str, told: str
+) -> None:
+    service = local_service(tmp_path)
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], seed=3, now=START)
+    prompt = [m for m in take_mail(service) if m["To"] == ANN][-1]
+    assert "2) place Tonga b" in text_of(prompt)  # the option lines as the mail lists them
+    assert handle(service, reply_to(prompt, body), later(60)) == outcome
+    answer = next(m for m in take_mail(service) if m["To"] == ANN)
+    assert told in _flat(text_of(answer))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine import (
+    ISLANDS,
     AmbiguousChoiceError,
     Colonise,
     Emigrate,
@@ -14,6 +17,7 @@ from engine import (
     IllegalChoiceError,
     Land,
     NotationError,
+    Phase,
     Place,
     PutTile,
     Setup,
@@ -88,6 +92,8 @@ def test_reading_is_forgiving(text: str, canonical: str) -> None:
         ("emigrate samoa b up", "'up' is not a direction"),
         ("emigrate samoa bb ne", "beach letter is missing"),
         ("land samoa a:XX", "'X' is not a colour letter"),
+        ("land samoa a:red b:B", "Write colours as letters: R for red, as in a:RR b:B."),
+        ("place tonga a please", "'please' is not a beach"),  # the word as written
         ("land samoa a:R a:B", "named twice"),
         ("land samoa rr", "should be BEACH:COLOURS"),
         ("put samoa ne", "red edge"),
@@ -111,6 +117,11 @@ def test_an_ambiguous_island_prefix_is_its_own_error(text: str) -> None:
         parse_choice(text)
     assert caught.value.code == "ambiguous"
     assert " or " in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["place tonga b.", "expand samoa a,c!", "colonise."])
+def test_a_full_stop_after_a_choice_is_no_part_of_it(text: str) -> None:
+    assert str(parse_choice(text)) == str(parse_choice(text.rstrip(".!")))
 
 
 def _three_player_game() -> State:
@@ -155,3 +166,42 @@ def test_forgiving_choices_resolve_to_the_listed_one() -> None:
     state.apply(parse_choice("place c"))
     assert state.log[-1] == Place("Tonga", (2,))
     assert state.boats_on("Tonga", 2) == (1, 0, 0)
+
+
+def _landing_of_two_colours() -> State:
+    """A random game's first landing of a group of two colours or more with berths to spare."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = State(Setup.from_seed(["blue", "red", "green"], seed))
+        while state.decision is not None:
+            decision = state.decision
+            if decision.kind is Phase.LAND and len(set(decision.boats)) >= 2:
+                island = decision.island
+                assert island is not None
+                free = sum(
+                    state.free_berths(island, b) for b in range(len(ISLANDS[island].beaches))
+                )
+                if free >= len(decision.boats):
+                    return state
+            state.apply(rng.choice(state.legal_choices()))
+    raise AssertionError("no such landing in 200 games")
+
+
+def test_a_landing_that_leaves_a_boat_out_says_which_and_why() -> None:
+    state = _landing_of_two_colours()
+    decision = state.decision
+    assert decision is not None and decision.island is not None
+    letters = "".join(c[0].upper() for c in decision.boats)
+    kept = letters[:-1]  # every boat but the last, all on the first beach with room
+    beach = next(
+        b
+        for b in range(len(ISLANDS[decision.island].beaches))
+        if state.free_berths(decision.island, b)
+    )
+    line = f"land {decision.island} {'abcdef'[beach]}:{kept}"
+    before = state.to_json()
+    with pytest.raises(IllegalChoiceError) as caught:
+        state.apply(parse_choice(line))
+    said = str(caught.value)
+    assert f"{letters[-1]} not placed: every boat of the group ({letters}) lands" in said, said
+    assert state.to_json() == before
