@@ -119,6 +119,7 @@ class Commands:
         other_words: Callable[[str], bool] = lambda word: False,
         other_names: Sequence[str] = (),
         sign_off: bool = False,
+        hidden: Sequence[str] = (),
     ) -> None:
         # whether a line that is no command, after commands that were done, ends the
         # commands quietly (a sign-off) instead of being refused
@@ -126,6 +127,7 @@ class Commands:
         self.other_words = other_words  # the first words of the lines `other` reads
         self.other_names = tuple(other_names)  # ... those a misspelt word may mean
         self.noun = noun  # what an unknown verb is not: "a game master command"
+        self.hidden = tuple(hidden)  # answered, but not offered to a line that is no command
         self.commands = tuple(commands)
         self.by_name = {c.name: c for c in self.commands}
         self.other = other  # runs a line that names no command (a player's move)
@@ -173,9 +175,24 @@ class Commands:
         return close[0] if close and word else None
 
     def unknown(self, verb: str) -> str:
-        changes = ", ".join(c.name for c in self if not c.looks)
-        looks = ", ".join(c.name for c in self if c.looks)
+        changes = ", ".join(c.name for c in self if not c.looks and c.name not in self.hidden)
+        looks = ", ".join(c.name for c in self if c.looks and c.name not in self.hidden)
         close = self.closest(verb)
+        if not changes:  # an observer of a game whose observers only watch
+            if close is not None:
+                return Message(
+                    "{word!r} is not {noun}. Did you mean {command}? The commands: {looks}.",
+                    word=verb,
+                    noun=self.noun,
+                    command=close,
+                    looks=looks,
+                )
+            return Message(
+                "{word!r} is not {noun}. The commands: {looks}.",
+                word=verb,
+                noun=self.noun,
+                looks=looks,
+            )
         if close is not None:
             return Message(
                 "{word!r} is not {noun}. Did you mean {command}? The commands: {changes} "

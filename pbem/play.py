@@ -722,6 +722,13 @@ OBSERVER_COMMANDS = Commands(
     noun=Message("a command for observers"),
     sign_off=True,
 )
+# ... in a game whose observers only watch: `say` is answered, but never offered
+QUIET_OBSERVER_COMMANDS = Commands(
+    (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, SAY),
+    noun=Message("a command for observers"),
+    sign_off=True,
+    hidden=(SAY.name,),
+)
 
 # what a player may write; any other line is read as a move
 PLAYER_COMMANDS = Commands(
@@ -764,6 +771,7 @@ RESIGNED_COMMANDS = Commands(
 __all__ = [
     "MOVE",
     "PLAYER_COMMANDS",
+    "QUIET_OBSERVER_COMMANDS",
     "RESIGNED_COMMANDS",
     "SAY",
     "SHORTEST_VACATION",

@@ -28,6 +28,7 @@ from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
 from pbem.play import (
     OBSERVER_COMMANDS,
     PLAYER_COMMANDS,
+    QUIET_OBSERVER_COMMANDS,
     RESIGNED_COMMANDS,
     asked_before,
     remember_asked,
@@ -358,7 +359,8 @@ class Replies:
             inbound_id=inbound.id,
             observer=watcher,
         )
-        run_lines(round, lines, OBSERVER_COMMANDS)
+        talking = table.game.observers_talk
+        run_lines(round, lines, OBSERVER_COMMANDS if talking else QUIET_OBSERVER_COMMANDS)
         table.db.add(ReplyUse(key=keys[not round.applied], inbound_id=inbound.id, at=table.now))
         outcome = round.mail_outcome
         kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER

@@ -292,6 +292,8 @@ def test_observers_watch_every_update_never_get_a_prompt_and_talk_only_if_allowe
     assert "Now waiting for Bob (blue)" in text_of(take_mail(service)[0])
     assert handle(service, reply_to(olga[0], "1"), START + 3 * HOUR) == "rejected"
     assert "is not a command for observers" in _detail(service)
+    # what she is told she may write leaves out `say` in this game
+    assert "The commands: help, rules, board, status, log, log talk." in _detail(service)
     take_mail(service)
     assert handle(service, reply_to(olga[0], "say hi"), START + 4 * HOUR) == "rejected"
     assert "Observers of this game watch" in _detail(service)
