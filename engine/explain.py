@@ -176,8 +176,15 @@ def _reason(state: Game, choice: Choice) -> str | None:
         if choice.anchor is None:
             return None
         anchor = state.position_of(choice.anchor)
+        decision = state.decision
+        if anchor is None and decision is not None and decision.tile == choice.anchor:
+            return Message(
+                "{tile} is the tile being placed: name a tile on the board next to the empty "
+                "place, as the options do",
+                tile=tile_words(choice.anchor),
+            )
         if anchor is None:
-            return Message("{tile} is not on the board", tile=choice.anchor)
+            return Message("{tile} is not on the board", tile=tile_words(choice.anchor))
         if state.tile_at(neighbour(anchor, choice.direction)) is not None:
             return Message(
                 "the place {direction} of {tile} is taken",

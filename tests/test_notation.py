@@ -205,3 +205,19 @@ def test_a_landing_that_leaves_a_boat_out_says_which_and_why() -> None:
     said = str(caught.value)
     assert f"{letters[-1]} not placed: every boat of the group ({letters}) lands" in said, said
     assert state.to_json() == before
+
+
+def test_a_put_that_names_the_drawn_tile_is_told_to_name_a_tile_on_the_board() -> None:
+    for seed in range(100):
+        rng = random.Random(seed)
+        state = State(Setup.from_seed(["blue", "red"], seed))
+        while state.decision is not None and state.decision.kind is not Phase.PUT_TILE:
+            state.apply(rng.choice(state.legal_choices()))
+        if state.decision is not None and state.position_of(state.decision.tile or "") is None:
+            break
+    decision = state.decision
+    assert decision is not None and decision.tile is not None
+    name = decision.tile if len(decision.tile) > 1 else f"sea {decision.tile}"
+    with pytest.raises(IllegalChoiceError) as caught:
+        state.apply(parse_choice(f"put {name} N red S"))
+    assert f"{name} is the tile being placed: name a tile on the board next to" in str(caught.value)
