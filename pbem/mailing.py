@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -104,10 +104,13 @@ class Mailer:
         announced: Sequence[str] = (),
         subject: str = "",
         welcomed: Sequence[Observer] = (),
+        told: Mapping[int, str] | None = None,
     ) -> None:
         """The sender hears how their reply went; if anything moved or is announced, everyone
         hears what happened (but observers `welcomed` in this round, who got the board),
-        and whoever decides next gets their options."""
+        and whoever decides next gets their options. The seats `told` (by number) get this
+        mail whatever their mail mode, under the subject given: news about them."""
+        told = told or {}
         at, picture = self.moment(table, events, announced)
         news = bool(events) or bool(announced)
         for seat in table.seats:
@@ -124,14 +127,14 @@ class Mailer:
                     results=results if mine else (),
                     answers=answers if mine else (),
                     remark=self.remark(seat),
-                    subject=subject,
+                    subject=told.get(seat.seat, subject),
                     show_board=news or (mine and show_board),
                     deadline=self.deadline_view(table.game, seat),
                     earlier=earlier,
                 )
 
             mail = letter()
-            if mine or self.wanted(table, seat, mail):
+            if mine or (seat.seat in told and not seat.resigned) or self.wanted(table, seat, mail):
                 if news and seat.mail_mode == MailMode.TURNS and not seat.resigned:
                     seen = news_seen(table.moves(), seat.seat)
                     if seen + 1 < table.opened:  # rounds this player got no mail of

@@ -219,11 +219,17 @@ def test_automatic_choice_by_kind_of_decision(service: Service) -> None:
     assert str(automatic_choice(game, state)[0]) == "pass"
 
 
+@pytest.mark.parametrize("mode", ["all", "turns"])  # told even when only turns are mailed
 def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
-    service: Service,
+    service: Service, mode: str
 ) -> None:
     _game(service, hours=1)
     take_mail(service)
+    with session(service.engine) as db:
+        ann_seat = db.exec(select(Seat).where(Seat.address == ANN)).one()
+        ann_seat.mail_mode = mode  # type: ignore[assignment]
+        db.add(ann_seat)
+        db.commit()
     at = START + HOUR
     tick(service, at)  # Ann's first set-up boat
     bob = _prompt(take_mail(service), BOB)
@@ -247,6 +253,7 @@ def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
     assert "-gm-" in str(gm[0]["Reply-To"])
     ann = next(m for m in mails if m["To"] == ANN)
     assert "You are marked absent" in text_of(ann)
+    assert "You are marked absent in game 1" in str(ann["Subject"])  # not a routine subject
     assert "is marked absent" in " ".join(text_of(_prompt(mails, BOB)).split())
 
     # from now on Ann's decisions are made by the greedy bot at once, without a deadline:
@@ -259,7 +266,9 @@ def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
     _, _, state = _row(service)
     assert state.decision is not None and state.decision.seat == 1
     mails = take_mail(service)
-    ann = next(m for m in mails if m["To"] == ANN)
+    news = [m for m in mails if m["To"] == ANN]
+    assert len(news) == (mode == "all")  # the bot's moves are news, by her mail mode
+    ann = news[0] if news else ann
     # Ann comes back with any valid command, here `status`, in reply to any game mail
     assert handle(service, reply_to(ann, "status"), at + 5 * HOUR) == "answered"
     _, seats, _ = _row(service)
