@@ -309,6 +309,16 @@ def status_text(table: Table, tz: str | None = None) -> str:
             said = Message("The deadline is {utc} ({local}).", utc=shown.utc, local=shown.local)
         else:
             said = Message("The deadline is {utc}.", utc=shown.utc)
+        decision = table.state.decision
+        seat = table.seats[decision.seat] if decision is not None else None
+        if seat is not None and seat.away_until and as_utc(seat.away_until) > table.now:
+            away = Message(  # why the deadline is so far off
+                "{name} ({colour}) is on vacation until {back}: their deadlines wait.",
+                name=seat.name,
+                colour=news.colour(seat.colour),
+                back=view.when(as_utc(seat.away_until)),
+            )
+            return Joined(" ", [status, said, away])
         return Joined(" ", [status, said])
     return status
 

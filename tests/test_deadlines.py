@@ -310,6 +310,14 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
     assert "Ann (red) is on vacation until Thu 26 Nov 2026, 19:00 UTC" in " ".join(
         text_of(bob).split()
     )
+    # Bob's `status` says why the deadline is days away, and says the deadline once
+    assert handle(service, reply_to(bob, "status"), at + HOUR / 2) == "answered"
+    status = " ".join(text_of(next(m for m in take_mail(service) if m["To"] == BOB)).split())
+    assert (
+        "The deadline is Sat 28 Nov 2026, 09:00 UTC. Ann (red) is on vacation until Thu 26 Nov "
+        "2026, 19:00 UTC: their deadlines wait." in status
+    )
+    assert status.count("28 Nov 2026") == 1
     # the clock moved by the vacation: half-time is at hour 96 now, not 24
     assert _run(service, at, START + 95 * HOUR, HOUR).reminders == 0
     assert _run(service, START + 96 * HOUR, START + 96 * HOUR, HOUR).reminders == 1
