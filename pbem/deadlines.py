@@ -251,8 +251,10 @@ def _automatic_move(service: Service, table: Table) -> None:
             )
         )
     events += table.advance()
-    told = {seat.seat: Message("You are marked absent in game {game}", game=game.id)}
-    service.mail.queue_round(table, events, announced=announced, told=told if absent_now else None)
+    subjects = {seat.seat: Message("You are marked absent in game {game}", game=game.id)}
+    service.mail.queue_round(
+        table, events, announced=announced, told=subjects if absent_now else None
+    )
     log.info(
         "game %s decision %s: deadline passed, automatic move for %s: %s%s",
         game.id,

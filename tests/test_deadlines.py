@@ -219,10 +219,19 @@ def test_automatic_choice_by_kind_of_decision(service: Service) -> None:
     assert str(automatic_choice(game, state)[0]) == "pass"
 
 
-@pytest.mark.parametrize("mode", ["all", "turns"])  # told even when only turns are mailed
 def test_three_missed_deadlines_make_a_seat_absent_until_the_player_writes(
-    service: Service, mode: str
+    service: Service,
 ) -> None:
+    _absent_after_three_missed_deadlines(service, "all")
+
+
+def test_a_player_who_gets_only_the_mails_of_their_turns_is_told_they_are_absent(
+    service: Service,
+) -> None:
+    _absent_after_three_missed_deadlines(service, "turns")
+
+
+def _absent_after_three_missed_deadlines(service: Service, mode: str) -> None:
     _game(service, hours=1)
     take_mail(service)
     with session(service.engine) as db:
