@@ -92,7 +92,8 @@ def what_is_asked(state: Game) -> str:
         asked = Message(
             "{who} must choose which full beach emigrates next, and by which jetty.", who=who
         )
-        closed = [c.island for c in state.legal_choices() if isinstance(c, EmigrateClosed)]
+        legal = state.legal_choices()
+        closed = [c.island for c in legal if isinstance(c, EmigrateClosed)]
         notes = [  # RULES §8.1: removed when its emigration comes
             Message(
                 "Every route from {island} leads back: 'emigrate {island}' removes it from "
@@ -100,6 +101,21 @@ def what_is_asked(state: Game) -> str:
                 island=island,
             )
             for island in closed
+        ]
+        # ... and an island whose other full beaches still sail: removed once they have
+        sailing = {(c.island, c.beach) for c in legal if isinstance(c, Emigrate)}
+        stuck: dict[str, list[str]] = {}
+        for island, beach in state.full_beaches():
+            if island not in closed and (island, beach) not in sailing:
+                stuck.setdefault(island, []).append(BEACH_LETTERS[beach])
+        notes += [
+            Message(
+                "Every route from {island} {beaches} leads back: once its other full beaches "
+                "have emigrated, {island} leaves the game, unless a move changes that.",
+                island=island,
+                beaches=",".join(letters),
+            )
+            for island, letters in stuck.items()
         ]
         return Joined(" ", [asked, *notes]) if notes else asked
     if kind is Phase.LAND:

@@ -24,6 +24,7 @@ from engine import (
     State,
     parse_choice,
 )
+from engine.explain import what_is_asked
 
 CANONICAL = [
     ("place Tonga c", Place("Tonga", (2,))),
@@ -221,3 +222,27 @@ def test_a_put_that_names_the_drawn_tile_is_told_to_name_a_tile_on_the_board() -
     with pytest.raises(IllegalChoiceError) as caught:
         state.apply(parse_choice(f"put {name} N red S"))
     assert f"{name} is the tile being placed: name a tile on the board next to" in str(caught.value)
+
+
+def test_an_island_whose_other_full_beaches_sail_is_told_to_leave_once_they_have() -> None:
+    """RULES §8.1: the emigration prompt names each full beach whose routes all lead back on
+    an island that still has a beach that sails; that island is removed once they have."""
+    seen = 0
+    for seed in range(25):
+        rng = random.Random(seed)
+        state = State(Setup.from_seed(["blue", "red", "green"], seed))
+        while state.decision is not None:
+            if state.decision.kind is Phase.EMIGRATE:
+                legal = state.legal_choices()
+                sailing = {(c.island, c.beach) for c in legal if isinstance(c, Emigrate)}
+                asked = str(what_is_asked(state))
+                for island, beach in state.full_beaches():
+                    if (island, beach) in sailing or EmigrateClosed(island) in legal:
+                        continue
+                    letter = "abcdef"[beach]
+                    assert f"Every route from {island} " in asked and letter in asked, asked
+                    assert f"once its other full beaches have emigrated, {island} leaves" in asked
+                    assert any(i == island for i, _ in sailing)
+                    seen += 1
+            state.apply(rng.choice(state.legal_choices()))
+    assert seen > 0
