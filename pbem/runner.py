@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from functools import partial
 from pathlib import Path
 
 import aiosmtplib
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_SUBMITTED, JobEvent
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -541,11 +543,21 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         if kept is not None:
             watch = IdleWatch(service.settings.imap, on_mail, renew=IDLE_RENEW)
             watch.start()
+
+        async def wake_sender() -> None:  # in the loop: an asyncio.Event is not thread-safe
+            wake.set()
+
         noticing = asyncio.create_task(poll_when_noticed())
         scheduler = AsyncIOScheduler()
+        started = Counter[str]()  # jobs the scheduler started, and those that ended
+
+        def count(event: JobEvent) -> None:
+            started["ended" if event.code != EVENT_JOB_SUBMITTED else "started"] += 1
+
+        scheduler.add_listener(count, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
         for job, seconds in (
             (poll, service.settings.poll_seconds),
-            (wake.set, service.settings.outbox_seconds),
+            (wake_sender, service.settings.outbox_seconds),
         ):
             scheduler.add_job(
                 job,
@@ -564,7 +576,14 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
             watch.stop()
         scheduler.pause()
         async with polling:  # a poll under way finishes its cycle; it is not cancelled
-            scheduler.shutdown(wait=False)
+            pass
+        # a job started before the pause ends at once now (a poll sees `stop`): let it, as
+        # the scheduler's shutdown would cancel it and log the cancelling as a fault
+        for _ in range(500):
+            if started["ended"] >= started["started"]:
+                break
+            await asyncio.sleep(0.01)
+        scheduler.shutdown(wait=False)
         noticed.set()
         await noticing
         wake.set()

@@ -23,8 +23,8 @@ from engine import (
     Setup,
     State,
     parse_choice,
+    what_is_asked,
 )
-from engine.explain import what_is_asked
 
 CANONICAL = [
     ("place Tonga c", Place("Tonga", (2,))),
