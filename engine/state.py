@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import lru_cache, partial
 from itertools import combinations, product, repeat, starmap
-from operator import is_, itemgetter
+from operator import is_
 from types import MappingProxyType
 from typing import Any
 
@@ -112,6 +112,8 @@ class State:
         self._order = _colour_order(setup.colours)
         self._board = Board()
         self._full: dict[Position, tuple[int, ...]] = {}
+        self._room: dict[Position, list[int]] = {}
+        self._tally: dict[Position, list[int]] = {}
         self._places: dict[Position, tuple[str | None, int]] | None = None
         self._place_tile(START_ISLAND, CENTRE, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
@@ -257,7 +259,7 @@ class State:
 
     def free_berths(self, island: str, beach: int) -> int:
         """The berths of a beach that no boat takes."""
-        return self._board.free(self._board.where[island], beach)
+        return self._room[self._board.where[island]][beach]
 
     def jetties(self, island: str, beach: int) -> tuple[int, ...]:
         """The board directions of a beach's jetties, in the tile's edge order."""
@@ -327,7 +329,7 @@ class State:
 
     def boats_on_board(self, seat: int) -> int:
         """Boats on beaches, royal boats, and boats of a group waiting to land."""
-        on_beaches = sum(self._board.seat_boats(pos, seat) for pos in self._board.boats)
+        on_beaches = sum(counts[seat] for counts in self._tally.values())
         in_transit = self._group[seat] if self._group is not None else 0
         royal = sum(1 for owner in self._board.royal.values() if owner == seat)
         return on_beaches + in_transit + royal
@@ -350,6 +352,8 @@ class State:
         other.__dict__.update(self.__dict__)
         other._board = self._board.copy()
         other._full = dict(self._full)
+        other._room = {pos: list(room) for pos, room in self._room.items()}
+        other._tally = {pos: list(counts) for pos, counts in self._tally.items()}
         other._places = None if self._places is None else dict(self._places)
         other._reserve = list(self._reserve)
         other._out_of_play = list(self._out_of_play)
@@ -376,7 +380,7 @@ class State:
             tonga = self._board.where[START_ISLAND]
             return [
                 Place(START_ISLAND, (b,))
-                for b, free in enumerate(self._board.free_berths(tonga))
+                for b, free in enumerate(self._room[tonga])
                 if free >= 2
             ]
         if phase is Phase.TURN:
@@ -407,20 +411,19 @@ class State:
         royal: list[Choice] = []
         homes: list[Position] = []
         tiles = board.tiles
-        of_seat = itemgetter(seat)
-        for pos, beaches in board.boats.items():
-            mine = sum(map(of_seat, beaches))
+        for pos, counts in self._tally.items():
+            mine = counts[seat]
             if not mine:
                 continue
             homes.append(pos)
             name = tiles[pos][0]
             if reserve:
-                open_beaches = ALL_BEACHES[name]
+                open_beaches = every = ALL_BEACHES[name]
                 if pos in full:
-                    open_beaches = tuple(b for b in open_beaches if b not in full[pos])
-                count = min(mine, len(beaches), reserve)
+                    open_beaches = tuple(b for b in every if b not in full[pos])
+                count = min(mine, len(every), reserve)
                 choices += _expand_choices(name, open_beaches, count)
-            if may_found and name != START_ISLAND and sum(map(sum, beaches)) == mine:
+            if may_found and name != START_ISLAND and sum(counts) == mine:
                 royal.append(FoundRoyal(name))
         if not homes:
             choices += self._no_boat_placements()
@@ -443,7 +446,7 @@ class State:
         for pos in homes:
             name = board.name(pos)
             sources = tuple(source for other, source in boats_at if other != pos)
-            open_beaches = tuple(b for b, free in enumerate(board.free_berths(pos)) if free > 0)
+            open_beaches = tuple(b for b, free in enumerate(self._room[pos]) if free > 0)
             choices += _borrow_choices(name, open_beaches, sources)
         return choices
 
@@ -456,7 +459,7 @@ class State:
             if pos in board.royal:
                 continue
             name = board.name(pos)
-            free = tuple(board.free_berths(pos))
+            free = tuple(self._room[pos])
             if name == START_ISLAND:
                 count = min(2, sum(free), reserve)
                 choices += _place_choices(name, free, count)
@@ -500,9 +503,9 @@ class State:
 
     def _note_full(self, pos: Position, beach: int) -> None:
         """Keep the full beaches up to date after the boats on `beach` changed."""
-        board, full = self._board, self._full
+        full = self._full
         noted = full.get(pos, ())
-        if sum(board.boats[pos][beach]) >= BERTHS[board.tiles[pos][0]][beach]:
+        if self._room[pos][beach] <= 0:
             if beach not in noted:
                 full[pos] = tuple(sorted((*noted, beach)))
         elif beach in noted:
@@ -512,11 +515,36 @@ class State:
             else:
                 del full[pos]
 
-    def _count_full(self) -> None:
-        """Find the full beaches on the whole board."""
+    def _count_boats(self) -> None:
+        """Count the boats on the whole board: free berths, boats per seat, full beaches."""
+        board = self._board
+        self._room = {pos: board.free_berths(pos) for pos in board.boats}
+        self._tally = {
+            pos: [sum(column) for column in zip(*beaches, strict=True)]
+            for pos, beaches in board.boats.items()
+        }
         self._full = {}
-        for pos, beach in self._board.full_beaches():
+        for pos, beach in board.full_beaches():
             self._full[pos] = (*self._full.get(pos, ()), beach)
+
+    def _board_boat(self, pos: Position, beach: int, seat: int, n: int) -> None:
+        """`n` boats of `seat` onto (or, negative, off) a beach, keeping the counts up to date."""
+        self._board.boats[pos][beach][seat] += n
+        self._tally[pos][seat] += n
+        self._room[pos][beach] -= n
+        self._note_full(pos, beach)
+
+    def _clear_beach(self, pos: Position, beach: int) -> list[int]:
+        """Take every boat off a beach; returns them per seat."""
+        boats = self._board.boats[pos]
+        taken = boats[beach]
+        boats[beach] = [0] * self.seats
+        tally = self._tally[pos]
+        for seat, n in enumerate(taken):
+            tally[seat] -= n
+        self._room[pos][beach] += sum(taken)
+        self._note_full(pos, beach)
+        return taken
 
     def _empty_places(self) -> dict[Position, tuple[str | None, int]]:
         """Board.empty_places, kept up to date as tiles are placed (found again after one
@@ -530,6 +558,9 @@ class State:
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
         board.place(name, place, rotation, self.seats)
+        if name in ISLANDS:
+            self._room[place] = list(BERTHS[name])
+            self._tally[place] = [0] * self.seats
         places = self._places
         if places is None:
             return
@@ -550,7 +581,7 @@ class State:
     def _landings(self) -> list[Choice]:
         assert self._group is not None and self._target is not None
         name = self._board.name(self._target)
-        free = tuple(self._board.free_berths(self._target))
+        free = tuple(self._room[self._target])
         return list(_land_choices(name, tuple(self._group), free, self._order))
 
     def _puts(self) -> list[Choice]:
@@ -676,8 +707,7 @@ class State:
     def _add_boats(self, pos: Position, beaches: tuple[int, ...], events: list[ev.Event]) -> None:
         seat = self._active
         for b in beaches:
-            self._board.boats[pos][b][seat] += 1
-            self._note_full(pos, b)
+            self._board_boat(pos, b, seat, 1)
         self._reserve[seat] -= len(beaches)
         events.append(ev.BoatsPlaced(self._colours[seat], self._board.name(pos), beaches))
 
@@ -703,10 +733,8 @@ class State:
             self._add_boats(pos, choice.beaches, events)
         else:
             source, source_beach = choice.borrow
-            board.boats[board.where[source]][source_beach][seat] -= 1
-            board.boats[pos][choice.beaches[0]][seat] += 1
-            self._note_full(board.where[source], source_beach)
-            self._note_full(pos, choice.beaches[0])
+            self._board_boat(board.where[source], source_beach, seat, -1)
+            self._board_boat(pos, choice.beaches[0], seat, 1)
             events.append(
                 ev.BoatMoved(
                     self._colours[seat], source, source_beach, choice.island, choice.beaches[0]
@@ -717,8 +745,10 @@ class State:
     def _found_royal(self, choice: FoundRoyal, events: list[ev.Event]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
-        returned = board.seat_boats(pos, seat) - 1
+        returned = self._tally[pos][seat] - 1
         board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
+        self._tally[pos] = [0] * self.seats
+        self._room[pos] = list(BERTHS[choice.island])
         self._full.pop(pos, None)
         board.royal[pos] = seat
         self._reserve[seat] += returned
@@ -728,12 +758,13 @@ class State:
     def _colonise(self, events: list[ev.Event]) -> None:
         seat = self._active
         recalled = 0
-        for pos, beaches in self._board.boats.items():
-            for b, beach in enumerate(beaches):
+        for pos, counts in self._tally.items():
+            if not counts[seat]:
+                continue
+            recalled += counts[seat]
+            for b, beach in enumerate(self._board.boats[pos]):
                 if beach[seat]:
-                    recalled += beach[seat]
-                    beach[seat] = 0
-                    self._note_full(pos, b)
+                    self._board_boat(pos, b, seat, -beach[seat])
         self._reserve[seat] += recalled
         events.append(ev.BoatsRecalled(self._colours[seat], recalled))
         self._colonising = True
@@ -790,9 +821,7 @@ class State:
     def _emigrate(self, choice: Emigrate, events: list[ev.Event]) -> None:
         board = self._board
         home = board.where[choice.island]
-        group = board.boats[home][choice.beach]
-        board.boats[home][choice.beach] = [0] * self.seats
-        self._note_full(home, choice.beach)
+        group = self._clear_beach(home, choice.beach)
         events.append(
             ev.GroupSailed(choice.island, choice.beach, choice.jetty, self.colours_of(group))
         )
@@ -845,14 +874,12 @@ class State:
     def _land(self, choice: Land, events: list[ev.Event]) -> None:
         board = self._board
         assert self._target is not None and self._group is not None
-        beaches = board.boats[self._target]
         placed = [0] * self.seats
         for b, colours in choice.placement:
             for colour in colours:
                 seat = self._colours.index(colour)
-                beaches[b][seat] += 1
+                self._board_boat(self._target, b, seat, 1)
                 placed[seat] += 1
-            self._note_full(self._target, b)
         out = [g - p for g, p in zip(self._group, placed, strict=True)]
         self._return_to_reserves(out)
         events.append(ev.GroupLanded(board.name(self._target), choice.placement, choice.out))
@@ -897,6 +924,7 @@ class State:
         name = self._board.name(pos)
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
+        del self._room[pos], self._tally[pos]
         self._places = None
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
@@ -958,7 +986,7 @@ class State:
             board.boats[(q, r)] = [list(beach) for beach in beaches]
         for q, r, seat in data["royal"]:
             board.royal[(q, r)] = seat
-        state._count_full()
+        state._count_boats()
         state._places = None
         state._reserve = list(data["reserve"])
         state._out_of_play = list(data["out_of_play"])
