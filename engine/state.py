@@ -379,9 +379,7 @@ class State:
         if phase is Phase.SETUP:
             tonga = self._board.where[START_ISLAND]
             return [
-                Place(START_ISLAND, (b,))
-                for b, free in enumerate(self._room[tonga])
-                if free >= 2
+                Place(START_ISLAND, (b,)) for b, free in enumerate(self._room[tonga]) if free >= 2
             ]
         if phase is Phase.TURN:
             return self._turn_choices()
