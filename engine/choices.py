@@ -17,26 +17,43 @@ def colour_letters(colours: tuple[str, ...]) -> str:
     return "".join(LETTERS[c] for c in colours)
 
 
+class _Written:
+    """A choice whose canonical text is written once (the value never changes) and kept
+    beside its fields: outside them, so that equality, hashing and `repr` ignore it."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        kept: dict[str, str] = self.__dict__
+        text = kept.get("_text")
+        if text is None:
+            text = kept["_text"] = self._write()
+        return text
+
+    def _write(self) -> str:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class Place:
+class Place(_Written):
     """Boats from the reserve onto beaches: set-up, no boats on the board, the new colony."""
 
     island: str | None
     beaches: tuple[int, ...]
 
-    def __str__(self) -> str:
+    def _write(self) -> str:
         return f"place {self.island} {_beaches(self.beaches)}"
 
 
 @dataclass(frozen=True)
-class Expand:
+class Expand(_Written):
     """Expansion on an island; `borrow` is (island, beach) when the reserve is empty."""
 
     island: str
     beaches: tuple[int, ...]
     borrow: tuple[str, int] | None = None
 
-    def __str__(self) -> str:
+    def _write(self) -> str:
         text = f"expand {self.island} {_beaches(self.beaches)}"
         if self.borrow is not None:
             text += f" from {self.borrow[0]} {BEACH_LETTERS[self.borrow[1]]}"
@@ -44,10 +61,10 @@ class Expand:
 
 
 @dataclass(frozen=True)
-class FoundRoyal:
+class FoundRoyal(_Written):
     island: str
 
-    def __str__(self) -> str:
+    def _write(self) -> str:
         return f"royal {self.island}"
 
 
@@ -69,30 +86,30 @@ class Pass:
 
 
 @dataclass(frozen=True)
-class Emigrate:
+class Emigrate(_Written):
     """The full beach that emigrates next and the board direction of the jetty it uses."""
 
     island: str
     beach: int
     jetty: int
 
-    def __str__(self) -> str:
+    def _write(self) -> str:
         return f"emigrate {self.island} {BEACH_LETTERS[self.beach]} {DIRECTIONS[self.jetty]}"
 
 
 @dataclass(frozen=True)
-class EmigrateClosed:
+class EmigrateClosed(_Written):
     """Emigrate from an island whose every full beach has only closed routes (RULES §8.1):
     the island is removed. An option while other full beaches wait to emigrate."""
 
     island: str
 
-    def __str__(self) -> str:
+    def _write(self) -> str:
         return f"emigrate {self.island}"
 
 
 @dataclass(frozen=True)
-class Land:
+class Land(_Written):
     """Where the boats of an arriving group go: colours per beach, and the boats that stay out.
 
     `placement` pairs a beach index with the colours put there (in colour order), beaches
@@ -103,7 +120,7 @@ class Land:
     placement: tuple[tuple[int, tuple[str, ...]], ...]
     out: tuple[str, ...] = ()
 
-    def __str__(self) -> str:
+    def _write(self) -> str:
         parts = ["land", str(self.island)]
         parts += [f"{BEACH_LETTERS[b]}:{colour_letters(cs)}" for b, cs in self.placement]
         if self.out:
@@ -112,7 +129,7 @@ class Land:
 
 
 @dataclass(frozen=True)
-class PutTile:
+class PutTile(_Written):
     """Where a drawn tile goes: `anchor` and `direction` name the place (anchor None: the
     centre of an empty board); `red` is the direction its red-emblem edge faces."""
 
@@ -128,7 +145,7 @@ class PutTile:
             return "centre"
         return f"{tile_words(self.anchor)} {DIRECTIONS[self.direction]}"
 
-    def __str__(self) -> str:
+    def _write(self) -> str:
         return f"put {self.place} red {DIRECTIONS[self.red]}"
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
-from itertools import combinations, product, repeat, starmap
+from itertools import chain, combinations, product, repeat, starmap
 from operator import is_
 from types import MappingProxyType
 from typing import Any
@@ -69,6 +69,11 @@ def _borrow_choice(name: str, beach: int, source: tuple[str, int]) -> Expand:
     return Expand(name, (beach,), source)
 
 
+@lru_cache(maxsize=4096)
+def _emigration(name: str, beach: int, jetty: int) -> Emigrate:
+    return Emigrate(name, beach, jetty)
+
+
 @lru_cache(maxsize=1024)
 def _place_choices(name: str, free: tuple[int, ...], count: int) -> tuple[Place, ...]:
     """`count` boats (1 or 2) from the reserve onto beaches of `name` with free berths."""
@@ -91,6 +96,7 @@ def clear_listing_caches() -> None:
     _borrow_choices.cache_clear()
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
+    _emigration.cache_clear()
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -114,6 +120,7 @@ class State:
         self._full: dict[Position, tuple[int, ...]] = {}
         self._room: dict[Position, list[int]] = {}
         self._tally: dict[Position, list[int]] = {}
+        self._exits: dict[Position, tuple[Emigrate, ...]] = {}
         self._places: dict[Position, tuple[str | None, int]] | None = None
         self._place_tile(START_ISLAND, CENTRE, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
@@ -352,6 +359,7 @@ class State:
         other.__dict__.update(self.__dict__)
         other._board = self._board.copy()
         other._full = dict(self._full)
+        other._exits = dict(self._exits)
         other._room = {pos: list(room) for pos, room in self._room.items()}
         other._tally = {pos: list(counts) for pos, counts in self._tally.items()}
         other._places = None if self._places is None else dict(self._places)
@@ -404,7 +412,7 @@ class State:
     def _turn_choices(self) -> list[Choice]:
         seat, board, full = self._active, self._board, self._full
         reserve = self._reserve[seat]
-        may_found = self.royal_islands(seat) < MAX_ROYAL_ISLANDS
+        may_found = [*board.royal.values()].count(seat) < MAX_ROYAL_ISLANDS
         choices: list[Choice] = []
         royal: list[Choice] = []
         homes: list[Position] = []
@@ -475,22 +483,29 @@ class State:
         full = self._full
         if not full:
             return choices, doomed
-        board = self._board
-        for pos in board.boats:
-            beaches = full.get(pos)
-            if beaches is None:
-                continue
-            name = board.tiles[pos][0]
-            open_options = []
-            for beach in beaches:
-                colours = sum(1 for n in board.boats[pos][beach] if n)
-                for direction in board.jetties(pos, beach):
-                    if not board.is_closed(pos, direction, colours):
-                        open_options.append(Emigrate(name, beach, direction))
-            if not open_options:
+        exits = self._exits
+        for pos in full if len(full) == 1 else [p for p in self._tally if p in full]:
+            found = exits.get(pos)
+            if found is None:
+                found = exits[pos] = self._open_exits(pos)
+            if found:
+                choices += found
+            else:
                 doomed.append(pos)
-            choices += open_options
         return choices, doomed
+
+    def _open_exits(self, pos: Position) -> tuple[Emigrate, ...]:
+        """The emigrations from the full beaches of the island at `pos` over open routes (kept
+        in `_exits` until boats on the island, or the tiles, change)."""
+        board = self._board
+        name = board.tiles[pos][0]
+        found = []
+        for beach in self._full[pos]:
+            colours = sum(1 for n in board.boats[pos][beach] if n)
+            for direction in board.jetties(pos, beach):
+                if not board.is_closed(pos, direction, colours):
+                    found.append(_emigration(name, beach, direction))
+        return tuple(found)
 
     def _full_beaches(self) -> list[tuple[Position, int]]:
         """The full beaches, in the order their islands were placed."""
@@ -531,6 +546,7 @@ class State:
         self._tally[pos][seat] += n
         self._room[pos][beach] -= n
         self._note_full(pos, beach)
+        self._exits.pop(pos, None)
 
     def _clear_beach(self, pos: Position, beach: int) -> list[int]:
         """Take every boat off a beach; returns them per seat."""
@@ -542,6 +558,7 @@ class State:
             tally[seat] -= n
         self._room[pos][beach] += sum(taken)
         self._note_full(pos, beach)
+        self._exits.pop(pos, None)
         return taken
 
     def _empty_places(self) -> dict[Position, tuple[str | None, int]]:
@@ -556,6 +573,7 @@ class State:
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
         board.place(name, place, rotation, self.seats)
+        self._exits.clear()
         if name in ISLANDS:
             self._room[place] = list(BERTHS[name])
             self._tally[place] = [0] * self.seats
@@ -583,10 +601,7 @@ class State:
         return list(_land_choices(name, tuple(self._group), free, self._order))
 
     def _puts(self) -> list[Choice]:
-        choices: list[Choice] = []
-        for anchor, direction in self._empty_places().values():
-            choices += _put_choices(anchor, direction)
-        return choices
+        return list(chain.from_iterable(starmap(_put_choices, self._empty_places().values())))
 
     # -- applying a choice -------------------------------------------------------------
 
@@ -620,12 +635,19 @@ class State:
         return None
 
     def _put_choice(self, choice: PutTile) -> PutTile | None:
-        """The listed put that `choice` names (by any tile next to the place)."""
-        filled = self._fill_in(choice)
-        if filled is None or choice.red not in range(6):
+        """The listed put that `choice` names (by any tile next to the place): found by its
+        place, not looked for among the listed puts."""
+        if choice.red not in range(6):
             return None
-        assert isinstance(filled, PutTile)
-        return _put_choices(filled.anchor, filled.direction)[filled.red]
+        if choice.anchor is None:
+            place = CENTRE
+        else:
+            anchor = self._board.where.get(choice.anchor)
+            if anchor is None:
+                return None
+            place = neighbour(anchor, choice.direction)
+        named = self._empty_places().get(place)
+        return None if named is None else _put_choices(*named)[choice.red]
 
     def _fill_in(self, choice: Choice) -> Choice | None:
         board = self._board
@@ -677,30 +699,18 @@ class State:
             self._do(legal[0], events, forced=True)
 
     def _do(self, choice: Choice, events: list[ev.Event], forced: bool) -> None:
-        colour = self._colours[self._active]
-        events.append(ev.ChoiceMade(colour, str(choice), forced))
+        events.append(ev.ChoiceMade(self._colours[self._active], str(choice), forced))
         self._legal = None
         self._decision = None
-        if isinstance(choice, Place):
-            self._place(choice, events)
-        elif isinstance(choice, Expand):
-            self._expand(choice, events)
-        elif isinstance(choice, FoundRoyal):
-            self._found_royal(choice, events)
-        elif isinstance(choice, Colonise):
-            self._colonise(events)
-        elif isinstance(choice, Pass):
-            events.append(ev.TurnPassed(colour))
-            self._end_turn(events)
-        elif isinstance(choice, Emigrate):
-            self._emigrate(choice, events)
-        elif isinstance(choice, EmigrateClosed):
-            self._remove_closed(self._board.where[choice.island], events)
-            self._emigrations_or_end(events)
-        elif isinstance(choice, Land):
-            self._land(choice, events)
-        else:
-            self._put(choice, events)
+        _STEPS[type(choice)](self, choice, events)
+
+    def _pass(self, choice: Pass, events: list[ev.Event]) -> None:
+        events.append(ev.TurnPassed(self._colours[self._active]))
+        self._end_turn(events)
+
+    def _emigrate_closed(self, choice: EmigrateClosed, events: list[ev.Event]) -> None:
+        self._remove_closed(self._board.where[choice.island], events)
+        self._emigrations_or_end(events)
 
     def _add_boats(self, pos: Position, beaches: tuple[int, ...], events: list[ev.Event]) -> None:
         seat = self._active
@@ -749,11 +759,12 @@ class State:
         self._room[pos] = list(BERTHS[choice.island])
         self._full.pop(pos, None)
         board.royal[pos] = seat
+        self._exits.clear()
         self._reserve[seat] += returned
         events.append(ev.RoyalIslandFounded(self._colours[seat], choice.island, returned))
         self._end_turn(events)
 
-    def _colonise(self, events: list[ev.Event]) -> None:
+    def _colonise(self, choice: Colonise, events: list[ev.Event]) -> None:
         seat = self._active
         recalled = 0
         for pos, counts in self._tally.items():
@@ -923,6 +934,7 @@ class State:
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
         del self._room[pos], self._tally[pos]
+        self._exits.clear()
         self._places = None
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
@@ -985,6 +997,7 @@ class State:
         for q, r, seat in data["royal"]:
             board.royal[(q, r)] = seat
         state._count_boats()
+        state._exits = {}
         state._places = None
         state._reserve = list(data["reserve"])
         state._out_of_play = list(data["out_of_play"])
@@ -1020,3 +1033,16 @@ class State:
         return isinstance(other, State) and self.to_json() == other.to_json()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+_STEPS: dict[type, Callable[[State, Any, list[ev.Event]], None]] = {
+    Place: State._place,
+    Expand: State._expand,
+    FoundRoyal: State._found_royal,
+    Colonise: State._colonise,
+    Pass: State._pass,
+    Emigrate: State._emigrate,
+    EmigrateClosed: State._emigrate_closed,
+    Land: State._land,
+    PutTile: State._put,
+}
