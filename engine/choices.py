@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.colours import LETTERS
 from engine.hexgrid import DIRECTIONS
 from engine.tiles import BEACH_LETTERS, tile_words
+from engine.values import value
 
 
 def _beaches(indices: tuple[int, ...]) -> str:
@@ -34,7 +33,7 @@ class _Written:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@value
 class Place(_Written):
     """Boats from the reserve onto beaches: set-up, no boats on the board, the new colony."""
 
@@ -45,7 +44,7 @@ class Place(_Written):
         return f"place {self.island} {_beaches(self.beaches)}"
 
 
-@dataclass(frozen=True)
+@value
 class Expand(_Written):
     """Expansion on an island; `borrow` is (island, beach) when the reserve is empty."""
 
@@ -60,7 +59,7 @@ class Expand(_Written):
         return text
 
 
-@dataclass(frozen=True)
+@value
 class FoundRoyal(_Written):
     island: str
 
@@ -68,13 +67,13 @@ class FoundRoyal(_Written):
         return f"royal {self.island}"
 
 
-@dataclass(frozen=True)
+@value
 class Colonise:
     def __str__(self) -> str:
         return "colonise"
 
 
-@dataclass(frozen=True)
+@value
 class Pass:
     """The PBEM house rule for a turn whose deadline passed: the player does nothing.
 
@@ -85,7 +84,7 @@ class Pass:
         return "pass"
 
 
-@dataclass(frozen=True)
+@value
 class Emigrate(_Written):
     """The full beach that emigrates next and the board direction of the jetty it uses."""
 
@@ -97,7 +96,7 @@ class Emigrate(_Written):
         return f"emigrate {self.island} {BEACH_LETTERS[self.beach]} {DIRECTIONS[self.jetty]}"
 
 
-@dataclass(frozen=True)
+@value
 class EmigrateClosed(_Written):
     """Emigrate from an island whose every full beach has only closed routes (RULES §8.1):
     the island is removed. An option while other full beaches wait to emigrate."""
@@ -108,7 +107,7 @@ class EmigrateClosed(_Written):
         return f"emigrate {self.island}"
 
 
-@dataclass(frozen=True)
+@value
 class Land(_Written):
     """Where the boats of an arriving group go: colours per beach, and the boats that stay out.
 
@@ -128,7 +127,7 @@ class Land(_Written):
         return " ".join(parts)
 
 
-@dataclass(frozen=True)
+@value
 class PutTile(_Written):
     """Where a drawn tile goes: `anchor` and `direction` name the place (anchor None: the
     centre of an empty board); `red` is the direction its red-emblem edge faces."""

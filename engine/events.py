@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from engine.hexgrid import DIRECTION_WORDS, Position
 from engine.outcome import Termination
 from engine.tiles import BEACH_LETTERS, tile_words
+from engine.values import value
 
 
 def boats_text(colours: tuple[str, ...]) -> str:
@@ -15,7 +15,7 @@ def boats_text(colours: tuple[str, ...]) -> str:
     return ", ".join(f"{n} {colour}" for colour, n in Counter(colours).items())
 
 
-@dataclass(frozen=True)
+@value
 class ChoiceMade:
     colour: str
     choice: str
@@ -26,7 +26,7 @@ class ChoiceMade:
         return f"{self.colour.capitalize()}: {self.choice}{how}."
 
 
-@dataclass(frozen=True)
+@value
 class BoatsPlaced:
     colour: str
     island: str
@@ -40,7 +40,7 @@ class BoatsPlaced:
         )
 
 
-@dataclass(frozen=True)
+@value
 class BoatMoved:
     colour: str
     from_island: str
@@ -55,7 +55,7 @@ class BoatMoved:
         )
 
 
-@dataclass(frozen=True)
+@value
 class RoyalIslandFounded:
     colour: str
     island: str
@@ -68,7 +68,7 @@ class RoyalIslandFounded:
         )
 
 
-@dataclass(frozen=True)
+@value
 class BoatsRecalled:
     colour: str
     count: int
@@ -77,7 +77,7 @@ class BoatsRecalled:
         return f"{self.colour.capitalize()} took {self.count} boats off the board to colonise anew."
 
 
-@dataclass(frozen=True)
+@value
 class GroupSailed:
     island: str
     beach: int
@@ -91,7 +91,7 @@ class GroupSailed:
         )
 
 
-@dataclass(frozen=True)
+@value
 class TileDrawn:
     tile: str
     islands_left: int
@@ -102,7 +102,7 @@ class TileDrawn:
         return f"Tile {tile_words(self.tile)} was drawn ({left})."
 
 
-@dataclass(frozen=True)
+@value
 class TilePlaced:
     tile: str
     position: Position
@@ -113,7 +113,7 @@ class TilePlaced:
         return f"Tile {tile_words(self.tile)} was placed with its red edge facing {where}."
 
 
-@dataclass(frozen=True)
+@value
 class VoyagePassed:
     tile: str
     danger: int
@@ -125,7 +125,7 @@ class VoyagePassed:
         )
 
 
-@dataclass(frozen=True)
+@value
 class VoyageFailed:
     tile: str
     danger: int
@@ -139,7 +139,7 @@ class VoyageFailed:
         )
 
 
-@dataclass(frozen=True)
+@value
 class TurnedBack:
     royal_island: str
     home: str
@@ -148,7 +148,7 @@ class TurnedBack:
         return f"The royal island {self.royal_island} turned them back to {self.home}."
 
 
-@dataclass(frozen=True)
+@value
 class GroupArrived:
     island: str
     boats: tuple[str, ...]
@@ -157,7 +157,7 @@ class GroupArrived:
         return f"{boats_text(self.boats).capitalize()} arrived at {self.island}."
 
 
-@dataclass(frozen=True)
+@value
 class GroupLanded:
     island: str
     placement: tuple[tuple[int, tuple[str, ...]], ...]
@@ -171,7 +171,7 @@ class GroupLanded:
         return text + "."
 
 
-@dataclass(frozen=True)
+@value
 class StayedAtSea:
     """A group left at sea at the end of the game (last sea tile, or no tile left): out of play."""
 
@@ -181,7 +181,7 @@ class StayedAtSea:
         return f"{boats_text(self.boats).capitalize()} stayed at sea: out of play."
 
 
-@dataclass(frozen=True)
+@value
 class IslandRemoved:
     island: str
     boats: tuple[str, ...]
@@ -193,7 +193,7 @@ class IslandRemoved:
         return text + "."
 
 
-@dataclass(frozen=True)
+@value
 class TurnStarted:
     colour: str
     turn: int
@@ -202,7 +202,7 @@ class TurnStarted:
         return f"Turn {self.turn}: {self.colour}."
 
 
-@dataclass(frozen=True)
+@value
 class TurnPassed:
     """The house rule of play by mail: a turn whose deadline passed is passed."""
 
@@ -212,7 +212,7 @@ class TurnPassed:
         return f"{self.colour.capitalize()} passed the turn."
 
 
-@dataclass(frozen=True)
+@value
 class GameEnded:
     winners: tuple[str, ...]
     termination: Termination

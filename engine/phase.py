@@ -3,8 +3,9 @@ and the open decision itself."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from engine.values import value
 
 
 class Phase(StrEnum):
@@ -17,7 +18,7 @@ class Phase(StrEnum):
     OVER = "over"
 
 
-@dataclass(frozen=True)
+@value
 class Decision:
     """Who must decide what now; `island`, `boats` and `tile` say more where they apply."""
 
