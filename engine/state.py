@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, Board, RouteEnd, Voyage
+from engine.board import Board, RouteEnd, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -33,10 +33,10 @@ from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
 from engine.phase import Decision, Phase
 from engine.setup import Setup
+from engine.tally import IslandTally
 from engine.tiles import ISLANDS, SEAS, START_ISLAND
 
 MAX_ROYAL_ISLANDS = 2
-ALL_BEACHES = {name: tuple(range(len(berths))) for name, berths in BERTHS.items()}
 COLONISE = Colonise()
 
 
@@ -69,6 +69,11 @@ def _borrow_choice(name: str, beach: int, source: tuple[str, int]) -> Expand:
     return Expand(name, (beach,), source)
 
 
+@lru_cache(maxsize=1024)
+def _royal_choice(name: str) -> FoundRoyal:
+    return FoundRoyal(name)
+
+
 @lru_cache(maxsize=4096)
 def _emigration(name: str, beach: int, jetty: int) -> Emigrate:
     return Emigrate(name, beach, jetty)
@@ -97,6 +102,7 @@ def clear_listing_caches() -> None:
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
     _emigration.cache_clear()
+    _royal_choice.cache_clear()
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -117,10 +123,9 @@ class State:
         self._colours = setup.colours
         self._order = _colour_order(setup.colours)
         self._board = Board()
-        self._full: dict[Position, tuple[int, ...]] = {}
-        self._room: dict[Position, list[int]] = {}
-        self._tally: dict[Position, list[int]] = {}
-        self._exits: dict[Position, tuple[Emigrate, ...]] = {}
+        self._isles: dict[Position, IslandTally] = {}  # in the order placed, as board.boats
+        self._full: dict[Position, IslandTally] = {}  # the islands with a full beach
+        self._routes = 0  # counts the changes of tiles that routes cross or end at
         self._places: dict[Position, tuple[str | None, int]] | None = None
         self._place_tile(START_ISLAND, CENTRE, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
@@ -266,7 +271,7 @@ class State:
 
     def free_berths(self, island: str, beach: int) -> int:
         """The berths of a beach that no boat takes."""
-        return self._room[self._board.where[island]][beach]
+        return self._isles[self._board.where[island]].room[beach]
 
     def jetties(self, island: str, beach: int) -> tuple[int, ...]:
         """The board directions of a beach's jetties, in the tile's edge order."""
@@ -336,7 +341,7 @@ class State:
 
     def boats_on_board(self, seat: int) -> int:
         """Boats on beaches, royal boats, and boats of a group waiting to land."""
-        on_beaches = sum(counts[seat] for counts in self._tally.values())
+        on_beaches = sum(isle.boats[seat] for isle in self._isles.values())
         in_transit = self._group[seat] if self._group is not None else 0
         royal = sum(1 for owner in self._board.royal.values() if owner == seat)
         return on_beaches + in_transit + royal
@@ -358,10 +363,9 @@ class State:
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
         other._board = self._board.copy()
-        other._full = dict(self._full)
-        other._exits = dict(self._exits)
-        other._room = {pos: list(room) for pos, room in self._room.items()}
-        other._tally = {pos: list(counts) for pos, counts in self._tally.items()}
+        boats = other._board.boats
+        other._isles = {pos: isle.copy(boats[pos]) for pos, isle in self._isles.items()}
+        other._full = {pos: other._isles[pos] for pos in self._full}
         other._places = None if self._places is None else dict(self._places)
         other._reserve = list(self._reserve)
         other._out_of_play = list(self._out_of_play)
@@ -387,7 +391,9 @@ class State:
         if phase is Phase.SETUP:
             tonga = self._board.where[START_ISLAND]
             return [
-                Place(START_ISLAND, (b,)) for b, free in enumerate(self._room[tonga]) if free >= 2
+                Place(START_ISLAND, (b,))
+                for b, free in enumerate(self._isles[tonga].room)
+                if free >= 2
             ]
         if phase is Phase.TURN:
             return self._turn_choices()
@@ -410,27 +416,23 @@ class State:
         self._decision = None
 
     def _turn_choices(self) -> list[Choice]:
-        seat, board, full = self._active, self._board, self._full
+        seat = self._active
         reserve = self._reserve[seat]
-        may_found = [*board.royal.values()].count(seat) < MAX_ROYAL_ISLANDS
+        may_found = [*self._board.royal.values()].count(seat) < MAX_ROYAL_ISLANDS
         choices: list[Choice] = []
         royal: list[Choice] = []
-        homes: list[Position] = []
-        tiles = board.tiles
-        for pos, counts in self._tally.items():
-            mine = counts[seat]
+        homes: list[IslandTally] = []
+        for isle in self._isles.values():
+            boats = isle.boats
+            mine = boats[seat]
             if not mine:
                 continue
-            homes.append(pos)
-            name = tiles[pos][0]
+            homes.append(isle)
             if reserve:
-                open_beaches = every = ALL_BEACHES[name]
-                if pos in full:
-                    open_beaches = tuple(b for b in every if b not in full[pos])
-                count = min(mine, len(every), reserve)
-                choices += _expand_choices(name, open_beaches, count)
-            if may_found and name != START_ISLAND and sum(counts) == mine:
-                royal.append(FoundRoyal(name))
+                count = min(mine, len(isle.room), reserve)
+                choices += _expand_choices(isle.name, isle.open, count)
+            if may_found and sum(boats) == mine and isle.name != START_ISLAND:
+                royal.append(_royal_choice(isle.name))
         if not homes:
             choices += self._no_boat_placements()
         elif not reserve:
@@ -439,21 +441,19 @@ class State:
         choices.append(COLONISE)
         return choices
 
-    def _borrowing_expansions(self, homes: list[Position]) -> list[Choice]:
+    def _borrowing_expansions(self, homes: list[IslandTally]) -> list[Choice]:
         """§11: with an empty reserve, the expansion moves one boat from another island."""
-        seat, board = self._active, self._board
+        seat = self._active
         choices: list[Choice] = []
         boats_at = [
-            (pos, (board.name(pos), b))
-            for pos in homes
-            for b, boats in enumerate(board.boats[pos])
+            (isle, (isle.name, b))
+            for isle in homes
+            for b, boats in enumerate(isle.beaches)
             if boats[seat]
         ]
-        for pos in homes:
-            name = board.name(pos)
-            sources = tuple(source for other, source in boats_at if other != pos)
-            open_beaches = tuple(b for b, free in enumerate(self._room[pos]) if free > 0)
-            choices += _borrow_choices(name, open_beaches, sources)
+        for isle in homes:
+            sources = tuple(source for other, source in boats_at if other is not isle)
+            choices += _borrow_choices(isle.name, isle.open, sources)
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
@@ -461,11 +461,11 @@ class State:
         choices: list[Choice] = []
         if reserve == 0:
             return choices
-        for pos in board.boats:
+        for pos, isle in self._isles.items():
             if pos in board.royal:
                 continue
-            name = board.name(pos)
-            free = tuple(self._room[pos])
+            name = isle.name
+            free = tuple(isle.room)
             if name == START_ISLAND:
                 count = min(2, sum(free), reserve)
                 choices += _place_choices(name, free, count)
@@ -483,25 +483,26 @@ class State:
         full = self._full
         if not full:
             return choices, doomed
-        exits = self._exits
-        for pos in full if len(full) == 1 else [p for p in self._tally if p in full]:
-            found = exits.get(pos)
-            if found is None:
-                found = exits[pos] = self._open_exits(pos)
+        isles = full.values() if len(full) == 1 else [i for i in self._isles.values() if i.full]
+        routes = self._routes
+        for isle in isles:
+            found = isle.exits
+            if found is None or isle.routes != routes:
+                found = isle.exits = self._open_exits(isle)
+                isle.routes = routes
             if found:
                 choices += found
             else:
-                doomed.append(pos)
+                doomed.append(isle.position)
         return choices, doomed
 
-    def _open_exits(self, pos: Position) -> tuple[Emigrate, ...]:
-        """The emigrations from the full beaches of the island at `pos` over open routes (kept
-        in `_exits` until boats on the island, or the tiles, change)."""
-        board = self._board
-        name = board.tiles[pos][0]
+    def _open_exits(self, isle: IslandTally) -> tuple[Emigrate, ...]:
+        """The emigrations from the full beaches of an island over open routes (kept in the
+        tally until a full beach's boats, or the tiles, change)."""
+        board, pos, name = self._board, isle.position, isle.name
         found = []
-        for beach in self._full[pos]:
-            colours = sum(1 for n in board.boats[pos][beach] if n)
+        for beach in isle.full:
+            colours = sum(1 for n in isle.beaches[beach] if n)
             for direction in board.jetties(pos, beach):
                 if not board.is_closed(pos, direction, colours):
                     found.append(_emigration(name, beach, direction))
@@ -509,57 +510,25 @@ class State:
 
     def _full_beaches(self) -> list[tuple[Position, int]]:
         """The full beaches, in the order their islands were placed."""
-        full = self._full
-        if not full:
+        if not self._full:
             return []
-        return [(pos, b) for pos in self._board.boats if pos in full for b in full[pos]]
+        return [(pos, b) for pos, isle in self._isles.items() for b in isle.full]
 
-    def _note_full(self, pos: Position, beach: int) -> None:
-        """Keep the full beaches up to date after the boats on `beach` changed."""
-        full = self._full
-        noted = full.get(pos, ())
-        if self._room[pos][beach] <= 0:
-            if beach not in noted:
-                full[pos] = tuple(sorted((*noted, beach)))
-        elif beach in noted:
-            rest = tuple(b for b in noted if b != beach)
-            if rest:
-                full[pos] = rest
-            else:
-                del full[pos]
+    def _note_full(self, isle: IslandTally) -> None:
+        """Keep the islands with a full beach up to date after a beach became full or not."""
+        if isle.full:
+            self._full[isle.position] = isle
+        else:
+            self._full.pop(isle.position, None)
 
     def _count_boats(self) -> None:
-        """Count the boats on the whole board: free berths, boats per seat, full beaches."""
-        board = self._board
-        self._room = {pos: board.free_berths(pos) for pos in board.boats}
-        self._tally = {
-            pos: [sum(column) for column in zip(*beaches, strict=True)]
-            for pos, beaches in board.boats.items()
+        """Count the boats on the whole board (a state loaded from its snapshot)."""
+        tiles = self._board.tiles
+        self._isles = {
+            pos: IslandTally(tiles[pos][0], pos, beaches)
+            for pos, beaches in self._board.boats.items()
         }
-        self._full = {}
-        for pos, beach in board.full_beaches():
-            self._full[pos] = (*self._full.get(pos, ()), beach)
-
-    def _board_boat(self, pos: Position, beach: int, seat: int, n: int) -> None:
-        """`n` boats of `seat` onto (or, negative, off) a beach, keeping the counts up to date."""
-        self._board.boats[pos][beach][seat] += n
-        self._tally[pos][seat] += n
-        self._room[pos][beach] -= n
-        self._note_full(pos, beach)
-        self._exits.pop(pos, None)
-
-    def _clear_beach(self, pos: Position, beach: int) -> list[int]:
-        """Take every boat off a beach; returns them per seat."""
-        boats = self._board.boats[pos]
-        taken = boats[beach]
-        boats[beach] = [0] * self.seats
-        tally = self._tally[pos]
-        for seat, n in enumerate(taken):
-            tally[seat] -= n
-        self._room[pos][beach] += sum(taken)
-        self._note_full(pos, beach)
-        self._exits.pop(pos, None)
-        return taken
+        self._full = {pos: isle for pos, isle in self._isles.items() if isle.full}
 
     def _empty_places(self) -> dict[Position, tuple[str | None, int]]:
         """Board.empty_places, kept up to date as tiles are placed (found again after one
@@ -573,10 +542,9 @@ class State:
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
         board.place(name, place, rotation, self.seats)
-        self._exits.clear()
+        self._routes += 1
         if name in ISLANDS:
-            self._room[place] = list(BERTHS[name])
-            self._tally[place] = [0] * self.seats
+            self._isles[place] = IslandTally(name, place, board.boats[place])
         places = self._places
         if places is None:
             return
@@ -597,7 +565,7 @@ class State:
     def _landings(self) -> list[Choice]:
         assert self._group is not None and self._target is not None
         name = self._board.name(self._target)
-        free = tuple(self._room[self._target])
+        free = tuple(self._isles[self._target].room)
         return list(_land_choices(name, tuple(self._group), free, self._order))
 
     def _puts(self) -> list[Choice]:
@@ -713,9 +681,10 @@ class State:
         self._emigrations_or_end(events)
 
     def _add_boats(self, pos: Position, beaches: tuple[int, ...], events: list[ev.Event]) -> None:
-        seat = self._active
+        seat, isle = self._active, self._isles[pos]
         for b in beaches:
-            self._board_boat(pos, b, seat, 1)
+            if isle.move(b, seat, 1):
+                self._note_full(isle)
         self._reserve[seat] -= len(beaches)
         events.append(ev.BoatsPlaced(self._colours[seat], self._board.name(pos), beaches))
 
@@ -741,8 +710,11 @@ class State:
             self._add_boats(pos, choice.beaches, events)
         else:
             source, source_beach = choice.borrow
-            self._board_boat(board.where[source], source_beach, seat, -1)
-            self._board_boat(pos, choice.beaches[0], seat, 1)
+            source_isle, isle = self._isles[board.where[source]], self._isles[pos]
+            if source_isle.move(source_beach, seat, -1):
+                self._note_full(source_isle)
+            if isle.move(choice.beaches[0], seat, 1):
+                self._note_full(isle)
             events.append(
                 ev.BoatMoved(
                     self._colours[seat], source, source_beach, choice.island, choice.beaches[0]
@@ -753,13 +725,13 @@ class State:
     def _found_royal(self, choice: FoundRoyal, events: list[ev.Event]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
-        returned = self._tally[pos][seat] - 1
+        isle = self._isles[pos]
+        returned = isle.boats[seat] - 1
         board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
-        self._tally[pos] = [0] * self.seats
-        self._room[pos] = list(BERTHS[choice.island])
+        isle.empty(board.boats[pos])
         self._full.pop(pos, None)
         board.royal[pos] = seat
-        self._exits.clear()
+        self._routes += 1
         self._reserve[seat] += returned
         events.append(ev.RoyalIslandFounded(self._colours[seat], choice.island, returned))
         self._end_turn(events)
@@ -767,13 +739,13 @@ class State:
     def _colonise(self, choice: Colonise, events: list[ev.Event]) -> None:
         seat = self._active
         recalled = 0
-        for pos, counts in self._tally.items():
-            if not counts[seat]:
+        for isle in self._isles.values():
+            if not isle.boats[seat]:
                 continue
-            recalled += counts[seat]
-            for b, beach in enumerate(self._board.boats[pos]):
-                if beach[seat]:
-                    self._board_boat(pos, b, seat, -beach[seat])
+            recalled += isle.boats[seat]
+            for b, beach in enumerate(isle.beaches):
+                if beach[seat] and isle.move(b, seat, -beach[seat]):
+                    self._note_full(isle)
         self._reserve[seat] += recalled
         events.append(ev.BoatsRecalled(self._colours[seat], recalled))
         self._colonising = True
@@ -830,7 +802,9 @@ class State:
     def _emigrate(self, choice: Emigrate, events: list[ev.Event]) -> None:
         board = self._board
         home = board.where[choice.island]
-        group = self._clear_beach(home, choice.beach)
+        isle = self._isles[home]
+        group = isle.clear(choice.beach)
+        self._note_full(isle)
         events.append(
             ev.GroupSailed(choice.island, choice.beach, choice.jetty, self.colours_of(group))
         )
@@ -884,10 +858,12 @@ class State:
         board = self._board
         assert self._target is not None and self._group is not None
         placed = [0] * self.seats
+        isle = self._isles[self._target]
         for b, colours in choice.placement:
             for colour in colours:
                 seat = self._colours.index(colour)
-                self._board_boat(self._target, b, seat, 1)
+                if isle.move(b, seat, 1):
+                    self._note_full(isle)
                 placed[seat] += 1
         out = [g - p for g, p in zip(self._group, placed, strict=True)]
         self._return_to_reserves(out)
@@ -933,8 +909,8 @@ class State:
         name = self._board.name(pos)
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
-        del self._room[pos], self._tally[pos]
-        self._exits.clear()
+        del self._isles[pos]
+        self._routes += 1
         self._places = None
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
@@ -997,7 +973,7 @@ class State:
         for q, r, seat in data["royal"]:
             board.royal[(q, r)] = seat
         state._count_boats()
-        state._exits = {}
+        state._routes = 0
         state._places = None
         state._reserve = list(data["reserve"])
         state._out_of_play = list(data["out_of_play"])

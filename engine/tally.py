@@ -1,0 +1,102 @@
+"""What the state keeps up to date about each island on the table as boats move, so that
+listing the choices never counts the boats again."""
+
+from __future__ import annotations
+
+from engine.board import BERTHS
+from engine.choices import Emigrate
+from engine.hexgrid import Position
+
+# the full and the other beaches of an island of n beaches, by the bits of its full ones
+_SORTED: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = {
+    (n, bits): (
+        tuple(b for b in range(n) if bits >> b & 1),
+        tuple(b for b in range(n) if not bits >> b & 1),
+    )
+    for n in range(1, 7)
+    for bits in range(1 << n)
+}
+
+
+class IslandTally:
+    """One island's boats counted: free berths per beach (`room`), boats per seat (`boats`),
+    its full beaches and the others (`full`, `open`, in beach order), and the emigrations
+    from its full beaches over open routes (`exits`: None until asked for, and again once a
+    full beach's boats or the tiles changed: `routes` tells the tiles they were found
+    over). `beaches` is the board's own list of boats per beach per seat, changed here alone."""
+
+    __slots__ = (
+        "beaches",
+        "bits",
+        "boats",
+        "exits",
+        "full",
+        "name",
+        "open",
+        "position",
+        "room",
+        "routes",
+    )
+
+    def __init__(self, name: str, position: Position, beaches: list[list[int]]) -> None:
+        self.name = name
+        self.position = position
+        self.beaches = beaches
+        berths = BERTHS[name]
+        self.room: list[int] = [n - sum(boats) for n, boats in zip(berths, beaches, strict=True)]
+        self.boats: list[int] = [sum(column) for column in zip(*beaches, strict=True)]
+        self.bits = sum(1 << b for b, free in enumerate(self.room) if free <= 0)
+        self.full, self.open = _SORTED[len(beaches), self.bits]
+        self.exits: tuple[Emigrate, ...] | None = None
+        self.routes = -1
+
+    def copy(self, beaches: list[list[int]]) -> IslandTally:
+        """The same tally over `beaches`, a copy of the board's lists."""
+        other = IslandTally.__new__(IslandTally)
+        other.name, other.position, other.beaches = self.name, self.position, beaches
+        other.room, other.boats = list(self.room), list(self.boats)
+        other.bits, other.full, other.open = self.bits, self.full, self.open
+        other.exits, other.routes = self.exits, self.routes
+        return other
+
+    def move(self, beach: int, seat: int, n: int) -> bool:
+        """`n` boats of `seat` onto `beach` (off it when negative); True when the beach
+        became full or stopped being full."""
+        self.beaches[beach][seat] += n
+        self.boats[seat] += n
+        room = self.room
+        before = room[beach]
+        after = room[beach] = before - n
+        return self._changed(beach, before, after)
+
+    def clear(self, beach: int) -> list[int]:
+        """Take every boat off `beach`; returns them per seat."""
+        taken = self.beaches[beach]
+        self.beaches[beach] = [0] * len(taken)
+        boats = self.boats
+        for seat, n in enumerate(taken):
+            boats[seat] -= n
+        room = self.room
+        before = room[beach]
+        room[beach] = before + sum(taken)
+        self._changed(beach, before, room[beach])
+        return taken
+
+    def empty(self, beaches: list[list[int]]) -> None:
+        """Every boat gone (a royal island): `beaches` are the board's new, empty lists."""
+        self.beaches = beaches
+        self.room = list(BERTHS[self.name])
+        self.boats = [0] * len(self.boats)
+        self.bits = 0
+        self.full, self.open = _SORTED[len(beaches), 0]
+        self.exits = None
+
+    def _changed(self, beach: int, before: int, after: int) -> bool:
+        if before > 0 and after > 0:  # a beach with room before and after: no full beach changed
+            return False
+        self.exits = None
+        if (before > 0) is (after > 0):
+            return False
+        self.bits ^= 1 << beach
+        self.full, self.open = _SORTED[len(self.room), self.bits]
+        return True
