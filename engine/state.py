@@ -302,31 +302,25 @@ class State:
     @property
     def decision(self) -> Decision | None:
         """Who must decide what now; None once the game is over."""
-        if self._phase is Phase.OVER:
-            return None
-        if self._decision is None:
-            self._decision = self._open_decision()
-        return self._decision
+        decision = self._decision
+        if decision is None and self._phase is not Phase.OVER:
+            decision = self._decision = self._open_decision()
+        return decision
 
     def _open_decision(self) -> Decision:
-        island = boats = tile = None
-        if self._phase in (Phase.LAND, Phase.COLONY_BOAT):
+        phase, seat = self._phase, self._active
+        if phase is Phase.TURN or phase is Phase.EMIGRATE or phase is Phase.SETUP:
+            return Decision(len(self._log) + 1, seat, self._colours[seat], phase)
+        island = None
+        if phase is Phase.LAND or phase is Phase.COLONY_BOAT:
             assert self._target is not None
             island = self._board.name(self._target)
-        if self._phase is Phase.LAND:
+        boats: tuple[str, ...] = ()
+        if phase is Phase.LAND:
             assert self._group is not None
             boats = self.colours_of(self._group)
-        if self._phase is Phase.PUT_TILE:
-            tile = self._tile
-        return Decision(
-            number=len(self._log) + 1,
-            seat=self._active,
-            colour=self._colours[self._active],
-            kind=self._phase,
-            island=island,
-            boats=boats or (),
-            tile=tile,
-        )
+        tile = self._tile if phase is Phase.PUT_TILE else None
+        return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -382,31 +376,23 @@ class State:
         return list(self._listed())
 
     def _listed(self) -> list[Choice]:
-        if self._legal is None:
-            self._legal = self._list_choices()
-        return self._legal
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = _LISTINGS[self._phase](self)
+        return legal
 
-    def _list_choices(self) -> list[Choice]:
-        phase = self._phase
-        if phase is Phase.SETUP:
-            tonga = self._board.where[START_ISLAND]
-            return [
-                Place(START_ISLAND, (b,))
-                for b, free in enumerate(self._isles[tonga].room)
-                if free >= 2
-            ]
-        if phase is Phase.TURN:
-            return self._turn_choices()
-        if phase is Phase.EMIGRATE:
-            return self._emigrations()
-        if phase is Phase.LAND:
-            return self._landings()
-        if phase is Phase.PUT_TILE:
-            return self._puts()
-        if phase is Phase.COLONY_BOAT:
-            assert self._target is not None
-            name = self._board.name(self._target)
-            return [Place(name, (b,)) for b in range(len(ISLANDS[name].beaches))]
+    def _setup_places(self) -> list[Choice]:
+        tonga = self._board.where[START_ISLAND]
+        return [
+            Place(START_ISLAND, (b,)) for b, free in enumerate(self._isles[tonga].room) if free >= 2
+        ]
+
+    def _colony_boats(self) -> list[Choice]:
+        assert self._target is not None
+        name = self._board.name(self._target)
+        return [Place(name, (b,)) for b in range(len(ISLANDS[name].beaches))]
+
+    def _nothing(self) -> list[Choice]:
         return []
 
     def relist(self) -> None:
@@ -575,6 +561,13 @@ class State:
 
     def resolve(self, choice: Choice) -> Choice:
         """The legal choice that `choice` stands for (filling in what the text left out)."""
+        phase = self._phase
+        if phase is Phase.PUT_TILE and type(choice) is PutTile:
+            put = self._put_choice(choice)
+            if put is not None:
+                return put
+        elif phase is not Phase.OVER and any(map(is_, self._listed(), repeat(choice))):
+            return choice  # one of the listed choices itself
         if self._phase is Phase.OVER:
             raise GameOverError(Message("The game is over; no more choices can be made."))
         if isinstance(choice, Pass) and self._phase is not Phase.TURN:
@@ -660,8 +653,10 @@ class State:
         return events
 
     def _settle(self, events: list[ev.Event]) -> None:
-        while self._phase is not Phase.OVER:
-            legal = self._listed()
+        while True:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = _LISTINGS[self._phase](self)
             if len(legal) != 1:
                 return
             self._do(legal[0], events, forced=True)
@@ -1010,6 +1005,16 @@ class State:
 
     __hash__ = None  # type: ignore[assignment]
 
+
+_LISTINGS: dict[Phase, Callable[[State], list[Choice]]] = {
+    Phase.SETUP: State._setup_places,
+    Phase.TURN: State._turn_choices,
+    Phase.EMIGRATE: State._emigrations,
+    Phase.LAND: State._landings,
+    Phase.PUT_TILE: State._puts,
+    Phase.COLONY_BOAT: State._colony_boats,
+    Phase.OVER: State._nothing,
+}
 
 _STEPS: dict[type, Callable[[State, Any, list[ev.Event]], None]] = {
     Place: State._place,
