@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from engine.hexgrid import CENTRE, STEPS, Position, neighbour
-from engine.tiles import ISLANDS, SEAS, IslandTile
+from engine.tiles import ISLANDS, TRAIL_ENDS, IslandTile
 
 BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
 
@@ -140,30 +140,34 @@ class Board:
     def trace(self, target: Position, direction: int, colours: int) -> Route:
         """Follow a group of `colours` colours moving in `direction` into `target` across the
         tiles already on the board, until it reaches an island or an empty place, or fails."""
-        route = Route(RouteEnd.EMPTY, target, direction)
+        crossed: list[tuple[str, int]] = []
+        end, position, direction = self.follow(target, direction, colours, crossed)
+        return Route(end, position, direction, crossed)
+
+    def follow(
+        self, target: Position, direction: int, colours: int, crossed: list[tuple[str, int]]
+    ) -> tuple[RouteEnd, Position, int]:
+        """`trace` without the Route: where the group stops and how, the direction it was
+        moving in; the sea tiles passed (with their dangers) are added to `crossed`."""
         tiles = self.tiles
         while True:
             placed = tiles.get(target)
             if placed is None:
-                route.end, route.position, route.direction = RouteEnd.EMPTY, target, direction
-                return route
+                return RouteEnd.EMPTY, target, direction
             name, rotation = placed
-            sea = SEAS.get(name)
-            if sea is None:
-                route.end = RouteEnd.ROYAL if target in self.royal else RouteEnd.ISLAND
-                route.position, route.direction = target, direction
-                return route
-            exit_edge, danger = sea.trail_from((direction + 3 - rotation) % 6)
-            route.crossed.append((name, danger))
+            ends = TRAIL_ENDS.get(name)
+            if ends is None:
+                end = RouteEnd.ROYAL if target in self.royal else RouteEnd.ISLAND
+                return end, target, direction
+            exit_edge, danger = ends[(direction + 3 - rotation) % 6]
+            crossed.append((name, danger))
             if colours < danger:
-                route.end, route.position, route.direction = RouteEnd.FAIL, target, direction
-                return route
+                return RouteEnd.FAIL, target, direction
             direction = (exit_edge + rotation) % 6
-            target = neighbour(target, direction)
+            step = STEPS[direction]
+            target = (target[0] + step[0], target[1] + step[1])
 
     def is_closed(self, position: Position, direction: int, colours: int) -> bool:
         """RULES.md §8.1: the route from this jetty passes every trail and comes back home."""
-        route = self.trace(neighbour(position, direction), direction, colours)
-        return route.end is RouteEnd.ROYAL or (
-            route.end is RouteEnd.ISLAND and route.position == position
-        )
+        end, stop, _ = self.follow(neighbour(position, direction), direction, colours, [])
+        return end is RouteEnd.ROYAL or (end is RouteEnd.ISLAND and stop == position)

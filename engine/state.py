@@ -126,7 +126,7 @@ class State:
         self._isles: dict[Position, IslandTally] = {}  # in the order placed, as board.boats
         self._full: dict[Position, IslandTally] = {}  # the islands with a full beach
         self._routes = 0  # counts the changes of tiles that routes cross or end at
-        self._places: dict[Position, tuple[str | None, int]] | None = None
+        self._places: dict[Position, tuple[str | None, int]] | None = {CENTRE: (None, 0)}
         self._place_tile(START_ISLAND, CENTRE, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
         self._out_of_play = [0] * n
@@ -681,7 +681,7 @@ class State:
             if isle.move(b, seat, 1):
                 self._note_full(isle)
         self._reserve[seat] -= len(beaches)
-        events.append(ev.BoatsPlaced(self._colours[seat], self._board.name(pos), beaches))
+        events.append(ev.BoatsPlaced(self._colours[seat], isle.name, beaches))
 
     def _place(self, choice: Place, events: list[ev.Event]) -> None:
         assert choice.island is not None
@@ -813,34 +813,34 @@ class State:
         boats = self.colours_of(group)
         target = neighbour(home, direction)
         while True:
-            route = board.trace(target, direction, colours)
-            for tile, danger in route.crossed[:-1] if route.end is RouteEnd.FAIL else route.crossed:
+            crossed: list[tuple[str, int]] = []
+            end, target, direction = board.follow(target, direction, colours, crossed)
+            for tile, danger in crossed[:-1] if end is RouteEnd.FAIL else crossed:
                 events.append(ev.VoyagePassed(tile, danger, colours))
-            if route.end is RouteEnd.FAIL:
-                tile, danger = route.crossed[-1]
+            if end is RouteEnd.FAIL:
+                tile, danger = crossed[-1]
                 events.append(ev.VoyageFailed(tile, danger, boats))
                 self._return_to_reserves(group)
                 self._emigrations_or_end(events)
                 return
-            if route.end is RouteEnd.EMPTY:
+            if end is RouteEnd.EMPTY:
                 name = self._draw(events)
                 if name is not None:
-                    rotation = (route.direction + 3) % 6
-                    self._place_tile(name, route.position, rotation)
-                    events.append(ev.TilePlaced(name, route.position, rotation))
+                    rotation = (direction + 3) % 6
+                    self._place_tile(name, target, rotation)
+                    events.append(ev.TilePlaced(name, target, rotation))
                 if name is None or (name in SEAS and self._seas_left == 0):
                     events.append(ev.StayedAtSea(boats))
                     for seat, n in enumerate(group):
                         self._out_of_play[seat] += n
                     self._emigrations_or_end(events)
                     return
-                target, direction = route.position, route.direction
                 continue
-            if route.end is RouteEnd.ROYAL:
-                events.append(ev.TurnedBack(board.name(route.position), board.name(home)))
+            if end is RouteEnd.ROYAL:
+                events.append(ev.TurnedBack(board.name(target), board.name(home)))
                 self._arrive(home, group, events)
             else:
-                self._arrive(route.position, group, events)
+                self._arrive(target, group, events)
             return
 
     def _arrive(self, pos: Position, group: list[int], events: list[ev.Event]) -> None:

@@ -67,7 +67,7 @@ class IslandTally:
         room = self.room
         before = room[beach]
         after = room[beach] = before - n
-        return self._changed(beach, before, after)
+        return not (before > 0 and after > 0) and self._changed(beach, before, after)
 
     def clear(self, beach: int) -> list[int]:
         """Take every boat off `beach`; returns them per seat."""

@@ -43,7 +43,7 @@ class SeaTile:
 
     def trail_from(self, edge: int) -> tuple[int, int]:
         """The other end and the danger number of the trail that starts at tile edge `edge`."""
-        return _TRAIL_ENDS[self.name][edge]
+        return TRAIL_ENDS[self.name][edge]
 
 
 Tile = IslandTile | SeaTile
@@ -68,14 +68,15 @@ SEAS: dict[str, SeaTile] = {
 }
 TILES: dict[str, Tile] = {**ISLANDS, **SEAS}
 
-_TRAIL_ENDS: dict[str, dict[int, tuple[int, int]]] = {}
+# sea tile -> tile edge -> the other end of the trail from that edge, and its danger
+TRAIL_ENDS: dict[str, dict[int, tuple[int, int]]] = {}
 for _sea in SEAS.values():
     _ends: dict[int, tuple[int, int]] = {}
     for _trail in _sea.trails:
         _a, _b = _trail.edges
         _ends[_a] = (_b, _trail.danger)
         _ends[_b] = (_a, _trail.danger)
-    _TRAIL_ENDS[_sea.name] = _ends
+    TRAIL_ENDS[_sea.name] = _ends
 
 START_ISLAND = next(tile.name for tile in ISLANDS.values() if tile.start)
 STACK_TILES: tuple[str, ...] = tuple(
