@@ -40,8 +40,22 @@ MAX_ROYAL_ISLANDS = 2
 COLONISE = Colonise()
 
 
-@lru_cache(maxsize=4096)
 def _land_choices(
+    name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
+) -> tuple[Land, ...]:
+    """Every landing of `group` on the island `name` with `free` berths per beach, kept for
+    the next group like it. A beach with room for more boats than the group has takes the
+    same landings as one with room for the whole group (`landing._landings` never puts more
+    boats on a beach than the group holds, nor more in all), so its room is counted up to
+    that: the same landings are found again in more positions."""
+    total = sum(group)
+    if min(free) >= 0 and max(free) > total:
+        free = tuple(f if f < total else total for f in free)
+    return _listed_landings(name, group, free, order)
+
+
+@lru_cache(maxsize=4096)
+def _listed_landings(
     name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
 ) -> tuple[Land, ...]:
     return tuple(starmap(partial(Land, name), colour_landings(group, free, order)))
@@ -94,7 +108,7 @@ def _place_choices(name: str, free: tuple[int, ...], count: int) -> tuple[Place,
 def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
     across games, so that a bench can time the listing without them)."""
-    _land_choices.cache_clear()
+    _listed_landings.cache_clear()
     colour_landings.cache_clear()
     _put_choices.cache_clear()
     _expand_choices.cache_clear()
@@ -645,7 +659,12 @@ class State:
     def apply(self, choice: Choice) -> list[ev.Event]:
         """Make a choice for the current decision; returns everything that followed, up to
         the next decision that has more than one option (forced ones are made on the way)."""
-        choice = self.resolve(choice)
+        # a choice that is one of the listed ones itself needs no resolving (a put is found by
+        # its place: no scan of the listed puts)
+        legal = self._legal
+        scan = legal is not None and self._phase is not Phase.PUT_TILE
+        if not (scan and any(map(is_, legal or (), repeat(choice)))):
+            choice = self.resolve(choice)
         events: list[ev.Event] = []
         self._log.append(choice)
         self._do(choice, events, forced=False)
@@ -653,6 +672,7 @@ class State:
         return events
 
     def _settle(self, events: list[ev.Event]) -> None:
+        """Make the forced choices that follow."""
         while True:
             legal = self._legal
             if legal is None:
