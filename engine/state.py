@@ -84,6 +84,11 @@ def _borrow_choice(name: str, beach: int, source: tuple[str, int]) -> Expand:
 
 
 @lru_cache(maxsize=1024)
+def _place_one(name: str, beach: int) -> Place:
+    return Place(name, (beach,))
+
+
+@lru_cache(maxsize=1024)
 def _royal_choice(name: str) -> FoundRoyal:
     return FoundRoyal(name)
 
@@ -117,6 +122,7 @@ def clear_listing_caches() -> None:
     _place_choices.cache_clear()
     _emigration.cache_clear()
     _royal_choice.cache_clear()
+    _place_one.cache_clear()
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -398,13 +404,15 @@ class State:
     def _setup_places(self) -> list[Choice]:
         tonga = self._board.where[START_ISLAND]
         return [
-            Place(START_ISLAND, (b,)) for b, free in enumerate(self._isles[tonga].room) if free >= 2
+            _place_one(START_ISLAND, b)
+            for b, free in enumerate(self._isles[tonga].room)
+            if free >= 2
         ]
 
     def _colony_boats(self) -> list[Choice]:
         assert self._target is not None
         name = self._board.name(self._target)
-        return [Place(name, (b,)) for b in range(len(ISLANDS[name].beaches))]
+        return [_place_one(name, b) for b in range(len(ISLANDS[name].beaches))]
 
     def _nothing(self) -> list[Choice]:
         return []
@@ -541,7 +549,7 @@ class State:
         """Put a tile on the table; the places around it are named after it unless an
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
-        board.place(name, place, rotation, self.seats)
+        board.place(name, place, rotation, len(self._colours))
         self._routes += 1
         if name in ISLANDS:
             self._isles[place] = IslandTally(name, place, board.boats[place])
@@ -872,7 +880,7 @@ class State:
     def _land(self, choice: Land, events: list[ev.Event]) -> None:
         board = self._board
         assert self._target is not None and self._group is not None
-        placed = [0] * self.seats
+        placed = [0] * len(self._colours)
         isle = self._isles[self._target]
         for b, colours in choice.placement:
             for colour in colours:
@@ -938,7 +946,7 @@ class State:
             outcome = score(self._board, self._colours, self._ending)
             events.append(ev.GameEnded(outcome.winners, self._ending))
             return
-        self._start_turn((self._active + 1) % self.seats, events)
+        self._start_turn((self._active + 1) % len(self._colours), events)
 
     def _start_turn(self, seat: int, events: list[ev.Event]) -> None:
         self._active = seat
