@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 from itertools import chain, combinations, product, repeat, starmap
-from operator import is_
+from operator import add, is_
 from types import MappingProxyType
 from typing import Any
 
@@ -429,13 +429,10 @@ class State:
         may_found = [*self._board.royal.values()].count(seat) < MAX_ROYAL_ISLANDS
         choices: list[Choice] = []
         royal: list[Choice] = []
-        homes: list[IslandTally] = []
-        for isle in self._isles.values():
+        homes = [isle for isle in self._isles.values() if isle.boats[seat]]
+        for isle in homes:
             boats = isle.boats
             mine = boats[seat]
-            if not mine:
-                continue
-            homes.append(isle)
             if reserve:
                 count = min(mine, len(isle.room), reserve)
                 choices += _expand_choices(isle.name, isle.open, count)
@@ -896,8 +893,7 @@ class State:
         self._emigrations_or_end(events)
 
     def _return_to_reserves(self, counts: list[int]) -> None:
-        for seat, n in enumerate(counts):
-            self._reserve[seat] += n
+        self._reserve = list(map(add, self._reserve, counts))
 
     def _emigrations_or_end(self, events: list[ev.Event]) -> None:
         """After boats were placed: either ask which full beach emigrates next, or finish the

@@ -3,6 +3,8 @@ listing the choices never counts the boats again."""
 
 from __future__ import annotations
 
+from operator import sub
+
 from engine.board import BERTHS
 from engine.choices import Emigrate
 from engine.hexgrid import Position
@@ -73,9 +75,7 @@ class IslandTally:
         """Take every boat off `beach`; returns them per seat."""
         taken = self.beaches[beach]
         self.beaches[beach] = [0] * len(taken)
-        boats = self.boats
-        for seat, n in enumerate(taken):
-            boats[seat] -= n
+        self.boats = list(map(sub, self.boats, taken))
         room = self.room
         before = room[beach]
         room[beach] = before + sum(taken)
