@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from engine.hexgrid import CENTRE, STEPS, Position, neighbour
+from engine.hexgrid import CENTRE, STEPS, Position, around, neighbour
 from engine.tiles import ISLANDS, TRAIL_ENDS, IslandTile
 
 BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
@@ -30,9 +30,8 @@ def empty_places(
     if not tiles:
         return {CENTRE: (None, 0)}
     places: dict[Position, tuple[str | None, int]] = {}
-    for (q, r), (name, _) in tiles.items():
-        for direction, (dq, dr) in enumerate(STEPS):
-            place = (q + dq, r + dr)
+    for position, (name, _) in tiles.items():
+        for direction, place in enumerate(around(position)):
             if place not in tiles and place not in places:
                 places[place] = (name, direction)
     return places

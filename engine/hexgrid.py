@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 
 Position = tuple[int, int]
 
@@ -37,6 +38,13 @@ def neighbour(position: Position, direction: int) -> Position:
     """The position next to `position` in board direction `direction`."""
     step = STEPS[direction]
     return (position[0] + step[0], position[1] + step[1])
+
+
+@lru_cache(maxsize=4096)
+def around(position: Position) -> tuple[Position, ...]:
+    """The six positions next to `position`, by direction."""
+    q, r = position
+    return tuple((q + dq, r + dr) for dq, dr in STEPS)
 
 
 def opposite(direction: int) -> int:

@@ -72,13 +72,18 @@ class Outcome:
 
 def score(board: Board, colours: tuple[str, ...], termination: Termination | None) -> Outcome:
     rows = []
+    royal = board.royal
+    per_island = [  # (name, royal owner, boats per seat) of each island, in the order placed
+        (board.name(pos), royal.get(pos), [sum(column) for column in zip(*beaches, strict=True)])
+        for pos, beaches in board.boats.items()
+    ]
     for seat, colour in enumerate(colours):
         islands: list[str] = []
         boats = 0
-        for pos, beaches in board.boats.items():
-            count = sum(beach[seat] for beach in beaches) + (board.royal.get(pos) == seat)
+        for name, owner, on_beaches in per_island:
+            count = on_beaches[seat] + (owner == seat)
             if count:
-                islands.append(board.name(pos))
+                islands.append(name)
                 boats += count
         points = sum(ISLANDS[name].points for name in islands)
         rows.append((colour, points, tuple(islands), boats))

@@ -26,7 +26,7 @@ from engine.choices import (
 from engine.colours import BOATS_PER_PLAYER, COLOURS
 from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
-from engine.hexgrid import CENTRE, STEPS, Position, neighbour
+from engine.hexgrid import CENTRE, Position, around, neighbour
 from engine.landing import colour_landings, colours_of
 from engine.message import Message
 from engine.notation import parse_choice
@@ -555,9 +555,7 @@ class State:
             return
         places.pop(place, None)
         tiles = board.tiles
-        q, r = place
-        for direction, (dq, dr) in enumerate(STEPS):
-            near = (q + dq, r + dr)
+        for direction, near in enumerate(around(place)):
             if near not in tiles and near not in places:
                 places[near] = (name, direction)
 
