@@ -578,13 +578,6 @@ class State:
 
     def resolve(self, choice: Choice) -> Choice:
         """The legal choice that `choice` stands for (filling in what the text left out)."""
-        phase = self._phase
-        if phase is Phase.PUT_TILE and type(choice) is PutTile:
-            put = self._put_choice(choice)
-            if put is not None:
-                return put
-        elif phase is not Phase.OVER and any(map(is_, self._listed(), repeat(choice))):
-            return choice  # one of the listed choices itself
         if self._phase is Phase.OVER:
             raise GameOverError(Message("The game is over; no more choices can be made."))
         if isinstance(choice, Pass) and self._phase is not Phase.TURN:
