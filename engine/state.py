@@ -816,17 +816,20 @@ class State:
         isle = self._isles[home]
         group = isle.clear(choice.beach)
         self._note_full(isle)
-        events.append(
-            ev.GroupSailed(choice.island, choice.beach, choice.jetty, self.colours_of(group))
-        )
-        self._voyage(home, choice.jetty, group, events)
+        boats = self.colours_of(group)
+        events.append(ev.GroupSailed(choice.island, choice.beach, choice.jetty, boats))
+        self._voyage(home, choice.jetty, group, boats, events)
 
     def _voyage(
-        self, home: Position, direction: int, group: list[int], events: list[ev.Event]
+        self,
+        home: Position,
+        direction: int,
+        group: list[int],
+        boats: tuple[str, ...],
+        events: list[ev.Event],
     ) -> None:
         board = self._board
         colours = sum(1 for n in group if n)
-        boats = self.colours_of(group)
         target = neighbour(home, direction)
         while True:
             crossed: list[tuple[str, int]] = []
@@ -854,13 +857,15 @@ class State:
                 continue
             if end is RouteEnd.ROYAL:
                 events.append(ev.TurnedBack(board.name(target), board.name(home)))
-                self._arrive(home, group, events)
+                self._arrive(home, group, boats, events)
             else:
-                self._arrive(target, group, events)
+                self._arrive(target, group, boats, events)
             return
 
-    def _arrive(self, pos: Position, group: list[int], events: list[ev.Event]) -> None:
-        events.append(ev.GroupArrived(self._board.name(pos), self.colours_of(group)))
+    def _arrive(
+        self, pos: Position, group: list[int], boats: tuple[str, ...], events: list[ev.Event]
+    ) -> None:
+        events.append(ev.GroupArrived(self._board.name(pos), boats))
         self._group = group
         self._target = pos
         self._phase = Phase.LAND
@@ -891,7 +896,9 @@ class State:
         turn (with the §8.1 redraw if due). An island whose full beaches have only closed
         routes is removed when its emigration comes (RULES §8.1): by the player's choice
         while other full beaches wait, by itself when only such islands are left."""
-        while True:
+        options: list[Choice] = []
+        closed: list[Position] = []
+        while self._full:
             options, closed = self._emigration_options()
             if options or not closed:
                 break
