@@ -14,6 +14,7 @@ def value(cls: type[T]) -> type[T]:
     at once: the one a frozen dataclass writes calls `object.__setattr__` for each field, most
     of the cost of making an event. Equality, hashing, `repr`, `fields`, `replace` and the
     refusal to change a field are the dataclass's own."""
+    assert not hasattr(cls, "__post_init__"), f"{cls.__name__}: the __init__ below skips it"
     made = dataclass(frozen=True)(cls)
     names = [f.name for f in fields(made)]  # type: ignore[arg-type]
     defaults: dict[str, Any] = {}
