@@ -489,9 +489,9 @@ def _resign(round: Round, argument: str) -> str:
     round.asked = "resign"
     bot = round.table.settings.absent_bot
     return Message(
-        "to leave the game, reply to this mail with confirm within 24 hours, or write "
-        "confirm on the next line or resign confirm: the {bot} bot then plays your seat "
-        "to the end, and your points stay yours",
+        "you have not left yet: to leave the game, reply to this mail with confirm within 24 "
+        "hours, or write confirm on the next line or resign confirm: the {bot} bot then plays "
+        "your seat to the end, and your points stay yours",
         bot=bot,
     )
 

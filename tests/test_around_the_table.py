@@ -106,9 +106,11 @@ def test_resign_asks_to_confirm_then_a_bot_plays_the_seat_and_everyone_hears(
     assert not _seats(service)[0].resigned
     told = take_mail(service)
     assert [m["To"] for m in told] == [ANN]
+    asked = " ".join(text_of(told[0]).split())
     assert "reply to this mail with confirm within 24 hours, or write confirm on the next line" in (
-        " ".join(text_of(told[0]).split())
+        asked
     )
+    assert "applied: you have not left yet: to leave the game" in asked  # not read as done
 
     assert handle(service, reply_to(told[0], "resign\nconfirm"), START + 2 * HOUR) == "applied"
     ann = _seats(service)[0]
