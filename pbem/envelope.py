@@ -33,6 +33,7 @@ class Envelope:
     calendar: bytes | None  # the event of the open decision, or its cancelling
     words: i18n.Words  # the reader's language
     resigned: bool = False  # to a player who left the game: only the commands that look
+    leaving: bool = False  # the last mail to a player who loses the seat: no commands
 
 
 def envelope(table: Table, seat: Seat, mail: view.Mail, *, leaving: bool = False) -> Envelope:
@@ -58,6 +59,7 @@ def envelope(table: Table, seat: Seat, mail: view.Mail, *, leaving: bool = False
         _calendar(table, seat, mail, leaving),
         i18n.words(seat.lang, seat.tz),
         seat.resigned,
+        leaving,
     )
 
 

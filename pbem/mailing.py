@@ -22,7 +22,13 @@ from pbem.config import ExportOnGameOver, Settings
 from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
 from pbem.kinds import GameStatus, MailKind, MailMode, MoveSource
-from pbem.manual import COMMAND_HELP, QUIET_WATCH_HELP, RESIGNED_HELP, WATCH_HELP
+from pbem.manual import (
+    COMMAND_HELP,
+    NO_COMMANDS,
+    QUIET_WATCH_HELP,
+    RESIGNED_HELP,
+    WATCH_HELP,
+)
 from pbem.models import Game, GmTag, Held, Move, Observer, Outbox, Seat, Talk
 from pbem.picture import board_png
 from pbem.render import render
@@ -207,7 +213,11 @@ class Mailer:
             calendar=letter.calendar,
             record=record,
             words=letter.words,
-            commands=RESIGNED_HELP if letter.resigned else COMMAND_HELP,
+            commands=NO_COMMANDS
+            if letter.leaving
+            else RESIGNED_HELP
+            if letter.resigned
+            else COMMAND_HELP,
         )
 
     def _record(self, table: Table) -> tuple[str, bytes] | None:

@@ -44,9 +44,11 @@ COMMAND_HELP = command_help()
 WATCH_HELP = looking_help(observers_talk=True)  # for observers of games where they may talk
 QUIET_WATCH_HELP = looking_help(observers_talk=False)  # for games whose observers only watch
 RESIGNED_HELP = looking_help(observers_talk=None)  # for a player who left the game
+NO_COMMANDS = CommandHelp(moves=(), looks=(), settings=(), gm=())  # the last mail of a seat
 
 __all__ = [
     "COMMAND_HELP",
+    "NO_COMMANDS",
     "QUIET_WATCH_HELP",
     "RESIGNED_HELP",
     "WATCH_HELP",

@@ -454,6 +454,8 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_one_leaves(table: Ta
         "from this game."
     ) in flat(text_of(farewell))
     assert "place Tonga" not in text_of(farewell)
+    footer = flat(text_of(farewell)).rsplit("--", 1)[1]
+    assert footer.strip() == "Tongiaki game 1."  # no commands: her reply address acts no more
     assert [_subject(m) for m in done.to(DAN)] == [
         "Welcome to game 1",
         "Your move: place a set-up boat on Tonga (decision 1)",
