@@ -154,7 +154,8 @@ def _undo(round: Round, rest: str) -> str:
     if count > made:
         raise GmError(f"Only {made} decisions were made so far.")
     _current(round)
-    kept = round.table.state.log[: made - count]
+    before = round.table.state.log
+    kept = before[: made - count]
     state = State.replay(round.table.state.setup, kept)
     gone = delete(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
     round.table.db.exec(gone)
@@ -163,8 +164,11 @@ def _undo(round: Round, rest: str) -> str:
     game.epoch += 1  # the decisions taken back come again with new reply tokens
     if game.status == GameStatus.OVER:
         game.status = GameStatus.RUNNING
-    round.events += round.table.advance()
+    replayed = round.table.advance()
     again = len(state.log) - len(kept)  # bots make their decisions again at once
+    same = again == count and state.log == before  # ... as they made them before
+    if not same:  # what the bots did the same way again is no news to anyone
+        round.events += replayed
     decision = state.decision
     now_open: str
     if decision is None:
@@ -172,7 +176,17 @@ def _undo(round: Round, rest: str) -> str:
     else:
         seat = round.table.seats[decision.seat]
         whose = {"decision": decision.number, "name": seat.name}
-        if again:
+        if same:
+            now_open = counted(
+                "decision {decision}, {name}'s ({colour}), is open: the bots made the "
+                "decision again the same way, so nothing changed",
+                "decision {decision}, {name}'s ({colour}), is open: the bots made the "
+                "{count} decisions again the same way, so nothing changed",
+                again,
+                colour=news.colour(seat.colour),
+                **whose,
+            )
+        elif again:
             now_open = counted(
                 "decision {decision}, {name}'s ({colour}), is open "
                 "(the bots played {count} decision at once)",

@@ -403,14 +403,19 @@ def test_undo_to_a_bots_decision_has_the_bot_make_it_again_and_says_so(table: Ta
 
     table.gm("status", START + HOUR)
     done = table.gm("undo 1", START + HOUR)
+    same = (
+        "decision 4, Ann's (red), is open: the bots made the decision again the same way, so "
+        "nothing changed"
+    )
     _applied(
         table,
         done,
         "undo 1",
-        "back at decision 3; decision 4, Ann's (red), is open (the bots played 1 decision at once)",
-        "The game master took back the last decision: decision 4, Ann's (red), is open "
-        "(the bots played 1 decision at once).",
+        f"back at decision 3; {same}",
+        f"The game master took back the last decision: {same}.",
     )
+    # the bot's move, made again as before, is not told again as news
+    assert all("Green put" not in flat(text_of(m)) for m in done.to(ANN) + done.to(BOB))
     assert _moves(table.service) == moves
     assert _game(table.service).decision == 4
 
