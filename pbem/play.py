@@ -98,7 +98,10 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
 
 def _numbered_line(state: State, number: str, rest: str, *, numbers: bool) -> Choice:
     """A line with an option's number and more: an option's line copied from the mail
-    ('2) place Tonga b') is that option when both name it; anything else is refused."""
+    ('2) place Tonga b') is that option when both name it; anything else is refused. For a
+    decision after the one the mail asked (no numbers), the command alone is read."""
+    if not numbers:
+        return read_choice(state, rest, numbers=False)
     picked = read_choice(state, number, numbers=numbers)
     try:
         named = state.resolve(parse_choice(rest))

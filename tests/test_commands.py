@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from engine import ChoiceError, Setup, State
 from pbem.cli import app
 from pbem.commands import Command, Commands
 from pbem.gm_commands import GM_COMMANDS
-from pbem.play import PLAYER_COMMANDS
+from pbem.play import PLAYER_COMMANDS, read_choice
 from pbem.replies import handle
 from pbem.service import SeatSpec, Service
 from tests.support.localmail import START, later, local_service, reply_to, take_mail, text_of
@@ -150,3 +151,12 @@ def test_a_line_with_a_number_and_more_is_read_as_the_player_meant_it(
     assert handle(service, reply_to(prompt, body), later(60)) == outcome
     answer = next(m for m in take_mail(service) if m["To"] == ANN)
     assert told in _flat(text_of(answer))
+
+
+def test_a_copied_option_line_after_the_first_decision_is_read_by_its_command() -> None:
+    """For the decisions after the one the mail asked, numbers mean nothing: the command of
+    a copied line is read, and a bare number is refused as before."""
+    state = State(Setup.from_seed(("red", "blue"), 3))
+    assert str(read_choice(state, "4) place Tonga b", numbers=False)) == "place Tonga b"
+    with pytest.raises(ChoiceError, match="A number only picks from the options"):
+        read_choice(state, "1 2", numbers=False)
