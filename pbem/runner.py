@@ -549,10 +549,10 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
 
         noticing = asyncio.create_task(poll_when_noticed())
         scheduler = AsyncIOScheduler()
-        started = Counter[str]()  # jobs the scheduler started, and those that ended
+        jobs = Counter[str]()  # how many the scheduler started, and how many of them ended
 
         def count(event: JobEvent) -> None:
-            started["ended" if event.code != EVENT_JOB_SUBMITTED else "started"] += 1
+            jobs["started" if event.code == EVENT_JOB_SUBMITTED else "ended"] += 1
 
         scheduler.add_listener(count, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
         for job, seconds in (
@@ -580,7 +580,7 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         # a job started before the pause ends at once now (a poll sees `stop`): let it, as
         # the scheduler's shutdown would cancel it and log the cancelling as a fault
         for _ in range(500):
-            if started["ended"] >= started["started"]:
+            if jobs["ended"] >= jobs["started"]:
                 break
             await asyncio.sleep(0.01)
         scheduler.shutdown(wait=False)
