@@ -16,18 +16,18 @@ from sqlmodel import Session, func, select
 from engine import Event, Message
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
-from pbem.clock import as_utc
+from pbem.clock import as_utc, format_duration
 from pbem.compose import Picture, compose
 from pbem.config import ExportOnGameOver, Settings
 from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
 from pbem.kinds import GameStatus, MailKind, MailMode, MoveSource
 from pbem.manual import (
-    COMMAND_HELP,
     NO_COMMANDS,
     QUIET_WATCH_HELP,
     RESIGNED_HELP,
     WATCH_HELP,
+    command_help,
 )
 from pbem.models import Game, GmTag, Held, Move, Observer, Outbox, Seat, Talk
 from pbem.picture import board_png
@@ -62,6 +62,9 @@ class Mailer:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        # the players' help, with the host's vacation allowance
+        allowance = format_duration(settings.vacation_allowance_seconds)
+        self.commands = command_help(allowance=allowance)
         self._records: dict[tuple[int, int], tuple[str, bytes]] = {}  # the last game's record
         self._links: dict[tuple[int, int], str] = {}  # ... and its address, when linked
 
@@ -217,7 +220,7 @@ class Mailer:
             if letter.leaving
             else RESIGNED_HELP
             if letter.resigned
-            else COMMAND_HELP,
+            else self.commands,
         )
 
     def _record(self, table: Table) -> tuple[str, bytes] | None:
@@ -431,7 +434,7 @@ class Mailer:
         (the recipient's seat's language, when the notice is about one)."""
         words = i18n.words(lang)
         said = words.translated(notice)
-        text, html = render(said, COMMAND_HELP, words)
+        text, html = render(said, self.commands, words)
         message = compose(
             self.settings,
             recipient=address,
@@ -469,13 +472,13 @@ class Mailer:
         calendar: bytes | None = None,
         record: tuple[str, bytes] | None = None,
         words: i18n.Words = i18n.ENGLISH_WORDS,
-        commands: CommandHelp = COMMAND_HELP,
+        commands: CommandHelp | None = None,
     ) -> None:
         """Render `mail` in `words`, compose it with its parts and put it in the outbox."""
         game, now = table.game, table.now
         assert game.id is not None
         mail = words.translated(mail)
-        text, html = render(mail, commands, words)
+        text, html = render(mail, commands or self.commands, words)
         message = compose(
             self.settings,
             recipient=address,

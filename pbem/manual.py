@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine import SYNTAX
 from pbem.gm_commands import GM_COMMANDS
-from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS, RESIGNED_COMMANDS, SAY
+from pbem.play import (
+    OBSERVER_COMMANDS,
+    PLAYER_COMMANDS,
+    RESIGNED_COMMANDS,
+    SAY,
+    VACATION,
+    vacation_summary,
+)
 from pbem.view import CommandHelp
 
 
-def command_help(*, observers_talk: bool = True) -> CommandHelp:
+def command_help(*, observers_talk: bool = True, allowance: str = "7d") -> CommandHelp:
     """What the help of the players' and the game master's mails lists; an observer's lists
-    `say` only in a game that lets observers talk."""
+    `say` only in a game that lets observers talk; `vacation` says the host's `allowance`."""
+    settings = [
+        replace(c, summary=vacation_summary(allowance)) if c is VACATION else c
+        for c in PLAYER_COMMANDS
+        if c.listed and not c.looks
+    ]
     return CommandHelp(
         moves=tuple(SYNTAX.values()),
         looks=tuple((c.name, c.summary) for c in PLAYER_COMMANDS.looks()),
-        settings=tuple(c.help_line for c in PLAYER_COMMANDS if c.listed and not c.looks),
+        settings=tuple(c.help_line for c in settings),
         gm=GM_COMMANDS.help_lines(),
         watching=tuple(c.name for c in OBSERVER_COMMANDS if observers_talk or c.name != SAY.name),
         gm_looks=tuple((c.name, c.summary) for c in GM_COMMANDS.looks()),

@@ -653,14 +653,23 @@ MOVE = Command(
 )
 HELP = Command("help", "help", Message("this text"), _help, looks=True)
 RULES = Command("rules", "rules", Message("the rules of the game"), _rules, looks=True)
+
+
+def vacation_summary(allowance: str) -> str:
+    """What `vacation` does, with the host's allowance ('7d')."""
+    return Message(
+        "your deadlines wait while you are away, up to {allowance} per game in all; vacation "
+        "off ends it",
+        allowance=allowance,
+    )
+
+
 VACATION = Command(
     "vacation",
     # Translators: the form of a command in the help and its refusals: keep "vacation",
     # translate the placeholder in capitals (what the player writes there)
     Message("vacation DURATION"),
-    Message(
-        "your deadlines wait while you are away, a few days per game in all; vacation off ends it"
-    ),
+    vacation_summary("7d"),  # the default allowance; the mails say the host's (`manual`)
     _vacation,
     example="vacation 3d",
 )
@@ -782,4 +791,5 @@ __all__ = [
     "left_game",
     "read_choice",
     "remember_asked",
+    "vacation_summary",
 ]

@@ -160,3 +160,12 @@ def test_a_copied_option_line_after_the_first_decision_is_read_by_its_command() 
     assert str(read_choice(state, "4) place Tonga b", numbers=False)) == "place Tonga b"
     with pytest.raises(ChoiceError, match="A number only picks from the options"):
         read_choice(state, "1 2", numbers=False)
+
+
+def test_the_help_says_the_hosts_vacation_allowance(tmp_path: Path) -> None:
+    service = local_service(tmp_path, vacation_allowance="72h")
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], seed=3, now=START)
+    welcome = next(m for m in take_mail(service) if m["To"] == ANN)
+    assert "while you are away, up to 3d per game in all; vacation off ends it" in _flat(
+        text_of(welcome)
+    )
