@@ -67,7 +67,10 @@ def _prompt(state: State) -> view.Mail:
     return letters.letter(at, state.decision.seat)
 
 
-@pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3), (6, 4)])
+@pytest.mark.parametrize(
+    ("players", "seed"),
+    [(2, 1), pytest.param(3, 2, marks=pytest.mark.slow), (4, 3), (6, 4)],  # 3p: with -m slow
+)
 def test_every_printed_option_parses_back_to_that_option(players: int, seed: int) -> None:
     for state in _states(players, seed)[::3]:
         legal = view.numbered(state.legal_choices())
