@@ -251,10 +251,9 @@ def _automatic_move(service: Service, table: Table) -> None:
             )
         )
     events += table.advance()
-    subjects = {seat.seat: Message("You are marked absent in game {game}", game=game.id)}
-    service.mail.queue_round(
-        table, events, announced=announced, told=subjects if absent_now else None
-    )
+    subject = Message("You are marked absent in game {game}", game=game.id)
+    absent = {seat.seat: subject} if absent_now else None
+    service.mail.queue_round(table, events, announced=announced, told=absent)
     log.info(
         "game %s decision %s: deadline passed, automatic move for %s: %s%s",
         game.id,

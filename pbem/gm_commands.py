@@ -166,7 +166,7 @@ def _undo(round: Round, rest: str) -> str:
         game.status = GameStatus.RUNNING
     replayed = round.table.advance()
     again = len(state.log) - len(kept)  # bots make their decisions again at once
-    same = again == count and state.log == before  # ... as they made them before
+    same = state.log == before  # ... as they made them before
     if not same:  # what the bots did the same way again is no news to anyone
         round.events += replayed
     decision = state.decision

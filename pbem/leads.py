@@ -32,7 +32,8 @@ from engine import (
     counted,
     tile_words,
 )
-from pbem.i18n import boats_of, listed
+from pbem import news
+from pbem.i18n import listed
 
 DEPTH = 2  # emigrations made by themselves told one after the other (1 in a short line)
 
@@ -58,8 +59,7 @@ def leads(seen: Preview, *, short: bool = False, around: Mapping[int, str] | Non
 
 def boats_words(boats: Boats) -> str:
     """'2 red, 1 green'."""
-    parts = [boats_of(c, n) for c, n in boats]
-    return Joined(", ", parts) if parts else Message("no boats")
+    return news.boats(boats) if boats else Message("no boats")
 
 
 def _count(boats: Boats) -> str:

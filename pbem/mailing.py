@@ -216,12 +216,15 @@ class Mailer:
             calendar=letter.calendar,
             record=record,
             words=letter.words,
-            commands=NO_COMMANDS
-            if letter.leaving
-            else RESIGNED_HELP
-            if letter.resigned
-            else self.commands,
+            commands=self._help(letter),
         )
+
+    def _help(self, letter: Envelope) -> CommandHelp:
+        """The commands a mail to a player lists: none in the last mail of a seat, those
+        that look to a player who resigned, all of them to a player."""
+        if letter.leaving:
+            return NO_COMMANDS
+        return RESIGNED_HELP if letter.resigned else self.commands
 
     def _record(self, table: Table) -> tuple[str, bytes] | None:
         """The record of the game for its game-over mails, when the host attaches it or

@@ -17,6 +17,11 @@ from pbem.play import (
 from pbem.view import CommandHelp
 
 
+def _watching(observers_talk: bool | None) -> tuple[str, ...]:
+    """What an observer may write: `say` only in a game that lets observers talk."""
+    return tuple(c.name for c in OBSERVER_COMMANDS if observers_talk or c.name != SAY.name)
+
+
 def command_help(*, observers_talk: bool = True, allowance: str = "7d") -> CommandHelp:
     """What the help of the players' and the game master's mails lists; an observer's lists
     `say` only in a game that lets observers talk; `vacation` says the host's `allowance`."""
@@ -30,7 +35,7 @@ def command_help(*, observers_talk: bool = True, allowance: str = "7d") -> Comma
         looks=tuple((c.name, c.summary) for c in PLAYER_COMMANDS.looks()),
         settings=tuple(c.help_line for c in settings),
         gm=GM_COMMANDS.help_lines(),
-        watching=tuple(c.name for c in OBSERVER_COMMANDS if observers_talk or c.name != SAY.name),
+        watching=_watching(observers_talk),
         gm_looks=tuple((c.name, c.summary) for c in GM_COMMANDS.looks()),
     )
 
@@ -50,7 +55,7 @@ def looking_help(*, observers_talk: bool | None) -> CommandHelp:
         looks=tuple((c.name, c.summary) for c in looks),
         settings=talk,
         gm=(),
-        watching=tuple(c.name for c in OBSERVER_COMMANDS if observers_talk or c.name != SAY.name),
+        watching=_watching(observers_talk),
     )
 
 

@@ -729,17 +729,11 @@ RESIGN = Command(
 CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
 
 # what an observer may write
-OBSERVER_COMMANDS = Commands(
-    (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, SAY),
-    noun=Message("a command for observers"),
-    sign_off=True,
-)
-# ... in a game whose observers only watch: `say` is answered, but never offered
+OBSERVING = (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, SAY)
+OBSERVER_COMMANDS = Commands(OBSERVING, noun=Message("a command for observers"), sign_off=True)
+# ... in a game whose observers only watch: `say` is answered (refused), but never offered
 QUIET_OBSERVER_COMMANDS = Commands(
-    (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, SAY),
-    noun=Message("a command for observers"),
-    sign_off=True,
-    hidden=(SAY.name,),
+    OBSERVING, noun=Message("a command for observers"), sign_off=True, hidden=(SAY.name,)
 )
 
 # what a player may write; any other line is read as a move
