@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.mark.parametrize("width", [360, 800])
+@pytest.mark.parametrize("width", [360, pytest.param(800, marks=pytest.mark.slow)])
 def test_no_mail_scrolls_sideways_outside_the_map(width: int) -> None:
     pages = {name: viewable(mail) for name, mail in sample_mails().items()}
     report = measure(pages, width)

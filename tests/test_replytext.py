@@ -532,7 +532,10 @@ def _cpu_seconds(shape: str, size: int) -> float:
     return best
 
 
-@pytest.mark.parametrize("shape", COPYING_SHAPES)
+@pytest.mark.parametrize(
+    "shape",  # dash_lines, the slowest (2 s), with -m slow
+    [s if s != "dash_lines" else pytest.param(s, marks=pytest.mark.slow) for s in COPYING_SHAPES],
+)
 def test_hostile_reply_cpu_time_grows_linearly(shape: str) -> None:
     """The CPU time over a reply of 1 MiB is at most 48 times that over 64 KiB, plus 20 ms:
     linear work gives 16 times, the quadratic code before gave 90 to 160 times (or hours).

@@ -69,7 +69,12 @@ def _prompt(state: State) -> view.Mail:
 
 @pytest.mark.parametrize(
     ("players", "seed"),
-    [(2, 1), pytest.param(3, 2, marks=pytest.mark.slow), (4, 3), (6, 4)],  # 3p: with -m slow
+    [
+        (2, 1),
+        pytest.param(3, 2, marks=pytest.mark.slow),
+        pytest.param(4, 3, marks=pytest.mark.slow),
+        (6, 4),
+    ],
 )
 def test_every_printed_option_parses_back_to_that_option(players: int, seed: int) -> None:
     for state in _states(players, seed)[::3]:
