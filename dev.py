@@ -144,7 +144,10 @@ def main(argv: list[str]) -> int:
     typing = subprocess.Popen(
         [str(python), "-m", "mypy"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    code = run(python, "-m", "pytest", *([] if "-n" in rest else ["-n", "2"]), *rest)
+    # two workers that take each other's tests when one runs out (a long test last on one
+    # worker would leave the other idle)
+    workers = [] if "-n" in rest else ["-n", "2", "--dist", "worksteal"]
+    code = run(python, "-m", "pytest", *workers, *rest)
     said, _ = typing.communicate()
     if typing.returncode != 0:
         print(f"mypy found faults:\n{said.decode(errors='replace')}", end="", flush=True)
