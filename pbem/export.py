@@ -19,6 +19,8 @@ from sqlmodel import Session, col, select
 from engine import LETTERS, Choice, Setup, State, parse_choice
 from pbem import letters, view
 from pbem.clock import as_utc
+from pbem.i18n import island, with_names
+from pbem.i18n import notation as named_choice
 from pbem.kinds import GameStatus, MoveSource
 from pbem.models import Game, Move, Seat, Talk
 from pbem.picture import board_png
@@ -211,10 +213,10 @@ def record(played: Played, progress: Progress | None = None) -> Record:
                 name=names[move.seat],
                 colour=colour,
                 letter=LETTERS[colour],
-                choice=move.choice,
+                choice=named_choice(move.choice),  # Fiji, not the printed Fidschi
                 made_by=MADE_BY.get(move.source, ""),
                 at=shown,
-                happened=view.happened(events),
+                happened=with_names(view.happened(events)),
             )
         )
     if not groups:  # no move yet: the board as it starts
@@ -244,11 +246,13 @@ def record(played: Played, progress: Progress | None = None) -> Record:
         title=f"Tongiaki, game {played.game}",
         summary=_summary(played, state),
         players=players,
-        stack=", ".join(played.setup.stack)
+        stack=", ".join(island(name) for name in played.setup.stack)
         if played.over
         else "kept hidden while the game goes on",
         chapters=tuple(chapters),
-        final=view.final(outcome(state, played.ended_by), players) if played.over else None,
+        final=with_names(view.final(outcome(state, played.ended_by), players))
+        if played.over
+        else None,
         talk=played.talk,
         notation=notation(played) if played.over else "",  # it holds the stack
     )

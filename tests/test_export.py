@@ -147,12 +147,16 @@ def test_every_move_appears_in_order_with_its_player(exported: Exported) -> None
     for number, who, choice in exported.moves:
         found = re.compile(
             rf"#{number}</span> <span[^>]*>\w</span> {re.escape(html.escape(who))}: "
-            rf'<span class="choice">{re.escape(html.escape(choice))}</span>'
+            rf'<span class="choice">{re.escape(html.escape(_english(choice)))}</span>'
         ).search(page, at)
         assert found is not None, (number, who, choice)
         at = found.end()
     assert "Turn 1: red." in page  # what followed a move, in words
     assert "New tile: sea" in page
+
+
+def _english(choice: str) -> str:
+    return choice.replace("Fidschi", "Fiji")  # the one island English readers name otherwise
 
 
 def test_public_talk_is_in_the_record_and_private_talk_never(exported: Exported) -> None:
@@ -193,6 +197,18 @@ def test_the_notation_replays_to_the_same_final_state(exported: Exported) -> Non
 def test_notation_alone_is_printed(exported: Exported) -> None:
     result = runner.invoke(app, ["export", "1", "--notation"])
     assert result.exit_code == 0 and result.output == exported.notation
+
+
+def test_the_record_says_fiji_where_the_tile_prints_fidschi(exported: Exported) -> None:
+    """English readers' name of the island everywhere but in the notation, which keeps the
+    names printed on the tiles (as `read_notation` and the rules' tile list do)."""
+    assert "Fidschi" in exported.notation  # the game drew it
+    record, _, notation = exported.page.partition("The game in notation")
+    assert "Fidschi" not in record
+    assert ">expand Fiji " in record or ">land Fiji " in record  # a choice on it
+    assert "New tile: Fiji," in record  # what happened
+    assert ", Fiji," in record.split("The stack, top first:")[1].split("</p>")[0]
+    assert "Fidschi" in notation
 
 
 @pytest.mark.usefixtures("_in_folder")
