@@ -24,6 +24,7 @@ def test_an_installed_copy_creates_a_game_and_mails_it(tmp_path: Path) -> None:
         copy(ROOT / name, source / name)
     target = tmp_path / "site"
     pip = ("-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check")
+    pip += ("--no-build-isolation",)  # the pinned build backend is in the dev extras
     _run(tmp_path, {}, *pip, "--target", str(target), str(source))
     assert sorted(p.name for p in (target / "pbem" / "templates").glob("*.j2")) == sorted(
         p.name for p in (ROOT / "templates").glob("*.j2")
