@@ -86,7 +86,7 @@ class Mailer:
         game, state = table.game, table.state
         assert game.id is not None
         domain = self.settings.from_address.partition("@")[2] or "localhost"
-        picture = Picture.of(board_png(state), domain)
+        picture = Picture.of(board_png(state, game.id), domain)
         at = letters.moment(
             game.id,
             state,

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 import struct
+import threading
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -43,6 +45,7 @@ PALETTE_SIZE = 32
 COMPRESS_LEVEL = 6
 BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
 ADLER_BASE = 65521
+LAYERS = 32  # tile layers kept, one per game being played (about 1-2 MB each)
 WINDOW = 32768  # how far back a deflate stream may refer
 
 SQRT3 = math.sqrt(3.0)
@@ -165,8 +168,11 @@ def berths(state: State) -> list[Berth]:
     return list(_berths(state, layout(state)))
 
 
-def board_png(state: State) -> bytes:
-    """The board as a compact palette PNG; the same state always gives the same bytes."""
+def board_png(state: State, game: int | None = None) -> bytes:
+    """The board as a compact palette PNG; the same state always gives the same bytes.
+    `game`: the game it is drawn for, which keeps its tile layer (the next move's picture
+    reuses it) in a slot of its own among the `LAYERS` games drawn last: a host with more
+    games going than that draws each picture from its tiles again, not once per layout."""
     tiles = tuple(state.tiles.items())
     royal = tuple(
         (island, state.colours[seat])
@@ -180,7 +186,7 @@ def board_png(state: State) -> bytes:
         for index in range(len(ISLANDS[name].beaches))
         if state.boats_on(name, index)
     )
-    return _picture(tiles, royal, boats)
+    return _picture(tiles, royal, boats, game)
 
 
 Shown = tuple[tuple[tuple[str, int], tuple[str, ...]], ...]  # boat colours per island beach
@@ -191,11 +197,12 @@ def _picture(
     tiles: tuple[tuple[Position, tuple[str, int]], ...],
     royal: tuple[tuple[str, str], ...],
     boats: Shown,
+    game: int | None = None,
 ) -> bytes:
     """The PNG of what the picture shows: tiles in the order placed, royal islands with their
     owners' colours and the boats on each beach; a state whose board looks the same (a
     reminder, a move that changed no boat) reuses it."""
-    layer = _layer(tiles, royal)
+    layer = _layers.get(tiles, royal, game)
     image = layer.image.copy()
     on = dict(boats)
     for berth in _placed_berths(
@@ -227,17 +234,22 @@ class _Layer:
         width, height = image.size
         pixels = image.tobytes()
         deflated, adler, window = [], 1, b""
+        start = 0  # where the band starts in the filtered rows
+        changed_until = -WINDOW  # where the last band whose rows changed ends
         for top in range(0, height, BAND):
             rows = _filtered(pixels[top * width : min(height, top + BAND) * width], width)
             known = self.bands.get(top)
-            if known is None or known.rows != rows or known.window != window:
+            if known is None or known.rows != rows:
+                changed_until = start + len(rows)
+            if known is None or changed_until > start - WINDOW:  # its rows or those before
                 packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
                 deflate = packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH)
-                known = _Band(rows, window, deflate, zlib.adler32(rows))
+                known = _Band(rows, deflate, zlib.adler32(rows))
                 self.bands[top] = known
             deflated.append(known.deflated)
             adler = _adler32_combine(adler, known.adler, len(rows))
             window = (window + rows)[-WINDOW:]
+            start += len(rows)
         header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
         stream = b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + struct.pack(">I", adler)
         return b"".join(
@@ -254,7 +266,6 @@ class _Layer:
 @dataclass(frozen=True)
 class _Band:
     rows: bytes  # filtered: each row after its filter byte (none)
-    window: bytes  # the filtered rows before it that its deflate may refer back to
     deflated: bytes  # raw deflate blocks that end on a byte boundary
     adler: int  # the Adler-32 of `rows`
 
@@ -275,12 +286,46 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-@lru_cache(maxsize=16)
-def _layer(
-    tiles: tuple[tuple[Position, tuple[str, int]], ...], royal: tuple[tuple[str, str], ...]
-) -> _Layer:
+Tiles = tuple[tuple[Position, tuple[str, int]], ...]  # (place, (tile, rotation)) as placed
+
+
+class _Layers:
+    """The tile layers drawn last, a slot for each game (or, drawn for no game, for each
+    layout): a game's new layout replaces its old one, so `LAYERS` slots serve as many games
+    whatever their moves. Threads drawing for different games may share it."""
+
+    def __init__(self) -> None:
+        self._slots: OrderedDict[Hashable, tuple[Tiles, tuple[tuple[str, str], ...], _Layer]]
+        self._slots = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, tiles: Tiles, royal: tuple[tuple[str, str], ...], game: int | None) -> _Layer:
+        slot: Hashable = (tiles, royal) if game is None else game
+        with self._lock:
+            kept = self._slots.get(slot)
+            if kept is not None and kept[0] == tiles and kept[1] == royal:
+                self._slots.move_to_end(slot)
+                return kept[2]
+        layer = _layer(tiles, royal)  # outside the lock: drawing takes milliseconds
+        with self._lock:
+            self._slots[slot] = (tiles, royal, layer)
+            self._slots.move_to_end(slot)
+            while len(self._slots) > LAYERS:
+                self._slots.popitem(last=False)
+        return layer
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._slots.clear()
+
+
+_layers = _Layers()
+
+
+def _layer(tiles: Tiles, royal: tuple[tuple[str, str], ...]) -> _Layer:
     """The layer of a tile layout: changes only when a tile is placed or a royal island
-    founded, so most moves reuse it; each tile is pasted from its own cached picture."""
+    founded, so most moves reuse it (`_layers`); each tile is pasted from its own cached
+    picture."""
     laid = dict(tiles)
     empty = empty_places(laid)
     lay = _layout([*laid, *empty])

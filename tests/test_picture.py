@@ -29,6 +29,7 @@ from pbem.picture import (
     APOTHEM,
     BOAT_COLOURS,
     EMPTY,
+    LAYERS,
     LETTER_INK,
     MAX_HEIGHT,
     MAX_WIDTH,
@@ -268,11 +269,53 @@ def test_a_picture_drawn_after_others_is_the_one_drawn_afresh() -> None:
     states = [played(4, moves) for moves in (20, 21, 22, 40, 41)]
     warm = [board_png(state) for state in states]
     for state, data in zip(states, warm, strict=True):
-        for name in ("_picture", "_layer", "_tile_image", "_empty_image", "_boat_sprite"):
+        for name in ("_picture", "_layers", "_tile_image", "_empty_image", "_boat_sprite"):
             getattr(picture_module, name).cache_clear()
         assert board_png(state) == data
         image = Image.open(io.BytesIO(data))
         image.verify()  # chunk checksums
+
+
+def test_each_game_keeps_its_tile_layer_while_others_are_drawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A host with many games going: a game's next picture reuses its tiles, however many
+    layouts the other games drew meanwhile (up to LAYERS games); its new layout replaces its
+    old one rather than taking another game's place."""
+    drawn: list[tuple[object, ...]] = []
+    compose = picture_module._layer
+
+    def counted(*args: object) -> object:
+        drawn.append(args)
+        return compose(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(picture_module, "_layer", counted)
+    picture_module._layers.cache_clear()
+    bot = make_bot("greedy", 3)
+    first = played(4, 20)
+    later = first.copy()
+    while later.tiles == first.tiles:
+        later.apply(bot.choose(later))
+    moved = later.copy()  # boats moved, no tile placed
+    moved.apply(bot.choose(moved))
+    assert moved.tiles == later.tiles and board_png(moved) != board_png(later)
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    drawn.clear()
+    board_png(first, 0)
+    board_png(later, 0)  # game 0's new layout, in its own slot
+    others = {game: played(4, 12 + game, seed=game) for game in range(1, LAYERS)}
+    for game, state in others.items():
+        board_png(state, game)
+    assert len(drawn) == 2 + len(others)
+    assert board_png(moved, 0) == board_png(moved)  # the same bytes as drawn for no game
+    assert len(drawn) == 2 + len(others) + 1  # game 0 drew no layer: only the second call
+    picture_module._picture.cache_clear()  # (the finished pictures, by what they show)
+    board_png(others[1], 1)  # the 33rd slot (for no game) gave game 1's place away
+    assert len(drawn) == 2 + len(others) + 2
+    picture_module._picture.cache_clear()
+    board_png(others[LAYERS - 1], LAYERS - 1)  # drawn recently: kept
+    assert len(drawn) == 2 + len(others) + 2
 
 
 def test_the_adler32_of_two_pieces_is_that_of_the_whole() -> None:
