@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
+from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from email.utils import make_msgid, parseaddr
 from pathlib import Path
@@ -560,7 +561,7 @@ def reply(
     """Answer the newest mail in the local outbox that asks for your decision (else the
     newest mail, as a game master would), as a reply dropped into the local inbox."""
     settings = _settings(config)
-    mails = _mails_to(settings, sender)
+    mails = [header for header, _ in _mails_to(settings, sender)]
     if not mails:
         _fail(f"no mail to {sender} in {settings.outbox_dir}")
     asking = [m for m in mails if m["X-Tongiaki-Decision"]]
@@ -576,16 +577,18 @@ def reply(
     typer.echo(f"Replied to: {prompt['Subject']}")
 
 
-def _mails_to(settings: Settings, address: str) -> list[EmailMessage]:
-    """The mails in the local outbox to `address`, oldest first."""
+def _mails_to(settings: Settings, address: str) -> list[tuple[EmailMessage, bytes]]:
+    """The header and the whole of each mail in the local outbox to `address`, oldest first
+    (only the headers are read: a game's mails carry its picture)."""
     outbox = maildir(settings.outbox_dir)
     found = []
     for key in outbox.iterkeys():
-        parsed = email.message_from_bytes(outbox.get_bytes(key), policy=default_policy)
-        assert isinstance(parsed, EmailMessage)
-        if parseaddr(str(parsed["To"]))[1].lower() == address.lower():
-            found.append((_delivered(key), parsed))
-    return [mail for _, mail in sorted(found, key=lambda item: item[0])]
+        raw = outbox.get_bytes(key)
+        header = BytesHeaderParser(policy=default_policy).parsebytes(raw)
+        assert isinstance(header, EmailMessage)
+        if parseaddr(str(header["To"]))[1].lower() == address.lower():
+            found.append((_delivered(key), header, raw))
+    return [(header, raw) for _, header, raw in sorted(found, key=lambda item: item[0])]
 
 
 def _delivered(key: str) -> tuple[int, int, str]:
@@ -612,13 +615,15 @@ def read(
     if not mails:
         _fail(f"no mail for {address} in {settings.outbox_dir} yet")
     if listing:
-        for index, mail in enumerate(mails, 1):
-            asks = "  (asks for your decision)" if mail["X-Tongiaki-Decision"] else ""
-            typer.echo(f"{index:>4}  {mail['Subject']}{asks}")
+        for index, (header, _) in enumerate(mails, 1):
+            asks = "  (asks for your decision)" if header["X-Tongiaki-Decision"] else ""
+            typer.echo(f"{index:>4}  {header['Subject']}{asks}")
         return
     if number is not None and not 1 <= number <= len(mails):
         _fail(f"there is no mail {number}: the mails are 1-{len(mails)} (see read --list)")
-    chosen = mails[-1] if number is None else mails[number - 1]
+    _, raw = mails[-1] if number is None else mails[number - 1]
+    chosen = email.message_from_bytes(raw, policy=default_policy)
+    assert isinstance(chosen, EmailMessage)
     body = chosen.get_body(("plain",))
     typer.echo(f"Subject: {chosen['Subject']}\n")
     typer.echo(body.get_content() if body is not None else "")
