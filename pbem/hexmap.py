@@ -16,6 +16,7 @@ and are labelled with their name in a `put` command (anchor tile, then direction
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from engine import (
     BEACH_LETTERS,
@@ -27,6 +28,7 @@ from engine import (
     Message,
     Position,
     State,
+    empty_places,
 )
 from pbem.i18n import ENGLISH, ENGLISH_NAMES, Named, island_name
 
@@ -89,13 +91,12 @@ def _draw_text(canvas: dict[Cell, str], position: Position, lines: tuple[str, ..
             canvas[(x + dx + offset, y + dy)] = char
 
 
-def _tile_lines(state: State, position: Position, lang: str | None) -> tuple[str, ...]:
-    name = state.tile_at(position)
-    assert name is not None
+def _tile_lines(name: str, king: str | None, lang: str | None) -> tuple[str, ...]:
+    """A tile's text: a sea tile's name, or an island's points, name and royal owner's
+    letter (`king`)."""
     if name in SEAS:
         return (" ~ ~ ", f"sea {name}", " ~ ~ ~ ")
-    owner = state.royal_owner(name)
-    royal = "" if owner is None else f"royal {LETTERS[state.colours[owner]]}"
+    royal = "" if king is None else f"royal {king}"
     return (f"{ISLANDS[name].points} pts", tile_label(name, lang), royal)
 
 
@@ -114,13 +115,29 @@ def _render(canvas: dict[Cell, str]) -> str:
 def hex_map(state: State, lang: str | None = None) -> str:
     """The board in ASCII, every placed tile and every empty place next to one, for mails,
     with the islands' names as a reader of `lang` reads them (None: as printed)."""
+    kings = tuple(
+        (island, LETTERS[state.colours[owner]])
+        for island in state.islands()
+        if (owner := state.royal_owner(island)) is not None
+    )
+    return _drawn(tuple(state.tiles.items()), kings, lang)
+
+
+@lru_cache(maxsize=256)
+def _drawn(
+    tiles: tuple[tuple[Position, tuple[str, int]], ...],
+    kings: tuple[tuple[str, str], ...],
+    lang: str | None,
+) -> str:
+    """The map of a tile layout (it shows no boat: most moves leave it as it was)."""
+    laid, royal = dict(tiles), dict(kings)
     canvas: dict[Cell, str] = {}
-    for position, (anchor, direction) in state.empty_places().items():
+    for position, (anchor, direction) in empty_places(laid).items():
         _draw_edges(canvas, position, dotted=True)
         _draw_text(canvas, position, ("put", *place_label(anchor, direction, lang)))
-    for position in state.tiles:
+    for position, (name, _) in tiles:
         _draw_edges(canvas, position, dotted=False)
-        _draw_text(canvas, position, _tile_lines(state, position, lang))
+        _draw_text(canvas, position, _tile_lines(name, royal.get(name), lang))
     return _render(canvas)
 
 

@@ -153,6 +153,8 @@ def test_maps_of_bot_games(players: int, seed: int) -> None:
         for name, _ in state.tiles.values():
             assert (f"sea {name}" if name in SEAS else short_name(name)) in text
         assert text.count(" pts") == sum(name in ISLANDS for name, _ in state.tiles.values())
+        royal = [i for i in state.islands() if state.royal_owner(i) is not None]
+        assert text.count("royal ") == len(royal)  # a map drawn before (kept) only if the same
         assert all(line == line.rstrip() for line in lines)
         assert lines[0].strip() and lines[-1].strip()
         assert min(len(line) - len(line.lstrip()) for line in lines) == 0
