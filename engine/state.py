@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import Board, RouteEnd, Voyage
+from engine.board import BERTHS, Board, RouteEnd, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -67,8 +67,12 @@ def _put_choices(anchor: str | None, direction: int) -> tuple[PutTile, ...]:
 
 
 @lru_cache(maxsize=1024)
-def _expand_choices(name: str, open_beaches: tuple[int, ...], count: int) -> tuple[Expand, ...]:
-    return tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
+def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Expand, ...], ...]:
+    """The expansions onto the open beaches of `name`, by the number of boats placed."""
+    return tuple(
+        tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
+        for count in range(len(BERTHS[name]) + 1)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -426,17 +430,22 @@ class State:
     def _turn_choices(self) -> list[Choice]:
         seat = self._active
         reserve = self._reserve[seat]
-        may_found = [*self._board.royal.values()].count(seat) < MAX_ROYAL_ISLANDS
+        royal_islands = self._board.royal
+        may_found = (
+            len(royal_islands) < MAX_ROYAL_ISLANDS
+            or [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
+        )
         choices: list[Choice] = []
         royal: list[Choice] = []
         homes = [isle for isle in self._isles.values() if isle.boats[seat]]
         for isle in homes:
-            boats = isle.boats
-            mine = boats[seat]
+            mine = isle.boats[seat]
             if reserve:
-                count = min(mine, len(isle.room), reserve)
-                choices += _expand_choices(isle.name, isle.open, count)
-            if may_found and sum(boats) == mine and isle.name != START_ISLAND:
+                expansions = isle.expansions
+                if expansions is None:
+                    expansions = isle.expansions = _expand_choices(isle.name, isle.open)
+                choices += expansions[min(mine, len(isle.room), reserve)]
+            if may_found and isle.total == mine and isle.name != START_ISLAND:
                 royal.append(_royal_choice(isle.name))
         if not homes:
             choices += self._no_boat_placements()
@@ -549,7 +558,7 @@ class State:
         board.place(name, place, rotation, len(self._colours))
         self._routes += 1
         if name in ISLANDS:
-            self._isles[place] = IslandTally(name, place, board.boats[place])
+            self._isles[place] = IslandTally.placed(name, place, board.boats[place])
         places = self._places
         if places is None:
             return

@@ -6,7 +6,7 @@ from __future__ import annotations
 from operator import sub
 
 from engine.board import BERTHS
-from engine.choices import Emigrate
+from engine.choices import Emigrate, Expand
 from engine.hexgrid import Position
 
 # the full and the other beaches of an island of n beaches, by the bits of its full ones
@@ -25,19 +25,23 @@ class IslandTally:
     its full beaches and the others (`full`, `open`, in beach order), and the emigrations
     from its full beaches over open routes (`exits`: None until asked for, and again once a
     full beach's boats or the tiles changed: `routes` tells the tiles they were found
-    over). `beaches` is the board's own list of boats per beach per seat, changed here alone."""
+    over). `beaches` is the board's own list of boats per beach per seat, changed here alone;
+    `total` counts its boats, and `expansions` are the expansions onto its open beaches by
+    number of boats (None until asked for, and again once a beach filled or emptied)."""
 
     __slots__ = (
         "beaches",
         "bits",
         "boats",
         "exits",
+        "expansions",
         "full",
         "name",
         "open",
         "position",
         "room",
         "routes",
+        "total",
     )
 
     def __init__(self, name: str, position: Position, beaches: list[list[int]]) -> None:
@@ -47,18 +51,33 @@ class IslandTally:
         berths = BERTHS[name]
         self.room: list[int] = [n - sum(boats) for n, boats in zip(berths, beaches, strict=True)]
         self.boats: list[int] = [sum(column) for column in zip(*beaches, strict=True)]
+        self.total = sum(self.boats)
         self.bits = sum(1 << b for b, free in enumerate(self.room) if free <= 0)
         self.full, self.open = _SORTED[len(beaches), self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
+        self.expansions: tuple[tuple[Expand, ...], ...] | None = None
         self.routes = -1
+
+    @classmethod
+    def placed(cls, name: str, position: Position, beaches: list[list[int]]) -> IslandTally:
+        """The tally of an island just put on the table: no boat on `beaches` yet."""
+        isle = cls.__new__(cls)
+        isle.name, isle.position, isle.beaches = name, position, beaches
+        isle.room = list(BERTHS[name])
+        isle.boats = [0] * len(beaches[0])
+        isle.total = isle.bits = 0
+        isle.full, isle.open = _SORTED[len(beaches), 0]
+        isle.exits = isle.expansions = None
+        isle.routes = -1
+        return isle
 
     def copy(self, beaches: list[list[int]]) -> IslandTally:
         """The same tally over `beaches`, a copy of the board's lists."""
         other = IslandTally.__new__(IslandTally)
         other.name, other.position, other.beaches = self.name, self.position, beaches
-        other.room, other.boats = list(self.room), list(self.boats)
+        other.room, other.boats, other.total = list(self.room), list(self.boats), self.total
         other.bits, other.full, other.open = self.bits, self.full, self.open
-        other.exits, other.routes = self.exits, self.routes
+        other.exits, other.routes, other.expansions = self.exits, self.routes, self.expansions
         return other
 
     def move(self, beach: int, seat: int, n: int) -> bool:
@@ -66,6 +85,7 @@ class IslandTally:
         became full or stopped being full."""
         self.beaches[beach][seat] += n
         self.boats[seat] += n
+        self.total += n
         room = self.room
         before = room[beach]
         after = room[beach] = before - n
@@ -78,7 +98,9 @@ class IslandTally:
         self.boats = list(map(sub, self.boats, taken))
         room = self.room
         before = room[beach]
-        room[beach] = before + sum(taken)
+        count = sum(taken)
+        self.total -= count
+        room[beach] = before + count
         self._changed(beach, before, room[beach])
         return taken
 
@@ -87,9 +109,9 @@ class IslandTally:
         self.beaches = beaches
         self.room = list(BERTHS[self.name])
         self.boats = [0] * len(self.boats)
-        self.bits = 0
+        self.total = self.bits = 0
         self.full, self.open = _SORTED[len(beaches), 0]
-        self.exits = None
+        self.exits = self.expansions = None
 
     def _changed(self, beach: int, before: int, after: int) -> bool:
         if before > 0 and after > 0:  # a beach with room before and after: no full beach changed
@@ -99,4 +121,5 @@ class IslandTally:
             return False
         self.bits ^= 1 << beach
         self.full, self.open = _SORTED[len(self.room), self.bits]
+        self.expansions = None
         return True
