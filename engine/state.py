@@ -150,7 +150,8 @@ class State:
         self._isles: dict[Position, IslandTally] = {}  # in the order placed, as board.boats
         self._full: dict[Position, IslandTally] = {}  # the islands with a full beach
         self._routes = 0  # counts the changes of tiles that routes cross or end at
-        self._places: dict[Position, tuple[str | None, int]] | None = {CENTRE: (None, 0)}
+        # the puts onto each empty place, by place (as Board.empty_places orders and names them)
+        self._places: dict[Position, tuple[PutTile, ...]] | None = {CENTRE: _put_choices(None, 0)}
         self._place_tile(START_ISLAND, CENTRE, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
         self._out_of_play = [0] * n
@@ -171,7 +172,7 @@ class State:
         self._log: list[Choice] = []
         self._legal: list[Choice] | None = None
         self._decision: Decision | None = None
-        self._settle([])
+        self._settle(None, [])
 
     # -- reading the state -------------------------------------------------------------
     # Views read the game through these properties and queries; they return values or
@@ -310,7 +311,9 @@ class State:
         """The empty places a tile may be put on, each with its name in a put command: the
         first-placed tile next to it and the direction from there ((None, 0) is the centre
         of an empty table)."""
-        return dict(self._empty_places())
+        return {
+            place: (puts[0].anchor, puts[0].direction) for place, puts in self._puts_at().items()
+        }
 
     def voyage(self, island: str, beach: int, jetty: int) -> Voyage:
         """Where the group on a beach of `island` would stop if it sailed by `jetty` now, over
@@ -544,12 +547,14 @@ class State:
         }
         self._full = {pos: isle for pos, isle in self._isles.items() if isle.full}
 
-    def _empty_places(self) -> dict[Position, tuple[str | None, int]]:
-        """Board.empty_places, kept up to date as tiles are placed (found again after one
-        is removed)."""
-        if self._places is None:
-            self._places = self._board.empty_places()
-        return self._places
+    def _puts_at(self) -> dict[Position, tuple[PutTile, ...]]:
+        """The puts onto each place of Board.empty_places, kept up to date as tiles are placed
+        (found again after one is removed)."""
+        places = self._places
+        if places is None:
+            empty = self._board.empty_places().items()
+            places = self._places = {place: _put_choices(*named) for place, named in empty}
+        return places
 
     def _place_tile(self, name: str, place: Position, rotation: int) -> None:
         """Put a tile on the table; the places around it are named after it unless an
@@ -566,7 +571,7 @@ class State:
         tiles = board.tiles
         for direction, near in enumerate(around(place)):
             if near not in tiles and near not in places:
-                places[near] = (name, direction)
+                places[near] = _put_choices(name, direction)
 
     def _emigrations(self) -> list[Choice]:
         """The legal emigrations: over open routes, and from each island whose routes are
@@ -581,7 +586,7 @@ class State:
         return list(_land_choices(name, tuple(self._group), free, self._order))
 
     def _puts(self) -> list[Choice]:
-        return list(chain.from_iterable(starmap(_put_choices, self._empty_places().values())))
+        return list(chain.from_iterable(self._puts_at().values()))
 
     # -- applying a choice -------------------------------------------------------------
 
@@ -626,8 +631,8 @@ class State:
             if anchor is None:
                 return None
             place = neighbour(anchor, choice.direction)
-        named = self._empty_places().get(place)
-        return None if named is None else _put_choices(*named)[choice.red]
+        puts = self._puts_at().get(place)
+        return None if puts is None else puts[choice.red]
 
     def _fill_in(self, choice: Choice) -> Choice | None:
         board = self._board
@@ -638,8 +643,8 @@ class State:
                 place = neighbour(board.where[choice.anchor], choice.direction)
             else:
                 return None
-            named = self._empty_places().get(place)
-            return None if named is None else PutTile(named[0], named[1], choice.red)
+            puts = self._puts_at().get(place)
+            return None if puts is None or choice.red not in range(6) else puts[choice.red]
         if isinstance(choice, Land) and self._phase is Phase.LAND and self._target is not None:
             island = board.name(self._target)
             if choice.island not in (None, island):
@@ -672,25 +677,26 @@ class State:
             choice = self.resolve(choice)
         events: list[ev.Event] = []
         self._log.append(choice)
-        self._do(choice, events, forced=False)
-        self._settle(events)
+        self._settle(choice, events)
         return events
 
-    def _settle(self, events: list[ev.Event]) -> None:
-        """Make the forced choices that follow."""
+    def _settle(self, choice: Choice | None, events: list[ev.Event]) -> None:
+        """Make `choice` (if any), then the forced choices that follow, until a decision has
+        more than one option (or none: the game is over)."""
+        forced = False
         while True:
+            if choice is not None:
+                events.append(ev.ChoiceMade(self._colours[self._active], str(choice), forced))
+                self._legal = None
+                self._decision = None
+                _STEPS[type(choice)](self, choice, events)
             legal = self._legal
             if legal is None:
                 legal = self._legal = _LISTINGS[self._phase](self)
             if len(legal) != 1:
                 return
-            self._do(legal[0], events, forced=True)
-
-    def _do(self, choice: Choice, events: list[ev.Event], forced: bool) -> None:
-        events.append(ev.ChoiceMade(self._colours[self._active], str(choice), forced))
-        self._legal = None
-        self._decision = None
-        _STEPS[type(choice)](self, choice, events)
+            choice = legal[0]
+            forced = True
 
     def _pass(self, choice: Pass, events: list[ev.Event]) -> None:
         events.append(ev.TurnPassed(self._colours[self._active]))
