@@ -149,7 +149,6 @@ class State:
         self._board = Board()
         self._isles: dict[Position, IslandTally] = {}  # in the order placed, as board.boats
         self._full: dict[Position, IslandTally] = {}  # the islands with a full beach
-        self._routes = 0  # counts the changes of tiles that routes cross or end at
         # the puts onto each empty place, by place (as Board.empty_places orders and names them)
         self._places: dict[Position, tuple[PutTile, ...]] | None = {CENTRE: _put_choices(None, 0)}
         self._place_tile(START_ISLAND, CENTRE, 0)
@@ -501,12 +500,10 @@ class State:
         if not full:
             return choices, doomed
         isles = full.values() if len(full) == 1 else [i for i in self._isles.values() if i.full]
-        routes = self._routes
         for isle in isles:
             found = isle.exits
-            if found is None or isle.routes != routes:
+            if found is None:
                 found = isle.exits = self._open_exits(isle)
-                isle.routes = routes
             if found:
                 choices += found
             else:
@@ -514,16 +511,33 @@ class State:
         return choices, doomed
 
     def _open_exits(self, isle: IslandTally) -> tuple[Emigrate, ...]:
-        """The emigrations from the full beaches of an island over open routes (kept in the
-        tally until a full beach's boats, or the tiles, change)."""
-        board, pos, name = self._board, isle.position, isle.name
+        """The emigrations from the full beaches of an island over open routes (RULES §8.1: a
+        route is closed when it passes every trail and comes back home, or meets a royal
+        island), kept in the tally with the places the routes stop at until a full beach's
+        boats change or a tile comes or goes at one of those places (`_reroute`)."""
+        follow, pos, name = self._board.follow, isle.position, isle.name
+        rotation = self._board.tiles[pos][1]
+        beaches = ISLANDS[name].beaches
         found = []
+        ends = set()
         for beach in isle.full:
-            colours = sum(1 for n in isle.beaches[beach] if n)
-            for direction in board.jetties(pos, beach):
-                if not board.is_closed(pos, direction, colours):
+            boats = isle.beaches[beach]
+            colours = len(boats) - boats.count(0)
+            for edge in beaches[beach].jetties:
+                direction = (edge + rotation) % 6
+                end, stop, _ = follow(neighbour(pos, direction), direction, colours, [])
+                ends.add(stop)
+                if not (end is RouteEnd.ROYAL or (end is RouteEnd.ISLAND and stop == pos)):
                     found.append(_emigration(name, beach, direction))
+        isle.ends = frozenset(ends)
         return tuple(found)
+
+    def _reroute(self, place: Position) -> None:
+        """A tile came or went at `place` (or its island turned royal): forget the exits
+        whose routes stop there."""
+        for isle in self._isles.values():
+            if isle.exits is not None and place in isle.ends:
+                isle.exits = None
 
     def _full_beaches(self) -> list[tuple[Position, int]]:
         """The full beaches, in the order their islands were placed."""
@@ -561,7 +575,7 @@ class State:
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
         board.place(name, place, rotation, len(self._colours))
-        self._routes += 1
+        self._reroute(place)
         if name in ISLANDS:
             self._isles[place] = IslandTally.placed(name, place, board.boats[place])
         places = self._places
@@ -757,7 +771,7 @@ class State:
         isle.empty(board.boats[pos])
         self._full.pop(pos, None)
         board.royal[pos] = seat
-        self._routes += 1
+        self._reroute(pos)
         self._reserve[seat] += returned
         events.append(ev.RoyalIslandFounded(self._colours[seat], choice.island, returned))
         self._end_turn(events)
@@ -942,7 +956,7 @@ class State:
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
         del self._isles[pos]
-        self._routes += 1
+        self._reroute(pos)
         self._places = None
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
@@ -1005,7 +1019,6 @@ class State:
         for q, r, seat in data["royal"]:
             board.royal[(q, r)] = seat
         state._count_boats()
-        state._routes = 0
         state._places = None
         state._reserve = list(data["reserve"])
         state._out_of_play = list(data["out_of_play"])

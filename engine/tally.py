@@ -24,15 +24,17 @@ class IslandTally:
     """One island's boats counted: free berths per beach (`room`), boats per seat (`boats`),
     its full beaches and the others (`full`, `open`, in beach order), and the emigrations
     from its full beaches over open routes (`exits`: None until asked for, and again once a
-    full beach's boats or the tiles changed: `routes` tells the tiles they were found
-    over). `beaches` is the board's own list of boats per beach per seat, changed here alone;
-    `total` counts its boats, and `expansions` are the expansions onto its open beaches by
-    number of boats (None until asked for, and again once a beach filled or emptied)."""
+    full beach's boats changed, or a tile came or went where one of their routes stops:
+    `ends` holds those places). `beaches` is the board's own list of boats per beach per
+    seat, changed here alone; `total` counts its boats, and `expansions` are the expansions
+    onto its open beaches by number of boats (None until asked for, and again once a beach
+    filled or emptied)."""
 
     __slots__ = (
         "beaches",
         "bits",
         "boats",
+        "ends",
         "exits",
         "expansions",
         "full",
@@ -40,7 +42,6 @@ class IslandTally:
         "open",
         "position",
         "room",
-        "routes",
         "total",
     )
 
@@ -56,7 +57,7 @@ class IslandTally:
         self.full, self.open = _SORTED[len(beaches), self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
         self.expansions: tuple[tuple[Expand, ...], ...] | None = None
-        self.routes = -1
+        self.ends: frozenset[Position] = frozenset()
 
     @classmethod
     def placed(cls, name: str, position: Position, beaches: list[list[int]]) -> IslandTally:
@@ -68,7 +69,7 @@ class IslandTally:
         isle.total = isle.bits = 0
         isle.full, isle.open = _SORTED[len(beaches), 0]
         isle.exits = isle.expansions = None
-        isle.routes = -1
+        isle.ends = frozenset()
         return isle
 
     def copy(self, beaches: list[list[int]]) -> IslandTally:
@@ -77,7 +78,7 @@ class IslandTally:
         other.name, other.position, other.beaches = self.name, self.position, beaches
         other.room, other.boats, other.total = list(self.room), list(self.boats), self.total
         other.bits, other.full, other.open = self.bits, self.full, self.open
-        other.exits, other.routes, other.expansions = self.exits, self.routes, self.expansions
+        other.exits, other.ends, other.expansions = self.exits, self.ends, self.expansions
         return other
 
     def move(self, beach: int, seat: int, n: int) -> bool:
