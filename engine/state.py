@@ -146,6 +146,7 @@ class State:
         self._setup = setup
         self._colours = setup.colours
         self._order = _colour_order(setup.colours)
+        self._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         self._board = Board()
         self._isles: dict[Position, IslandTally] = {}  # in the order placed, as board.boats
         self._full: dict[Position, IslandTally] = {}  # the islands with a full beach
@@ -344,7 +345,7 @@ class State:
         boats: tuple[str, ...] = ()
         if phase is Phase.LAND:
             assert self._group is not None
-            boats = self.colours_of(self._group)
+            boats = colours_of(self._order, tuple(self._group))
         tile = self._tile if phase is Phase.PUT_TILE else None
         return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
@@ -399,7 +400,10 @@ class State:
     def legal_choices(self) -> list[Choice]:
         """Every choice the rules allow at the current decision, in a fixed order (a new
         list each time: changing it changes nothing in the game)."""
-        return list(self._listed())
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = _LISTINGS[self._phase](self)
+        return list(legal)
 
     def _listed(self) -> list[Choice]:
         legal = self._legal
@@ -439,9 +443,12 @@ class State:
         )
         choices: list[Choice] = []
         royal: list[Choice] = []
-        homes = [isle for isle in self._isles.values() if isle.boats[seat]]
-        for isle in homes:
+        homes = []
+        for isle in self._isles.values():
             mine = isle.boats[seat]
+            if not mine:
+                continue
+            homes.append(isle)
             if reserve:
                 expansions = isle.expansions
                 if expansions is None:
@@ -845,7 +852,7 @@ class State:
         isle = self._isles[home]
         group = isle.clear(choice.beach)
         self._note_full(isle)
-        boats = self.colours_of(group)
+        boats = colours_of(self._order, tuple(group))
         events.append(ev.GroupSailed(choice.island, choice.beach, choice.jetty, boats))
         self._voyage(home, choice.jetty, group, boats, events)
 
@@ -858,7 +865,7 @@ class State:
         events: list[ev.Event],
     ) -> None:
         board = self._board
-        colours = sum(1 for n in group if n)
+        colours = len(group) - group.count(0)
         target = neighbour(home, direction)
         while True:
             crossed: list[tuple[str, int]] = []
@@ -902,15 +909,15 @@ class State:
     def _land(self, choice: Land, events: list[ev.Event]) -> None:
         board = self._board
         assert self._target is not None and self._group is not None
-        placed = [0] * len(self._colours)
+        seat_of = self._seat_of
+        out = list(self._group)
         isle = self._isles[self._target]
         for b, colours in choice.placement:
             for colour in colours:
-                seat = self._colours.index(colour)
+                seat = seat_of[colour]
+                out[seat] -= 1
                 if isle.move(b, seat, 1):
                     self._note_full(isle)
-                placed[seat] += 1
-        out = [g - p for g, p in zip(self._group, placed, strict=True)]
         self._return_to_reserves(out)
         events.append(ev.GroupLanded(board.name(self._target), choice.placement, choice.out))
         self._group = None
@@ -1010,6 +1017,7 @@ class State:
         state._setup = setup
         state._colours = setup.colours
         state._order = _colour_order(setup.colours)
+        state._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
             board.tiles[(q, r)] = (name, rot)
