@@ -44,13 +44,17 @@ def _land_choices(
     name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
 ) -> tuple[Land, ...]:
     """Every landing of `group` on the island `name` with `free` berths per beach, kept for
-    the next group like it. A beach with room for more boats than the group has takes the
-    same landings as one with room for the whole group (`landing._landings` never puts more
-    boats on a beach than the group holds, nor more in all), so its room is counted up to
-    that: the same landings are found again in more positions."""
-    total = sum(group)
-    if min(free) >= 0 and max(free) > total:
-        free = tuple(f if f < total else total for f in free)
+    the next group like it. Each beach with room takes a boat before any takes a second
+    (`landing._landings`), so a beach never takes more than the group's boats less one for
+    each other beach with room, nor fewer than one: a beach with room for more is counted
+    as having room for that many, and the same landings are found again for more groups and
+    islands."""
+    if min(free) >= 0:
+        most = sum(group) - (len(free) - free.count(0)) + 1
+        if most < 1:
+            most = 1
+        if max(free) > most:
+            free = tuple(f if f < most else most for f in free)
     return _listed_landings(name, group, free, order)
 
 
