@@ -334,14 +334,19 @@ class State:
     def decision(self) -> Decision | None:
         """Who must decide what now; None once the game is over."""
         decision = self._decision
-        if decision is None and self._phase is not Phase.OVER:
-            decision = self._decision = self._open_decision()
-        return decision
-
-    def _open_decision(self) -> Decision:
+        if decision is not None:
+            return decision
         phase, seat = self._phase, self._active
         if phase is Phase.TURN or phase is Phase.EMIGRATE or phase is Phase.SETUP:
-            return Decision(len(self._log) + 1, seat, self._colours[seat], phase)
+            decision = Decision(len(self._log) + 1, seat, self._colours[seat], phase)
+        elif phase is Phase.OVER:
+            return None
+        else:
+            decision = self._open_decision(phase, seat)
+        self._decision = decision
+        return decision
+
+    def _open_decision(self, phase: Phase, seat: int) -> Decision:
         island = None
         if phase is Phase.LAND or phase is Phase.COLONY_BOAT:
             assert self._target is not None
@@ -524,31 +529,45 @@ class State:
     def _open_exits(self, isle: IslandTally) -> tuple[Emigrate, ...]:
         """The emigrations from the full beaches of an island over open routes (RULES §8.1: a
         route is closed when it passes every trail and comes back home, or meets a royal
-        island), kept in the tally with the places the routes stop at until a full beach's
-        boats change or a tile comes or goes at one of those places (`_reroute`)."""
+        island). Each beach's are kept in the tally with the places its routes stop at, until
+        its boats change or a tile comes or goes at one of those places (`_reroute`)."""
+        routes = isle.routes
+        found: list[Emigrate] = []
+        for beach in isle.full:
+            known = routes.get(beach)
+            if known is None:
+                known = routes[beach] = self._beach_exits(isle, beach)
+            found += known[0]
+        return tuple(found)
+
+    def _beach_exits(
+        self, isle: IslandTally, beach: int
+    ) -> tuple[tuple[Emigrate, ...], frozenset[Position]]:
+        """The emigrations from a full beach over open routes, and where its routes stop."""
         follow, pos, name = self._board.follow, isle.position, isle.name
         rotation = self._board.tiles[pos][1]
-        beaches = ISLANDS[name].beaches
+        boats = isle.beaches[beach]
+        colours = len(boats) - boats.count(0)
         found = []
         ends = set()
-        for beach in isle.full:
-            boats = isle.beaches[beach]
-            colours = len(boats) - boats.count(0)
-            for edge in beaches[beach].jetties:
-                direction = (edge + rotation) % 6
-                end, stop, _ = follow(neighbour(pos, direction), direction, colours, [])
-                ends.add(stop)
-                if not (end is RouteEnd.ROYAL or (end is RouteEnd.ISLAND and stop == pos)):
-                    found.append(_emigration(name, beach, direction))
-        isle.ends = frozenset(ends)
-        return tuple(found)
+        for edge in ISLANDS[name].beaches[beach].jetties:
+            direction = (edge + rotation) % 6
+            end, stop, _ = follow(neighbour(pos, direction), direction, colours, [])
+            ends.add(stop)
+            if not (end is RouteEnd.ROYAL or (end is RouteEnd.ISLAND and stop == pos)):
+                found.append(_emigration(name, beach, direction))
+        return tuple(found), frozenset(ends)
 
     def _reroute(self, place: Position) -> None:
         """A tile came or went at `place` (or its island turned royal): forget the exits
         whose routes stop there."""
         for isle in self._isles.values():
-            if isle.exits is not None and place in isle.ends:
-                isle.exits = None
+            routes = isle.routes
+            if routes:
+                for beach, (_, ends) in list(routes.items()):
+                    if place in ends:
+                        del routes[beach]
+                        isle.exits = None
 
     def _full_beaches(self) -> list[tuple[Position, int]]:
         """The full beaches, in the order their islands were placed."""

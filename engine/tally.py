@@ -24,8 +24,9 @@ class IslandTally:
     """One island's boats counted: free berths per beach (`room`), boats per seat (`boats`),
     its full beaches and the others (`full`, `open`, in beach order), and the emigrations
     from its full beaches over open routes (`exits`: None until asked for, and again once a
-    full beach's boats changed, or a tile came or went where one of their routes stops:
-    `ends` holds those places). `beaches` is the board's own list of boats per beach per
+    full beach's boats changed, or a tile came or went where one of their routes stops;
+    `routes` keeps them per full beach with those places, until the same happens to that
+    beach). `beaches` is the board's own list of boats per beach per
     seat, changed here alone; `total` counts its boats, and `expansions` are the expansions
     onto its open beaches by number of boats (None until asked for, and again once a beach
     filled or emptied)."""
@@ -34,7 +35,6 @@ class IslandTally:
         "beaches",
         "bits",
         "boats",
-        "ends",
         "exits",
         "expansions",
         "full",
@@ -42,6 +42,7 @@ class IslandTally:
         "open",
         "position",
         "room",
+        "routes",
         "total",
     )
 
@@ -57,7 +58,7 @@ class IslandTally:
         self.full, self.open = _SORTED[len(beaches), self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
         self.expansions: tuple[tuple[Expand, ...], ...] | None = None
-        self.ends: frozenset[Position] = frozenset()
+        self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Position]]] = {}
 
     @classmethod
     def placed(cls, name: str, position: Position, beaches: list[list[int]]) -> IslandTally:
@@ -69,7 +70,7 @@ class IslandTally:
         isle.total = isle.bits = 0
         isle.full, isle.open = _SORTED[len(beaches), 0]
         isle.exits = isle.expansions = None
-        isle.ends = frozenset()
+        isle.routes = {}
         return isle
 
     def copy(self, beaches: list[list[int]]) -> IslandTally:
@@ -78,7 +79,8 @@ class IslandTally:
         other.name, other.position, other.beaches = self.name, self.position, beaches
         other.room, other.boats, other.total = list(self.room), list(self.boats), self.total
         other.bits, other.full, other.open = self.bits, self.full, self.open
-        other.exits, other.ends, other.expansions = self.exits, self.ends, self.expansions
+        other.exits, other.expansions = self.exits, self.expansions
+        other.routes = dict(self.routes)
         return other
 
     def move(self, beach: int, seat: int, n: int) -> bool:
@@ -113,11 +115,13 @@ class IslandTally:
         self.total = self.bits = 0
         self.full, self.open = _SORTED[len(beaches), 0]
         self.exits = self.expansions = None
+        self.routes = {}
 
     def _changed(self, beach: int, before: int, after: int) -> bool:
         if before > 0 and after > 0:  # a beach with room before and after: no full beach changed
             return False
         self.exits = None
+        self.routes.pop(beach, None)
         if (before > 0) is (after > 0):
             return False
         self.bits ^= 1 << beach
