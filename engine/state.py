@@ -72,11 +72,19 @@ def _put_choices(anchor: str | None, direction: int) -> tuple[PutTile, ...]:
 
 @lru_cache(maxsize=1024)
 def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Expand, ...], ...]:
-    """The expansions onto the open beaches of `name`, by the number of boats placed."""
+    """The expansions onto the open beaches of `name` by the number of boats a player may
+    place (RULES §5: one per boat on the island, at most one per beach, from the reserve):
+    the entry for n boats places min(n, beaches) of them."""
+    beaches = len(BERTHS[name])
     return tuple(
-        tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
-        for count in range(len(BERTHS[name]) + 1)
+        tuple(Expand(name, combo) for combo in combinations(open_beaches, min(count, beaches)))
+        for count in range(BOATS_PER_PLAYER + 1)
     )
+
+
+@lru_cache(maxsize=1024)
+def _colony_choices(name: str) -> tuple[Place, ...]:
+    return tuple(Place(name, (b,)) for b in range(len(BERTHS[name])))
 
 
 @lru_cache(maxsize=1024)
@@ -125,6 +133,7 @@ def clear_listing_caches() -> None:
     colour_landings.cache_clear()
     _put_choices.cache_clear()
     _expand_choices.cache_clear()
+    _colony_choices.cache_clear()
     _borrow_choices.cache_clear()
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
@@ -430,8 +439,7 @@ class State:
 
     def _colony_boats(self) -> list[Choice]:
         assert self._target is not None
-        name = self._board.name(self._target)
-        return [_place_one(name, b) for b in range(len(ISLANDS[name].beaches))]
+        return list(_colony_choices(self._board.name(self._target)))
 
     def _nothing(self) -> list[Choice]:
         return []
@@ -452,23 +460,25 @@ class State:
         )
         choices: list[Choice] = []
         royal: list[Choice] = []
-        homes = []
+        homes = 0
         for isle in self._isles.values():
             mine = isle.boats[seat]
             if not mine:
                 continue
-            homes.append(isle)
+            homes += 1
             if reserve:
                 expansions = isle.expansions
                 if expansions is None:
                     expansions = isle.expansions = _expand_choices(isle.name, isle.open)
-                choices += expansions[min(mine, len(isle.room), reserve)]
+                choices += expansions[mine if mine < reserve else reserve]
             if may_found and isle.total == mine and isle.name != START_ISLAND:
                 royal.append(_royal_choice(isle.name))
         if not homes:
             choices += self._no_boat_placements()
         elif not reserve:
-            choices += self._borrowing_expansions(homes)
+            choices += self._borrowing_expansions(
+                [isle for isle in self._isles.values() if isle.boats[seat]]
+            )
         choices += royal
         choices.append(COLONISE)
         return choices
