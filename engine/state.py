@@ -87,10 +87,11 @@ def _colony_choices(name: str) -> tuple[Place, ...]:
     return tuple(Place(name, (b,)) for b in range(len(BERTHS[name])))
 
 
-@lru_cache(maxsize=1024)
 def _borrow_choices(
     name: str, open_beaches: tuple[int, ...], sources: tuple[tuple[str, int], ...]
 ) -> tuple[Expand, ...]:
+    """Each expansion onto an open beach of `name` with a boat from one of `sources` (the
+    sources change from turn to turn: only the single choices are kept)."""
     return tuple(starmap(_borrow_choice, product((name,), open_beaches, sources)))
 
 
@@ -134,7 +135,6 @@ def clear_listing_caches() -> None:
     _put_choices.cache_clear()
     _expand_choices.cache_clear()
     _colony_choices.cache_clear()
-    _borrow_choices.cache_clear()
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
     _emigration.cache_clear()
@@ -635,9 +635,8 @@ class State:
 
     def _landings(self) -> list[Choice]:
         assert self._group is not None and self._target is not None
-        name = self._board.name(self._target)
-        free = tuple(self._isles[self._target].room)
-        return list(_land_choices(name, tuple(self._group), free, self._order))
+        isle = self._isles[self._target]
+        return list(_land_choices(isle.name, tuple(self._group), tuple(isle.room), self._order))
 
     def _puts(self) -> list[Choice]:
         return list(chain.from_iterable(self._puts_at().values()))
@@ -965,18 +964,16 @@ class State:
         turn (with the §8.1 redraw if due). An island whose full beaches have only closed
         routes is removed when its emigration comes (RULES §8.1): by the player's choice
         while other full beaches wait, by itself when only such islands are left."""
-        options: list[Choice] = []
-        closed: list[Position] = []
         while self._full:
             options, closed = self._emigration_options()
-            if options or not closed:
+            if options:
+                self._phase = Phase.EMIGRATE
+                self._legal = options + [EmigrateClosed(self._board.name(pos)) for pos in closed]
+                return
+            if not closed:
                 break
             for pos in closed:
                 self._remove_closed(pos, events)
-        if options:
-            self._phase = Phase.EMIGRATE
-            self._legal = options + [EmigrateClosed(self._board.name(pos)) for pos in closed]
-            return
         if self._redraw_due:
             self._redraw_due = False
             self._colonising = False

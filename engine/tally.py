@@ -92,7 +92,9 @@ class IslandTally:
         room = self.room
         before = room[beach]
         after = room[beach] = before - n
-        return not (before > 0 and after > 0) and self._changed(beach, before, after)
+        if before > 0 and after > 0:  # a beach with room before and after: no full beach changed
+            return False
+        return self._changed(beach, before, after)
 
     def clear(self, beach: int) -> list[int]:
         """Take every boat off `beach`; returns them per seat."""
@@ -104,7 +106,8 @@ class IslandTally:
         count = sum(taken)
         self.total -= count
         room[beach] = before + count
-        self._changed(beach, before, room[beach])
+        if before <= 0 or before + count <= 0:
+            self._changed(beach, before, before + count)
         return taken
 
     def empty(self, beaches: list[list[int]]) -> None:
@@ -118,8 +121,7 @@ class IslandTally:
         self.routes = {}
 
     def _changed(self, beach: int, before: int, after: int) -> bool:
-        if before > 0 and after > 0:  # a beach with room before and after: no full beach changed
-            return False
+        """A full beach changed (`before` or `after` its free berths were none)."""
         self.exits = None
         self.routes.pop(beach, None)
         if (before > 0) is (after > 0):
