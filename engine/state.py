@@ -570,8 +570,8 @@ class State:
 
     def _reroute(self, place: Position) -> None:
         """A tile came or went at `place` (or its island turned royal): forget the exits
-        whose routes stop there."""
-        for isle in self._isles.values():
+        whose routes stop there (only full beaches keep routes)."""
+        for isle in self._full.values():
             routes = isle.routes
             if routes:
                 for beach, (_, ends) in list(routes.items()):
