@@ -45,10 +45,10 @@ def _land_choices(
 ) -> tuple[Land, ...]:
     """Every landing of `group` on the island `name` with `free` berths per beach, kept for
     the next group like it. Each beach with room takes a boat before any takes a second
-    (`landing._landings`), so a beach never takes more than the group's boats less one for
-    each other beach with room, nor fewer than one: a beach with room for more is counted
-    as having room for that many, and the same landings are found again for more groups and
-    islands."""
+    (RULES §7, `landing._landings`), so a beach never takes more than the group's boats less
+    one for each other beach with room (one, when those beaches outnumber the boats): a
+    beach with room for more is counted as having room for that many, and the same landings
+    are found again for more groups and islands."""
     if min(free) >= 0:
         most = sum(group) - (len(free) - free.count(0)) + 1
         if most < 1:
@@ -72,9 +72,9 @@ def _put_choices(anchor: str | None, direction: int) -> tuple[PutTile, ...]:
 
 @lru_cache(maxsize=1024)
 def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Expand, ...], ...]:
-    """The expansions onto the open beaches of `name` by the number of boats a player may
-    place (RULES §5: one per boat on the island, at most one per beach, from the reserve):
-    the entry for n boats places min(n, beaches) of them."""
+    """The expansions onto the open beaches of `name`, by the smaller of the player's boats
+    on it and in the reserve (RULES §4: the entry for n places min(n, beaches) boats, at
+    most one a beach)."""
     beaches = len(BERTHS[name])
     return tuple(
         tuple(Expand(name, combo) for combo in combinations(open_beaches, min(count, beaches)))
