@@ -76,10 +76,11 @@ def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Exp
     on it and in the reserve (RULES §4: the entry for n places min(n, beaches) boats, at
     most one a beach)."""
     beaches = len(BERTHS[name])
-    return tuple(
-        tuple(Expand(name, combo) for combo in combinations(open_beaches, min(count, beaches)))
-        for count in range(BOATS_PER_PLAYER + 1)
-    )
+    by_count = [
+        tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
+        for count in range(beaches + 1)
+    ]
+    return (*by_count, *[by_count[-1]] * (BOATS_PER_PLAYER - beaches))
 
 
 @lru_cache(maxsize=1024)
