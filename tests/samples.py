@@ -31,6 +31,25 @@ from tests.support.localmail import later, local_service, parse, reply_to, take_
 GOLDEN = Path(__file__).resolve().parent / "golden"
 ANA, BEN = "ana@example.test", "ben@example.test"
 SEED = 2026
+# the kinds of mail the sample game yields, by name: known without playing it (test_golden
+# checks that the game yields exactly these), so that collecting the tests plays nothing
+KINDS = (
+    "welcome",
+    "prompt-setup",
+    "prompt-turn",
+    "prompt-land",
+    "prompt-emigrate",
+    "prompt-put-tile",
+    "prompt-colony-boat",
+    "update",
+    "update-automatic",
+    "gm",
+    "answer",
+    "reminder",
+    "error",
+    "not-applied",
+    "game-over",
+)
 
 
 @cache

@@ -5,34 +5,33 @@ After a deliberate change to what players see, run `python3 dev.py golden` and r
 
 from __future__ import annotations
 
+import email
+import email.policy
 import re
 
 import pytest
 
 from pbem.i18n import LRM, RLM, TRANSLATED, display_width
-from tests.samples import GOLDEN, golden_folder, parts, sample_mails
-
-KINDS = (
-    "welcome",
-    "prompt-setup",
-    "prompt-turn",
-    "prompt-land",
-    "prompt-emigrate",
-    "prompt-put-tile",
-    "prompt-colony-boat",
-    "update",
-    "update-automatic",
-    "gm",
-    "answer",
-    "reminder",
-    "error",
-    "not-applied",
-    "game-over",
-)
+from tests.samples import GOLDEN, KINDS, _shared, golden_folder, parts, sample_mails
+from tests.support.localmail import parse
 
 
 def test_the_sample_game_has_every_kind_of_mail() -> None:
     assert set(sample_mails()) == set(KINDS)
+
+
+def test_the_tests_read_a_mail_as_the_default_policy_does() -> None:
+    """`parse` (tests.support) keeps the parsed header fields; each part reads the same."""
+    for raw in _shared("en").values():
+        kept, plain = parse(raw), email.message_from_bytes(raw, policy=email.policy.default)
+        assert kept.as_bytes() == plain.as_bytes()
+        for ours, theirs in zip(kept.walk(), plain.walk(), strict=True):
+            assert [(n, str(v)) for n, v in ours.items()] == [
+                (n, str(v)) for n, v in theirs.items()
+            ]
+            assert ours.get_content_type() == theirs.get_content_type()
+            assert ours.get_payload(decode=True) == theirs.get_payload(decode=True)
+        assert kept["To"].addresses == plain["To"].addresses
 
 
 def test_every_golden_file_belongs_to_a_mail() -> None:

@@ -8,7 +8,6 @@ import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from email.utils import make_msgid
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from pbem.config import Settings
 from pbem.db import open_database, session
 from pbem.models import Outbox
 from pbem.service import Service
+from tests.support.reading import READING
 
 START = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 
@@ -45,7 +45,9 @@ def take_raw(service: Service) -> list[bytes]:
 
 
 def parse(raw: bytes) -> EmailMessage:
-    message = email.message_from_bytes(raw, policy=default_policy)
+    """A mail as `email.policy.default` parses it (with `READING`, which is the same policy
+    with its header fields kept)."""
+    message = email.message_from_bytes(raw, policy=READING)
     assert isinstance(message, EmailMessage)
     return message
 

@@ -59,6 +59,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from pbem.config import ImapSettings, Settings, SmtpSettings
+from tests.support.reading import READING
 
 DOMAIN = "example.test"
 PASSWORD = "test-password"
@@ -127,8 +128,9 @@ def mailbox_of(recipient: str, domain: str = DOMAIN) -> str | None:
 
 
 def parse(raw: bytes) -> EmailMessage:
-    """A message as `email.policy.default` parses it, after normalising CRLF to LF."""
-    message = email.message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=email.policy.default)
+    """A message as `email.policy.default` parses it (`READING`), after normalising CRLF to
+    LF."""
+    message = email.message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=READING)
     assert isinstance(message, EmailMessage)
     return message
 
