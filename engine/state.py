@@ -223,7 +223,8 @@ class State:
 
     @property
     def log(self) -> tuple[Choice, ...]:
-        """Every choice made so far, forced ones included, in order."""
+        """The choice of every decision so far, in order; the forced choices the engine made
+        on its own between them are not in it (replaying the log makes them again)."""
         return tuple(self._log)
 
     @property
