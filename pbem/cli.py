@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from sqlalchemy import String, type_coerce
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 from typer.core import TyperGroup
@@ -371,7 +372,7 @@ def game_lines(db: Session) -> list[str]:
     query = (
         select(
             col(Game.id),
-            col(Game.status),
+            type_coerce(col(Game.status), String),  # the text as stored: no enum per row
             col(Game.decision),
             (col(Seat.name) + " (" + col(Seat.colour) + ")").label("seat"),
         )
@@ -381,7 +382,7 @@ def game_lines(db: Session) -> list[str]:
     lines: list[str] = []
     current: tuple[int, str, int] | None = None
     who: list[str] = []
-    for game_id, status, decision, seat in db.exec(query):
+    for game_id, status, decision, seat in db.connection().execute(query):  # rows, not ORM
         if game_id != (current[0] if current else None):
             if current is not None:
                 lines.append(_game_line(*current, who))

@@ -328,7 +328,7 @@ def _config(tmp_path: Path, url: str) -> Path:
     return config
 
 
-def test_backup_compact_and_check_config_on_postgres(pg: Service, tmp_path: Path) -> None:
+def test_backup_compact_check_config_and_list_on_postgres(pg: Service, tmp_path: Path) -> None:
     _game(pg)
     config = _config(tmp_path, pg.settings.database_url)
     result = runner.invoke(app, ["backup", str(tmp_path / "copy.sqlite"), "--config", str(config)])
@@ -339,6 +339,8 @@ def test_backup_compact_and_check_config_on_postgres(pg: Service, tmp_path: Path
     result = runner.invoke(app, ["check-config", "--config", str(config)])
     assert f"schema version {SCHEMA_VERSION}; games: 1 running" in result.stdout
     assert "4 mails waiting" in result.stdout
+    result = runner.invoke(app, ["list", "--config", str(config)])
+    assert result.exit_code == 0 and result.stdout.startswith("g1  running  decision 1 ")
 
 
 def test_a_postgres_server_that_cannot_be_reached_is_a_clear_error(
