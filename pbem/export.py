@@ -232,7 +232,9 @@ def record(played: Played, progress: Progress | None = None) -> Record:
                 title="The set-up" if turn == 0 else f"Turn {turn}: {names[group.seat]}",
                 entries=tuple(group.entries),
                 caption=_caption(turn, index == len(groups) - 1, played.over),
-                picture=_data_url(board_png(group.after)),
+                # one slot for the record's pictures: they do not push out the layers of
+                # the games going on
+                picture=_data_url(board_png(group.after, ("record", played.game))),
                 board=render_board_text(
                     view.board(group.after, names, played.bots, played.resigned)
                 ),
@@ -244,7 +246,7 @@ def record(played: Played, progress: Progress | None = None) -> Record:
     return Record(
         game=played.game,
         title=f"Tongiaki, game {played.game}",
-        summary=_summary(played, state),
+        summary=with_names(_summary(played, state)),  # what it waits for names islands
         players=players,
         stack=", ".join(island(name) for name in played.setup.stack)
         if played.over

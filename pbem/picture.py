@@ -168,7 +168,7 @@ def berths(state: State) -> list[Berth]:
     return list(_berths(state, layout(state)))
 
 
-def board_png(state: State, game: int | None = None) -> bytes:
+def board_png(state: State, game: Hashable | None = None) -> bytes:
     """The board as a compact palette PNG; the same state always gives the same bytes.
     `game`: the game it is drawn for, which keeps its tile layer (the next move's picture
     reuses it) in a slot of its own among the `LAYERS` games drawn last: a host with more
@@ -197,7 +197,7 @@ def _picture(
     tiles: tuple[tuple[Position, tuple[str, int]], ...],
     royal: tuple[tuple[str, str], ...],
     boats: Shown,
-    game: int | None = None,
+    game: Hashable | None = None,
 ) -> bytes:
     """The PNG of what the picture shows: tiles in the order placed, royal islands with their
     owners' colours and the boats on each beach; a state whose board looks the same (a
@@ -229,8 +229,13 @@ class _Layer:
         self.image = image
         self.palette = palette
         self.bands: dict[int, _Band] = {}  # by the band's top row
+        self._lock = threading.Lock()  # two threads drawing on one layer take turns
 
     def png(self, image: Image.Image) -> bytes:
+        with self._lock:
+            return self._png(image)
+
+    def _png(self, image: Image.Image) -> bytes:
         width, height = image.size
         pixels = image.tobytes()
         deflated, adler, window = [], 1, b""
@@ -299,7 +304,9 @@ class _Layers:
         self._slots = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, tiles: Tiles, royal: tuple[tuple[str, str], ...], game: int | None) -> _Layer:
+    def get(
+        self, tiles: Tiles, royal: tuple[tuple[str, str], ...], game: Hashable | None
+    ) -> _Layer:
         slot: Hashable = (tiles, royal) if game is None else game
         with self._lock:
             kept = self._slots.get(slot)

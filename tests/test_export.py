@@ -14,7 +14,7 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-from engine import Setup, State, parse_choice
+from engine import STACK_TILES, Setup, State, parse_choice
 from pbem.cli import app
 from pbem.config import ConfigError, load_settings
 from pbem.db import reading, session
@@ -209,6 +209,22 @@ def test_the_record_says_fiji_where_the_tile_prints_fidschi(exported: Exported) 
     assert "New tile: Fiji," in record  # what happened
     assert ", Fiji," in record.split("The stack, top first:")[1].split("</p>")[0]
     assert "Fidschi" in notation
+
+
+def test_the_record_of_a_game_going_on_says_fiji_in_what_it_waits_for(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    stack = ["Fidschi", *(tile for tile in STACK_TILES if tile != "Fidschi")]
+    bob = SeatSpec("Bob", "bob@example.test", "blue")
+    game = service.new_game([SEATS[0], bob], stack=stack, now=START)
+    mails = take_mail(service)
+    for minute, lines in enumerate(["place Tonga a", "place Tonga b"] * 2 + ["colonise"], 1):
+        prompt = next(m for m in mails if m["X-Tongiaki-Decision"])  # to whoever decides
+        assert handle(service, reply_to(prompt, lines), later(minute)) == "applied"
+        mails = take_mail(service)
+    with session(service.engine) as db:
+        page = game_record_html(db, game)
+    summary = page.split("<h1>", 1)[1].split("<h2>", 1)[0]
+    assert "Fiji" in summary and "Fidschi" not in summary  # red must put the drawn tile Fiji
 
 
 @pytest.mark.usefixtures("_in_folder")

@@ -318,6 +318,28 @@ def test_each_game_keeps_its_tile_layer_while_others_are_drawn(
     assert len(drawn) == 2 + len(others) + 2
 
 
+def test_pictures_drawn_under_one_key_take_one_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game's record draws a board per turn under one key (`export`): its layouts take
+    one slot, not the places of the games going on."""
+    drawn: list[object] = []
+    compose = picture_module._layer
+    monkeypatch.setattr(picture_module, "_layer", lambda *a: drawn.append(a) or compose(*a))
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    going = [played(4, 30, seed=seed) for seed in range(1, LAYERS)]
+    for game, state in enumerate(going):
+        board_png(state, game)
+    record = [played(2, moves, seed=99) for moves in range(0, 200, 5)]
+    layouts = {tuple(state.tiles.items()) for state in record}
+    for state in record:
+        board_png(state, ("record", 99))
+    assert len(drawn) == len(going) + len(layouts) and len(layouts) > 8
+    picture_module._picture.cache_clear()
+    for game, state in enumerate(going):
+        board_png(state, game)
+    assert len(drawn) == len(going) + len(layouts)  # every game kept its layer
+
+
 def test_the_adler32_of_two_pieces_is_that_of_the_whole() -> None:
     first, second = bytes(range(256)) * 300, b"\x07\x00" * 5000
     combined = _adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
