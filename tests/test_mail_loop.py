@@ -11,12 +11,10 @@ import os
 import random
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import closing
 from dataclasses import replace
 from email.message import EmailMessage
 from email.utils import parseaddr
@@ -31,7 +29,15 @@ from pbem.db import open_database, session
 from pbem.models import Game, GmAction, Inbound, Move, Outbox
 from pbem.runner import run_cycle
 from pbem.service import SeatSpec, Service
-from tests.support.localmail import START, later, option_count, reply_to, text_of
+from tests.support.localmail import (
+    START,
+    handled,
+    killed_mid_batch,
+    later,
+    option_count,
+    reply_to,
+    text_of,
+)
 from tests.support.mailservers import SERVICE, Mail, _fetch_new, _select, address, mail_settings
 
 
@@ -305,20 +311,8 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     env = {**os.environ, "PBEM_IMAP_PASSWORD": mail.password, "PBEM_SMTP_PASSWORD": mail.password}
     command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
 
-    def handled() -> int:
-        """Counted by a plain reader: in WAL mode it never waits for the writer, where the
-        service's sessions (BEGIN IMMEDIATE) would queue behind serve's transactions."""
-        uri = f"{settings.database_path.as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True)) as reader:
-            return int(reader.execute("SELECT count(*) FROM inbound").fetchone()[0])
-
-    first = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while handled() == 0 and time.monotonic() < deadline:
-        time.sleep(0.005)
-    first.send_signal(signal.SIGKILL)
-    first.wait(10)
-    killed_at = handled()
+    database = settings.database_path
+    killed_at = killed_mid_batch(command, database, env)
     assert 0 < killed_at < count, "the kill did not land in the middle of the poll"
 
     mail.smtp.start()
@@ -328,13 +322,13 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
         while time.monotonic() < deadline:
             with session(service.engine) as db:
                 waiting = len(list(db.exec(select(Outbox))))
-            if handled() == count and waiting == 0:
+            if handled(database) == count and waiting == 0:
                 break
             time.sleep(0.1)
     finally:
         second.send_signal(signal.SIGTERM)
         assert second.wait(20) == 0  # a clean stop on SIGTERM
-    assert handled() == count
+    assert handled(database) == count
     answers = [a for a in mail.smtp.accepted[before:] if a.mail_from == SERVICE]
     assert {a.rcpt_tos for a in answers} == {(address("p1"),)}
     assert len(answers) == count

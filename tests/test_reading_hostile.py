@@ -5,25 +5,29 @@ poll killed with SIGKILL."""
 
 from __future__ import annotations
 
-import signal
-import sqlite3
-import subprocess
-import sys
 import time
-from contextlib import closing
 from email.message import EmailMessage
 from pathlib import Path
 
 from sqlmodel import col, select
 
-from pbem.config import settings_toml
 from pbem.db import session
 from pbem.models import Inbound, Move, Talk
 from pbem.replies import handle
 from pbem.runner import run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
-from tests.support.localmail import START, later, local_service, reply_to, take_mail, text_of
+from tests.support.localmail import (
+    START,
+    handled,
+    killed_mid_batch,
+    later,
+    local_service,
+    poll_command,
+    reply_to,
+    take_mail,
+    text_of,
+)
 from tests.test_open_address import _out_of_office
 from tests.test_poison import poisons
 
@@ -152,25 +156,11 @@ def test_poll_killed_mid_batch_of_copied_lines_acts_on_each_once(tmp_path: Path)
         for n, body in enumerate([copied, copied, "1 2"]):  # the copy twice: a replay
             batch[f"{game:02}.{n}"] = reply_to(prompt, body)
     _drop(service, batch)
-    config = tmp_path / "pbem.toml"
-    config.write_text(settings_toml(service.settings))
-    command = [str(Path(sys.executable).parent / "pbem"), "poll", "--config", str(config)]
-    command += ["--now", later(5).isoformat()]
-
-    def handled() -> int:
-        uri = f"{service.settings.database_path.as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True)) as reader:
-            return int(reader.execute("SELECT count(*) FROM inbound").fetchone()[0])
-
-    first = subprocess.Popen(command, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while handled() == 0 and time.monotonic() < deadline:
-        time.sleep(0.005)
-    first.send_signal(signal.SIGKILL)
-    first.wait(10)
-    assert 0 < handled() < len(batch), "the kill did not land in the middle of the poll"
+    database = service.settings.database_path
+    killed_at = killed_mid_batch(poll_command(service, tmp_path, later(5)), database)
+    assert 0 < killed_at < len(batch), "the kill did not land in the middle of the poll"
     run_cycle(service, later(6))  # the next poll, as the service restarted would make it
-    assert handled() == len(batch)
+    assert handled(database) == len(batch)
     for game in range(1, games + 1):  # each game's copied line played once, nothing else
         (made,) = _moves(service, game)
         assert made.startswith("place Tonga "), made

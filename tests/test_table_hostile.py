@@ -4,25 +4,29 @@ replayed mail, a careless autoresponder and a service killed with SIGKILL mid-po
 
 from __future__ import annotations
 
-import signal
-import sqlite3
-import subprocess
-import sys
 import time
-from contextlib import closing
 from email.message import EmailMessage
 from pathlib import Path
 
 from sqlmodel import col, select
 
-from pbem.config import settings_toml
 from pbem.db import session
 from pbem.models import Inbound, Seat, Talk
 from pbem.replies import handle
 from pbem.runner import run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
-from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
+from tests.support.localmail import (
+    START,
+    handled,
+    killed_mid_batch,
+    later,
+    local_service,
+    parse,
+    poll_command,
+    reply_to,
+    take_mail,
+)
 from tests.test_open_address import _out_of_office
 from tests.test_poison import poisons
 
@@ -145,27 +149,12 @@ def test_poll_killed_mid_batch_of_table_talk_and_a_resignation_acts_on_each_once
         body = f"say hello {n}" if n != count // 2 else "confirm"
         raw = reply_to(asking if who == ANN else latest[BOB], body)
         (new / f"{time.time_ns()}.{n:03}").write_bytes(raw)
-    config = tmp_path / "pbem.toml"
-    config.write_text(settings_toml(service.settings))
-    command = [str(Path(sys.executable).parent / "pbem"), "poll", "--config", str(config)]
-    command += ["--now", later(5).isoformat()]
-
-    def handled() -> int:
-        uri = f"{service.settings.database_path.as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True)) as reader:
-            return int(reader.execute("SELECT count(*) FROM inbound").fetchone()[0])
-
-    before = handled()
-    first = subprocess.Popen(command, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while handled() == before and time.monotonic() < deadline:
-        time.sleep(0.005)
-    first.send_signal(signal.SIGKILL)
-    first.wait(10)
-    killed_at = handled() - before
+    database = service.settings.database_path
+    before = handled(database)
+    killed_at = killed_mid_batch(poll_command(service, tmp_path, later(5)), database)
     assert 0 < killed_at < count, "the kill did not land in the middle of the poll"
     run_cycle(service, later(6))  # the next poll, as the service restarted would make it
-    assert handled() - before == count
+    assert handled(database) - before == count
     # Bob's all, Ann's until she resigned (after it hers are refused), each once
     kept = [n for n in range(count) if n % 2 or n < count // 2]
     assert sorted(_talk(service)) == sorted(f"hello {n}" for n in kept)

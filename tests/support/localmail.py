@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import email
 import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -13,7 +19,7 @@ from pathlib import Path
 
 from sqlmodel import col, select
 
-from pbem.config import Settings
+from pbem.config import Settings, settings_toml
 from pbem.db import open_database, session
 from pbem.models import Outbox
 from pbem.service import Service
@@ -27,6 +33,37 @@ def local_service(tmp_path: Path, **changes: object) -> Service:
         Settings(data_dir=tmp_path / "data", from_address="tongiaki@example.test"), **changes
     )  # type: ignore[arg-type]
     return Service(open_database(settings.database), settings)
+
+
+def poll_command(service: Service, folder: Path, now: datetime) -> list[str]:
+    """`pbem poll` on `service`'s settings (written into `folder`), at `now`."""
+    config = folder / "pbem.toml"
+    config.write_text(settings_toml(service.settings))
+    pbem = str(Path(sys.executable).parent / "pbem")
+    return [pbem, "poll", "--config", str(config), "--now", now.isoformat()]
+
+
+def handled(database: Path) -> int:
+    """The inbound messages a service recorded, counted by a plain reader: in WAL mode it
+    never waits for the writer, where the service's sessions (BEGIN IMMEDIATE) would queue
+    behind a running service's transactions."""
+    with closing(sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)) as reader:
+        return int(reader.execute("SELECT count(*) FROM inbound").fetchone()[0])
+
+
+def killed_mid_batch(command: list[str], database: Path, env: dict[str, str] | None = None) -> int:
+    """Run `command` (a poll or a service) and SIGKILL it as soon as it recorded a message;
+    how many it had recorded by then."""
+    before = handled(database)
+    started = subprocess.Popen(
+        command, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 30
+    while handled(database) == before and time.monotonic() < deadline:
+        time.sleep(0.005)
+    started.send_signal(signal.SIGKILL)
+    started.wait(10)
+    return handled(database) - before
 
 
 def take_mail(service: Service) -> list[EmailMessage]:
