@@ -99,6 +99,20 @@ def test_reply_from_the_terminal_plays_the_demo_seat() -> None:
     assert "Tonga" in _ok("show", "1")
 
 
+def test_read_and_reply_pass_over_a_mail_they_cannot_read_in_the_outbox() -> None:
+    """Something odd dropped in the local outbox (no header, binary junk, a To that is not an
+    address) is no mail to you: read and reply find your mails as before."""
+    _ok("new-game", "--player", "Sina:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
+    _ok("poll")
+    outbox = Path("pbem-data/mail/outbox/new")
+    for n, junk in enumerate([b"", b"\xff\xfe\x00garbage", b"To: ,,,@@\n\nhello", b"From"]):
+        (outbox / f"9999999999.M{n}P1Q1.junk").write_bytes(junk)
+    assert "Your move: place a set-up boat on Tonga (decision 1)" in _ok("read")
+    assert "(asks for your decision)" in _ok("read", "--list")
+    assert "Replied to: [Tongiaki g1] Your move" in _ok("reply", "1")
+    assert "handled 1 messages" in _ok("poll")
+
+
 def test_reply_from_the_terminal_as_the_game_master() -> None:
     players = ("--player", "Sina:you@localhost", "--bot", "Kai:greedy")
     _ok("new-game", *players, "--gm", "gm@localhost")
