@@ -103,6 +103,7 @@ class Settings:
     authenticated_from: AuthenticatedFrom = AuthenticatedFrom.OFF
     authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
     state_cache_games: int = 1000  # games whose state `serve` keeps in memory
+    inbound_batch: int = 25  # inbound mails recorded in one transaction at most (SQLite)
     absent_bot: BotKind = BotKind.GREEDY  # plays absent, resigned and kicked seats
     expert_seconds: float = 1.0  # the expert bot's time per decision; 0: a fixed search
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
@@ -258,6 +259,8 @@ def _check(settings: Settings) -> None:
         raise ConfigError("'expert_seconds' must be 0 (a fixed search) or more")
     if settings.state_cache_games < 1:
         raise ConfigError("'state_cache_games' must be 1 or more")
+    if settings.inbound_batch < 1:
+        raise ConfigError("'inbound_batch' must be 1 or more")
     if settings.talk_per_day < 0:
         raise ConfigError("'talk_per_day' must be 0 (no table talk) or more")
     for name, addresses in (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import Message
 
@@ -44,6 +45,21 @@ MAX_LINES = 30
 MAX_LINE = 300  # characters of a line read; a command is far shorter
 
 
+@dataclass(frozen=True)
+class Taken:
+    """What one inbound message came to, and the line the log gets once the transaction
+    that recorded it committed (a transaction rolled back recorded nothing to tell)."""
+
+    outcome: MailOutcome
+    level: int = logging.INFO
+    said: str = ""
+    args: tuple[object, ...] = ()
+
+    def log(self) -> None:
+        if self.said:
+            log.log(self.level, self.said, *self.args)
+
+
 class Replies:
     """Handles inbound mail for a `Service`."""
 
@@ -52,29 +68,45 @@ class Replies:
         self.settings = service.settings
 
     def handle(self, raw: bytes, now: datetime) -> MailOutcome:
-        """Handle one inbound message exactly once; returns its outcome, and logs it.
+        """Handle one inbound message exactly once, in a transaction of its own; returns its
+        outcome, and logs it.
 
         Raises whatever the mail makes fail; the runner puts such a mail in the quarantine.
         """
+        with session(self.service.engine) as db:
+            taken = self.take_in(db, raw, now)
+            db.commit()
+        taken.log()
+        return taken.outcome
+
+    def take_in(self, db: Session, raw: bytes, now: datetime) -> Taken:
+        """Handle one inbound message in `db`'s transaction, which the caller commits (the
+        message is recorded in it: the same message is a duplicate after that commit); what
+        it came to, with the line for the log once committed.
+
+        Raises whatever the mail makes fail.
+        """
         now = as_utc(now)
         if len(raw) > self.settings.max_message_bytes:
-            return self._too_large(raw, now)
+            return self._too_large(db, raw, now)
         arrival = arrive(raw)
         message, sender = arrival.message, arrival.sender
         tag = find_tag(message)
-        # what needs no database is done before its write lock is taken
+        # what needs no database is done before the transaction first asks for its write lock
         turned_away = self._turned_away(message, sender)
         lines = self.command_lines(message) if tag is not None and not turned_away else []
-        with session(self.service.engine) as db:
-            inbound = self._first_time(db, arrival.message_hash, arrival, now)
-            if inbound is None:
-                return MailOutcome.DUPLICATE
-            outcome, detail = turned_away or self._handle(db, sender, tag, lines, inbound, now)
-            inbound.outcome, inbound.detail = outcome, shown(detail, 500)
-            db.commit()
+        inbound = self._first_time(db, arrival.message_hash, arrival, now)
+        if inbound is None:
+            return Taken(MailOutcome.DUPLICATE)
+        outcome, detail = turned_away or self._handle(db, sender, tag, lines, inbound, now)
+        inbound.outcome, inbound.detail = outcome, shown(detail, 500)
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
-        log.info("message %s (%s): %s: %s", inbound.id, where, inbound.outcome, inbound.detail)
-        return inbound.outcome
+        return Taken(
+            outcome,
+            logging.INFO,
+            "message %s (%s): %s: %s",
+            (inbound.id, where, inbound.outcome, inbound.detail),
+        )
 
     def _first_time(
         self, db: Session, message_hash: str, arrival: Arrival | None, now: datetime
@@ -91,16 +123,15 @@ class Replies:
             received_at=now,
             outcome="",
         )
-        db.add(inbound)
         try:
-            db.flush()
+            with db.begin_nested():  # a failure rolls back this row only
+                db.add(inbound)
         except IntegrityError:  # PostgreSQL: another service took this message meanwhile
-            db.rollback()
             log.info("message %s: handled by another service", inbound.message_id)
             return None
         return inbound
 
-    def _too_large(self, raw: bytes, now: datetime) -> MailOutcome:
+    def _too_large(self, db: Session, raw: bytes, now: datetime) -> Taken:
         """A mail over the size limit: kept in the quarantine unread (in the transaction that
         records it as handled); a tagged one from its seat's own address is answered once,
         briefly."""
@@ -113,49 +144,52 @@ class Replies:
         tag = find_tag(message)
         answer = tag is not None and not self._turned_away(message, sender)
         digest = hashlib.sha256(message_id).hexdigest()
-        with session(self.service.engine) as db:
-            inbound = self._first_time(db, digest, None, now)
-            if inbound is None:
-                return MailOutcome.DUPLICATE
-            inbound.message_id = shown_id(message_id, digest)
-            inbound.sender = sender
-            inbound.outcome, inbound.detail = MailOutcome.QUARANTINED, why
-            kept = quarantine_row(raw, why, now, limit, message)
-            db.add(kept)
-            found = self._seat_of(db, tag, sender) if tag is not None and answer else None
-            if found is not None and may_answer(
-                db, sender, AnswerKind.TOO_LARGE, now, self.settings.answers_per_day
-            ):
-                game = found[0]
-                notice = view.Notice(
-                    kind=MailKind.NOTICE,
-                    subject=engine.Message("Not applied: your mail was too large"),
-                    paragraphs=(
-                        engine.Message(
-                            "Your mail to game {game} was {size} KB; the game "
-                            "reads mail of at most {limit} KB, so nothing in it was "
-                            "read or applied.",
-                            game=game.id,
-                            size=len(raw) // 1000,
-                            limit=limit // 1000,
-                        ),
-                        engine.Message(
-                            "Reply to the newest mail of the game again, without attachments "
-                            "and with only your command at the top."
-                        ),
+        inbound = self._first_time(db, digest, None, now)
+        if inbound is None:
+            return Taken(MailOutcome.DUPLICATE)
+        inbound.message_id = shown_id(message_id, digest)
+        inbound.sender = sender
+        inbound.outcome, inbound.detail = MailOutcome.QUARANTINED, why
+        kept = quarantine_row(raw, why, now, limit, message)
+        db.add(kept)
+        found = self._seat_of(db, tag, sender) if tag is not None and answer else None
+        if found is not None and may_answer(
+            db, sender, AnswerKind.TOO_LARGE, now, self.settings.answers_per_day
+        ):
+            game = found[0]
+            notice = view.Notice(
+                kind=MailKind.NOTICE,
+                subject=engine.Message("Not applied: your mail was too large"),
+                paragraphs=(
+                    engine.Message(
+                        "Your mail to game {game} was {size} KB; the game "
+                        "reads mail of at most {limit} KB, so nothing in it was "
+                        "read or applied.",
+                        game=game.id,
+                        size=len(raw) // 1000,
+                        limit=limit // 1000,
                     ),
-                )
-                self.service.mail.queue_notice(
-                    db,
-                    found[1].address or sender,
-                    notice,
-                    now=now,
-                    game_id=game.id,
-                    lang=found[1].lang,
-                )
-            db.commit()
-        log.warning("message %s: quarantined as %s: %s", inbound.id, kept.id, why)
-        return MailOutcome.QUARANTINED
+                    engine.Message(
+                        "Reply to the newest mail of the game again, without attachments "
+                        "and with only your command at the top."
+                    ),
+                ),
+            )
+            self.service.mail.queue_notice(
+                db,
+                found[1].address or sender,
+                notice,
+                now=now,
+                game_id=game.id,
+                lang=found[1].lang,
+            )
+        db.flush()  # the quarantine's number, for the log
+        return Taken(
+            MailOutcome.QUARANTINED,
+            logging.WARNING,
+            "message %s: quarantined as %s: %s",
+            (inbound.id, kept.id, why),
+        )
 
     def _sender_refusal(self, message: Message) -> str | None:
         """Why the From of `message` is not taken (see `pbem.authres`), or None."""

@@ -10,6 +10,7 @@ import logging
 import os
 import signal
 import threading
+import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -24,17 +25,17 @@ from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_SU
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlmodel import col, delete, or_, select
+from sqlmodel import Session, col, delete, or_, select
 
 from pbem.clock import as_utc
 from pbem.config import ImapSettings, MailTransport, Settings
-from pbem.db import on_postgres, session
+from pbem.db import on_postgres, reading, session
 from pbem.deadlines import TickReport, tick
 from pbem.errors import PbemError
-from pbem.inbound import database_down, keep, shown
+from pbem.inbound import database_down, keep, quarantine_row, shown
 from pbem.kinds import MailOutcome
 from pbem.models import Outbox
-from pbem.replies import handle
+from pbem.replies import Replies, Taken, handle
 from pbem.service import Service
 from pbem.transport import (
     IDLE_RENEW,
@@ -139,16 +140,79 @@ def read_mail(
     now: datetime,
     opener: Callable[[], AbstractContextManager[Inbox]] | None = None,
 ) -> int:
-    """Handle every new message; each is marked handled only after its transaction committed
-    (or it was put in the quarantine). A database that fails stops the reading: the mail
-    stays unread and is tried again at the next poll."""
+    """Handle every new message; each is marked handled only after the transaction that
+    recorded it committed (or put it in the quarantine). A database that fails stops the
+    reading: the mail stays unread and is tried again at the next poll, where what was
+    committed is a duplicate. On SQLite the mails are handled in batches, a transaction each
+    (`take_batch`); on PostgreSQL, where services share the database and each holds the games
+    it works on until it commits, a transaction each."""
     handled = 0
     with (opener or partial(open_inbox, service.settings))() as inbox:
-        for key, raw in inbox.new_messages():
-            take(service, raw, now)  # logs what it did
-            inbox.mark_handled(key)
-            handled += 1
+        waiting = inbox.new_messages()
+        if on_postgres(service.engine):
+            for key, raw in waiting:
+                take(service, raw, now)  # logs what it did
+                inbox.mark_handled([key])
+                handled += 1
+            return handled
+        while keys := take_batch(service, waiting, now):
+            inbox.mark_handled(keys)
+            handled += len(keys)
     return handled
+
+
+BATCH_SECONDS = 0.5  # an inbound batch grows no longer: its answers wait for its commit
+
+
+def take_batch(service: Service, waiting: Iterator[tuple[str, bytes]], now: datetime) -> list[str]:
+    """Handle the next of the `waiting` mails in one transaction: as many as the
+    `inbound_batch` setting and `BATCH_SECONDS` allow; their keys once committed ([] when
+    none was waiting). A mail the service fails on rolls back its own part only, and is put
+    in the quarantine in that transaction; a database that fails rolls back the whole batch
+    (raised)."""
+    keys: list[str] = []
+    taken: list[Taken] = []
+    started = time.monotonic()
+    with session(service.engine) as db:
+        for key, raw in waiting:
+            taken.append(_take_in(service, db, raw, now))
+            keys.append(key)
+            full = len(keys) >= service.settings.inbound_batch
+            if full or time.monotonic() - started >= BATCH_SECONDS:
+                break
+        db.commit()
+    for mail in taken:
+        mail.log()
+    return keys
+
+
+def _take_in(service: Service, db: Session, raw: bytes, now: datetime) -> Taken:
+    """One mail of a batch, in a savepoint of the batch's transaction."""
+    try:
+        with db.begin_nested():
+            return Replies(service).take_in(db, raw, now)
+    except Exception as error:
+        if database_down(error):
+            raise _first_failure(error) from None
+        why = one_line(error)  # a database error without its SQL and parameters
+        kept = quarantine_row(raw, why, now, service.settings.max_message_bytes)
+        db.add(kept)
+        db.flush()
+        return Taken(
+            MailOutcome.QUARANTINED,
+            logging.WARNING,
+            "message quarantined as %d (%d bytes): %s",
+            (kept.id, len(raw), shown(why, 200)),
+        )
+
+
+def _first_failure(error: BaseException) -> BaseException:
+    """The database error a failure began with: SQLite ends the whole transaction on a full
+    disk (and on other faults), and the savepoint's rollback then fails as well, with 'no
+    such savepoint', which would hide the cause."""
+    while isinstance(error.__context__, OperationalError):
+        error = error.__context__
+    return error
 
 
 RACES = 3  # tries of a mail whose transaction lost a race with another service
@@ -223,7 +287,7 @@ async def flush_outbox(
     query = select(Outbox).order_by(col(Outbox.id))
     if not force:
         query = query.where(Outbox.next_attempt_at <= now)
-    with session(engine) as db:
+    with reading(engine) as db:  # in the event loop: never waits for the reader's batch
         due = list(db.exec(query))
         db.commit()
     return await _send_due(engine, senders, due, from_address, now)

@@ -11,7 +11,7 @@ import select
 import socket
 import ssl
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import lru_cache
 from pathlib import Path
@@ -27,7 +27,9 @@ class Inbox(Protocol):
         """(key, raw message) for every message not yet handled."""
         ...
 
-    def mark_handled(self, key: str) -> None: ...
+    def mark_handled(self, keys: Sequence[str]) -> None:
+        """Mark these messages handled: they are not among the new ones again."""
+        ...
 
 
 class Sender(Protocol):
@@ -79,12 +81,13 @@ class MaildirInbox:
                 continue
             yield f"{path.parent.name}/{path.name}", raw
 
-    def mark_handled(self, key: str) -> None:
-        sub, _, name = key.partition("/")
-        base, _, info = name.partition(":")
-        flags = info.partition(",")[2] if info.startswith("2,") else ""
-        target = self.root / "cur" / f"{base}:2,{''.join(sorted(set(flags) | {'S'}))}"
-        os.rename(self.root / sub / name, target)
+    def mark_handled(self, keys: Sequence[str]) -> None:
+        for key in keys:
+            sub, _, name = key.partition("/")
+            base, _, info = name.partition(":")
+            flags = info.partition(",")[2] if info.startswith("2,") else ""
+            target = self.root / "cur" / f"{base}:2,{''.join(sorted(set(flags) | {'S'}))}"
+            os.rename(self.root / sub / name, target)
 
 
 class ImapInbox:
@@ -104,8 +107,11 @@ class ImapInbox:
             if status == "OK" and isinstance(raw, bytes):
                 yield uid, raw
 
-    def mark_handled(self, key: str) -> None:
-        self.client.uid("STORE", key, "+FLAGS", "(\\Seen)")
+    def mark_handled(self, keys: Sequence[str]) -> None:
+        """One STORE for all of them (a set of UIDs). A mail left unseen by a STORE that
+        failed is read again at the next poll, and is then a duplicate."""
+        if keys:
+            self.client.uid("STORE", ",".join(keys), "+FLAGS.SILENT", "(\\Seen)")
 
 
 @lru_cache(maxsize=8)

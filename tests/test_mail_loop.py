@@ -295,7 +295,7 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     mail: Mail, players: dict[str, Player], tmp_path: Path
 ) -> None:
     # forty answers to one player: more than the answer budget, which is not what this tests
-    settings = replace(mail_settings(mail, tmp_path / "data"), answers_per_day=100)
+    settings = replace(mail_settings(mail, tmp_path / "data"), answers_per_day=100, inbound_batch=5)
     service = Service(open_database(settings.database_path), settings)
     _new_game(service, 2, seed=3)
     run_cycle(service, later(0))

@@ -145,7 +145,7 @@ def test_undo_by_mail_acts_once_and_never_for_a_stranger(tmp_path: Path) -> None
 
 
 def test_poll_killed_mid_batch_of_copied_lines_acts_on_each_once(tmp_path: Path) -> None:
-    service = local_service(tmp_path)
+    service = local_service(tmp_path, inbound_batch=5)  # the poll commits 5 mails at a time
     games = 6
     batch: dict[str, bytes] = {}
     for game in range(1, games + 1):

@@ -138,7 +138,7 @@ def test_an_autoresponder_neither_resigns_nor_gets_more_than_the_budget(tmp_path
 def test_poll_killed_mid_batch_of_table_talk_and_a_resignation_acts_on_each_once(
     tmp_path: Path,
 ) -> None:
-    service = local_service(tmp_path, talk_per_day=1000)
+    service = local_service(tmp_path, talk_per_day=1000, inbound_batch=5)
     latest = _game(service)
     asking = _asked(service, latest)
     count = 40

@@ -1,0 +1,148 @@
+"""Waiting mail is handled in batches on SQLite, a transaction each (`inbound_batch`): the
+mails of a batch are recorded, applied and answered together or not at all; a mail the
+service fails on rolls back its own part only; a database that fails leaves the whole batch
+unread, and the next poll takes each mail once."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from contextlib import closing
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.exc import OperationalError
+from sqlmodel import col, select
+
+from pbem.db import session
+from pbem.models import Inbound, Move, Outbox, Quarantined
+from pbem.runner import read_mail
+from pbem.service import SeatSpec, Service
+from pbem.transport import MaildirInbox
+from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
+from tests.test_poison import nested
+
+ANN, BOB = "ann@example.test", "bob@example.test"
+
+
+def _game(service: Service) -> tuple[bytes, EmailMessage]:
+    """A two-player game: Ann's first move as a reply, and the prompt it answers."""
+    seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
+    service.new_game(seats, seed=4, now=START)
+    (prompt,) = [m for m in take_mail(service) if m["To"] == ANN and "Your move" in m["Subject"]]
+    return reply_to(prompt, "place Tonga a"), prompt
+
+
+def _drop(service: Service, mails: list[bytes]) -> Path:
+    MaildirInbox(service.settings.inbox_dir)  # the mailbox, made as the service makes it
+    new = service.settings.inbox_dir / "new"
+    for n, raw in enumerate(mails):
+        (new / f"{time.time_ns()}.{n:03}").write_bytes(raw)
+    return new
+
+
+def _commits(service: Service) -> list[int]:
+    """Counts the commits of `service`'s database from now on."""
+    counted: list[int] = []
+
+    @event.listens_for(service.engine, "commit")
+    def _count(_connection: Any) -> None:
+        counted.append(1)
+
+    return counted
+
+
+def _recorded(service: Service) -> list[str]:
+    with session(service.engine) as db:
+        return [i.outcome for i in db.exec(select(Inbound).order_by(col(Inbound.id)))]
+
+
+def _moves(service: Service) -> list[str]:
+    with session(service.engine) as db:
+        return [m.choice for m in db.exec(select(Move).order_by(col(Move.number)))]
+
+
+@pytest.mark.parametrize(("batch", "commits"), [(4, 3), (1, 11), (25, 1)])
+def test_waiting_mails_are_recorded_a_batch_to_a_transaction(
+    tmp_path: Path, batch: int, commits: int
+) -> None:
+    service = local_service(tmp_path, inbound_batch=batch)
+    _, prompt = _game(service)
+    strangers = [reply_to(prompt, "place Tonga a", sender=f"x{n}@example.test") for n in range(10)]
+    new = _drop(service, [*strangers, reply_to(prompt, "place Tonga a")])
+    counted = _commits(service)
+    assert read_mail(service, later(1)) == 11
+    assert len(counted) == commits
+    assert _recorded(service) == ["refused"] * 10 + ["applied"]
+    assert _moves(service) == ["place Tonga a"]
+    assert list(new.iterdir()) == []  # every mail marked handled
+    assert read_mail(service, later(2)) == 0
+
+
+def test_a_poisoned_mail_in_a_batch_rolls_back_its_own_part_only(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    good, prompt = _game(service)
+    target = str(prompt["Reply-To"]).split("<")[-1].rstrip(">")
+    poison = (
+        f"From: {ANN}\nTo: {target}\nSubject: Re: your move\nMIME-Version: 1.0\n".encode()
+        + nested(60)  # deeper than the service reads: it fails on this mail
+    )
+    status = reply_to(prompt, "status")
+    _drop(service, [poison, good, poison.replace(b"your move", b"again"), status])
+    counted = _commits(service)
+    assert read_mail(service, later(1)) == 4
+    assert len(counted) == 1
+    assert _recorded(service) == ["applied", "answered"]  # the poisoned ones are quarantined
+    assert _moves(service) == ["place Tonga a"]
+    with session(service.engine) as db:
+        kept = list(db.exec(select(Quarantined)))
+        waiting = [str(parse(m.message)["Subject"]) for m in db.exec(select(Outbox))]
+    assert len(kept) == 2
+    assert sum("Your answer: status" in subject for subject in waiting) == 1, waiting
+
+
+def _limit_pages(service: Service, room: int) -> Callable[[Any, Any], None]:
+    """From now on the service's connections may grow the file by `room` pages only: SQLite
+    then fails a write with 'database or disk is full', as a full disk makes it. Returns the
+    listener that sets the limit, for `event.remove`."""
+    service.engine.dispose()
+    with closing(sqlite3.connect(service.settings.database_path)) as plain:
+        pages = plain.execute("PRAGMA page_count").fetchone()[0]
+
+    def limit(connection: Any, _record: Any) -> None:
+        connection.execute(f"PRAGMA max_page_count={pages + room}")
+
+    event.listen(service.engine, "connect", limit)
+    return limit
+
+
+def test_a_database_that_fails_mid_batch_keeps_none_of_it_and_the_next_poll_takes_each_once(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    move, prompt = _game(service)
+    asks = [reply_to(prompt, "\n".join(["status"] * (n + 1))) for n in range(6)]
+    new = _drop(service, [move, *asks])
+    # no page more: the move fits in the pages the welcome mails left free, the answers not
+    limit = _limit_pages(service, 0)
+    with pytest.raises(OperationalError, match="full"):
+        read_mail(service, later(1))
+    assert len(list(new.iterdir())) == 7  # none marked handled
+    assert _recorded(service) == [] and _moves(service) == []  # none recorded
+    event.remove(service.engine, "connect", limit)
+    service.engine.dispose()  # the disk has room again
+    assert read_mail(service, later(2)) == 7
+    assert _recorded(service) == ["applied"] + ["answered"] * 6
+    assert _moves(service) == ["place Tonga a"]
+    with session(service.engine) as db:
+        answers = [
+            m.recipient
+            for m in db.exec(select(Outbox))
+            if "Your answer: status" in parse(m.message)["Subject"]
+        ]
+    assert answers == [ANN] * 6
+    assert read_mail(service, later(3)) == 0
