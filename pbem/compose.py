@@ -119,9 +119,9 @@ class Picture:
     part: bytes  # the MIME part, encoded
 
     @classmethod
-    def of(cls, png: bytes, domain: str = "tongiaki") -> Picture:
-        """Named by its content, so that the same picture always has the same Content-ID."""
-        cid = f"board-{hashlib.sha256(png).hexdigest()[:20]}@{domain}"
+    def of(cls, png: bytes, domain: str = "tongiaki", cid: str = "") -> Picture:
+        """Named `cid`, else by its content: the same picture always has the same Content-ID."""
+        cid = cid or f"board-{hashlib.sha256(png).hexdigest()[:20]}@{domain}"
         head = (
             "Content-Type: image/png\n"
             "Content-Transfer-Encoding: base64\n"

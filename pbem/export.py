@@ -234,7 +234,7 @@ def record(played: Played, progress: Progress | None = None) -> Record:
                 caption=_caption(turn, index == len(groups) - 1, played.over),
                 # one slot for the record's pictures: they do not push out the layers of
                 # the games going on
-                picture=_data_url(board_png(group.after, ("record", played.game))),
+                picture=_data_url(board_png(group.after, ("record", played.game), english=True)),
                 board=render_board_text(
                     view.board(group.after, names, played.bots, played.resigned)
                 ),

@@ -3,6 +3,7 @@ outbox in the caller's transaction (sending is the runner's job)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import secrets
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from sqlmodel import Session, func, select
 
-from engine import Event, Message
+from engine import Event, Message, State
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc, format_duration
@@ -30,7 +31,7 @@ from pbem.manual import (
     command_help,
 )
 from pbem.models import Game, GmTag, Held, Move, Observer, Outbox, Seat, Talk
-from pbem.picture import board_png
+from pbem.picture import Seen, drawn, english_differs, seen
 from pbem.render import render
 from pbem.table import Table
 from pbem.view import Answer, CommandHelp, LineResult, when
@@ -57,6 +58,32 @@ def news_seen(moves: Sequence[Move], seat: int) -> int:
     return seen
 
 
+class BoardPicture:
+    """The board picture of a round, drawn when the first mail needs it, once for each way
+    its readers name the islands: as printed on the tiles ('Fidschi'), or as English readers
+    name them ('Fiji') where that differs. `cid`, which the views refer to, is then `Named`:
+    each reader's mail refers to the picture with their names (`for_cid`)."""
+
+    def __init__(self, state: State, game: int, domain: str) -> None:
+        self.board: Seen = seen(state)
+        self.game = game
+        digest = hashlib.sha256(repr(self.board).encode()).hexdigest()[:20]
+        self.printed = f"board-{digest}@{domain}"
+        self.english = f"board-{digest}-en@{domain}"
+        differs = english_differs(self.board[0])
+        self.cid: str = i18n.Named(self.english, self.printed) if differs else self.printed
+        self._drawn: dict[str, Picture] = {}
+
+    def for_cid(self, cid: str) -> Picture:
+        """The picture a mail refers to as `cid` (one of the two sides of `self.cid`)."""
+        cid = str(cid)
+        picture = self._drawn.get(cid)
+        if picture is None:
+            png = drawn(self.board, self.game, english=cid == self.english)
+            picture = self._drawn[cid] = Picture.of(png, cid=cid)
+        return picture
+
+
 class Mailer:
     """Queues the mails of a game for one configuration of the service."""
 
@@ -81,12 +108,12 @@ class Mailer:
 
     def moment(
         self, table: Table, events: Sequence[Event] = (), announced: Sequence[str] = ()
-    ) -> tuple[letters.Moment, Picture]:
+    ) -> tuple[letters.Moment, BoardPicture]:
         """What the mails of this round share, with the board picture: made once per round."""
         game, state = table.game, table.state
         assert game.id is not None
         domain = self.settings.from_address.partition("@")[2] or "localhost"
-        picture = Picture.of(board_png(state, game.id), domain)
+        picture = BoardPicture(state, game.id, domain)
         at = letters.moment(
             game.id,
             state,
@@ -199,12 +226,14 @@ class Mailer:
             )
         return ""
 
-    def queue(self, table: Table, seat: Seat, mail: view.Mail, picture: Picture | None) -> None:
+    def queue(
+        self, table: Table, seat: Seat, mail: view.Mail, picture: BoardPicture | None
+    ) -> None:
         """Render a mail and put it in the outbox; its reply address names the seat and the
         decision open now, so that any mail of the game can be answered."""
         self.post(table, envelope(table, seat, mail), picture)
 
-    def post(self, table: Table, letter: Envelope, picture: Picture | None) -> None:
+    def post(self, table: Table, letter: Envelope, picture: BoardPicture | None) -> None:
         """Render a mail addressed already and put it in the outbox."""
         mail, record = self._attached(table, letter.mail)
         self._queue_mail(
@@ -275,7 +304,7 @@ class Mailer:
         return self.settings.export_url.rstrip("/") + "/" + name
 
     def queue_watch(
-        self, table: Table, watcher: Observer, mail: view.Mail, picture: Picture | None
+        self, table: Table, watcher: Observer, mail: view.Mail, picture: BoardPicture | None
     ) -> None:
         """A mail to someone who watches the game; its reply address is theirs (for `say`,
         `status` and the other commands that look)."""
@@ -323,7 +352,7 @@ class Mailer:
         self,
         table: Table,
         at: letters.Moment,
-        picture: Picture,
+        picture: BoardPicture,
         *,
         sender: Observer | None = None,
         results: Sequence[LineResult] = (),
@@ -471,7 +500,7 @@ class Mailer:
         mail: view.Mail | view.GmMail,
         *,
         tag: Tag,
-        picture: Picture | None = None,
+        picture: BoardPicture | None = None,
         calendar: bytes | None = None,
         record: tuple[str, bytes] | None = None,
         words: i18n.Words = i18n.ENGLISH_WORDS,
@@ -488,7 +517,7 @@ class Mailer:
             subject=f"[Tongiaki g{game.id}] {mail.subject}",
             text=text,
             html=html,
-            picture=picture if mail.picture else None,
+            picture=picture.for_cid(mail.picture) if picture and mail.picture else None,
             game_id=game.id,
             tag=tag,
             now=now,

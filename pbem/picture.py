@@ -32,6 +32,7 @@ from engine import (
     empty_places,
     tile_words,
 )
+from pbem.i18n import ENGLISH_NAMES, notation
 
 Point = tuple[float, float]
 
@@ -168,11 +169,15 @@ def berths(state: State) -> list[Berth]:
     return list(_berths(state, layout(state)))
 
 
-def board_png(state: State, game: Hashable | None = None) -> bytes:
-    """The board as a compact palette PNG; the same state always gives the same bytes.
-    `game`: the game it is drawn for, which keeps its tile layer (the next move's picture
-    reuses it) in a slot of its own among the `LAYERS` games drawn last: a host with more
-    games going than that draws each picture from its tiles again, not once per layout."""
+Seen = tuple[
+    tuple[tuple[Position, tuple[str, int]], ...],  # the tiles as placed
+    tuple[tuple[str, str], ...],  # the royal islands and their owners' colours
+    tuple[tuple[tuple[str, int], tuple[str, ...]], ...],  # boat colours per island beach
+]
+
+
+def seen(state: State) -> Seen:
+    """What the picture of `state` shows: two states with the same are the same picture."""
     tiles = tuple(state.tiles.items())
     royal = tuple(
         (island, state.colours[seat])
@@ -186,7 +191,28 @@ def board_png(state: State, game: Hashable | None = None) -> bytes:
         for index in range(len(ISLANDS[name].beaches))
         if state.boats_on(name, index)
     )
-    return _picture(tiles, royal, boats, game)
+    return tiles, royal, boats
+
+
+def board_png(state: State, game: Hashable | None = None, *, english: bool = False) -> bytes:
+    """The board as a compact palette PNG; the same state always gives the same bytes.
+    `game`: the game it is drawn for, which keeps its tile layer (the next move's picture
+    reuses it) in a slot of its own among the `LAYERS` games drawn last: a host with more
+    games going than that draws each picture from its tiles again, not once per layout.
+    `english`: islands named as English readers name them ('Fiji'), else as printed on the
+    tiles ('Fidschi'); a board without such an island is the same picture either way."""
+    return drawn(seen(state), game, english=english)
+
+
+def drawn(board: Seen, game: Hashable | None = None, *, english: bool = False) -> bytes:
+    """`board_png` of what a state shows (`seen`)."""
+    tiles, royal, boats = board
+    return _picture(tiles, royal, boats, game, english and english_differs(tiles))
+
+
+def english_differs(tiles: Iterable[tuple[Position, tuple[str, int]]]) -> bool:
+    """Whether English readers name an island among `tiles` otherwise than its tile."""
+    return any(name in ENGLISH_NAMES for _, (name, _) in tiles)
 
 
 Shown = tuple[tuple[tuple[str, int], tuple[str, ...]], ...]  # boat colours per island beach
@@ -198,11 +224,12 @@ def _picture(
     royal: tuple[tuple[str, str], ...],
     boats: Shown,
     game: Hashable | None = None,
+    english: bool = False,
 ) -> bytes:
     """The PNG of what the picture shows: tiles in the order placed, royal islands with their
     owners' colours and the boats on each beach; a state whose board looks the same (a
     reminder, a move that changed no boat) reuses it."""
-    layer = _layers.get(tiles, royal, game)
+    layer = _layers.get(tiles, royal, game, english)
     image = layer.image.copy()
     on = dict(boats)
     for berth in _placed_berths(
@@ -305,15 +332,21 @@ class _Layers:
         self._lock = threading.Lock()
 
     def get(
-        self, tiles: Tiles, royal: tuple[tuple[str, str], ...], game: Hashable | None
+        self,
+        tiles: Tiles,
+        royal: tuple[tuple[str, str], ...],
+        game: Hashable | None,
+        english: bool = False,
     ) -> _Layer:
         slot: Hashable = (tiles, royal) if game is None else game
+        if english:  # a game read in English and in another language keeps both layers
+            slot = ("english", slot)
         with self._lock:
             kept = self._slots.get(slot)
             if kept is not None and kept[0] == tiles and kept[1] == royal:
                 self._slots.move_to_end(slot)
                 return kept[2]
-        layer = _layer(tiles, royal)  # outside the lock: drawing takes milliseconds
+        layer = _layer(tiles, royal, english)  # outside the lock: drawing takes milliseconds
         with self._lock:
             self._slots[slot] = (tiles, royal, layer)
             self._slots.move_to_end(slot)
@@ -329,19 +362,20 @@ class _Layers:
 _layers = _Layers()
 
 
-def _layer(tiles: Tiles, royal: tuple[tuple[str, str], ...]) -> _Layer:
+def _layer(tiles: Tiles, royal: tuple[tuple[str, str], ...], english: bool = False) -> _Layer:
     """The layer of a tile layout: changes only when a tile is placed or a royal island
     founded, so most moves reuse it (`_layers`); each tile is pasted from its own cached
-    picture."""
+    picture. `english`: the islands named as English readers name them."""
     laid = dict(tiles)
     empty = empty_places(laid)
     lay = _layout([*laid, *empty])
     image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
-    words = labels(laid)
+    said = (lambda text: str(notation(text))) if english else str
+    words = {position: said(text) for position, text in labels(laid).items()}
     pieces = [(position, _empty_image(words[position], lay.radius)) for position in empty]
     owners = dict(royal)
     pieces += [
-        (position, _tile_image(name, rotation, owners.get(name), lay.radius))
+        (position, _tile_image(name, rotation, owners.get(name), lay.radius, said(name)))
         for position, (name, rotation) in tiles
     ]
     for position, (tile, mask) in pieces:
@@ -369,10 +403,11 @@ def _finished(canvas: _Canvas, mask: Image.Image) -> tuple[Image.Image, Image.Im
 
 @lru_cache(maxsize=512)
 def _tile_image(
-    name: str, rotation: int, owner: str | None, radius: float
+    name: str, rotation: int, owner: str | None, radius: float, shown: str = ""
 ) -> tuple[Image.Image, Image.Image]:
-    """A tile placed with `rotation` (an island with its free berths, ringed if royal) and
-    the mask to paste it by: the hexagon with the outer half of its outline, and jetties."""
+    """A tile placed with `rotation` (an island with its free berths, ringed if royal, named
+    `shown` or else its name) and the mask to paste it by: the hexagon with the outer half of
+    its outline, and jetties."""
     canvas, centre = _tile_canvas(radius, OUTLINE)
     mask = Image.new("L", canvas.image.size, 0)
     draw = ImageDraw.Draw(mask)
@@ -381,7 +416,7 @@ def _tile_image(
     if name in SEAS:
         _draw_sea(canvas, centre, name, rotation)
         return _finished(canvas, mask)
-    for start, end in _draw_island(canvas, centre, name, rotation, owner):
+    for start, end in _draw_island(canvas, centre, name, rotation, owner, shown or name):
         draw.line([start, end], fill=255, width=canvas.width(0.1))
     for plan in island_plan(name, rotation):
         for x, y in plan.berths:
@@ -599,21 +634,42 @@ def _font(size: int) -> ImageFont.FreeTypeFont:
 
 @lru_cache(maxsize=4096)
 def _text_mask(text: str, size: int, bold: bool) -> tuple[Image.Image, int, int]:
-    """The text as an antialiased mask, and where its top left lies from its middle."""
+    """The text as an antialiased mask, and where its top left lies from its middle. Bold
+    letters (drawn with a stroke) stand apart by the stroke's width, each at its own advance:
+    set as the font sets them, the stroke runs narrow letters together ('Fiji')."""
     font, stroke = _font(size), max(1, round(size / 22)) if bold else 0
-    box = font.getbbox(text, anchor="mm", stroke_width=stroke)
-    left, top, right, bottom = map(int, box)
-    mask = Image.new("L", (right - left, bottom - top))
-    ImageDraw.Draw(mask).text(
-        (-left, -top),
-        text,
-        fill=255,
-        font=font,
-        anchor="mm",
-        stroke_width=stroke,
-        stroke_fill=255,
-    )
-    return mask, left, top
+    if not bold or len(text) < 2:
+        box = font.getbbox(text, anchor="mm", stroke_width=stroke)
+        left, top, right, bottom = map(int, box)
+        mask = Image.new("L", (right - left, bottom - top))
+        ImageDraw.Draw(mask).text(
+            (-left, -top),
+            text,
+            fill=255,
+            font=font,
+            anchor="mm",
+            stroke_width=stroke,
+            stroke_fill=255,
+        )
+        return mask, left, top
+    advances = [font.getlength(letter) + stroke for letter in text]
+    width = sum(advances) - stroke + 2 * stroke
+    _, top, _, bottom = map(int, font.getbbox(text, anchor="lm", stroke_width=stroke))
+    mask = Image.new("L", (math.ceil(width), bottom - top))
+    draw = ImageDraw.Draw(mask)
+    x = float(stroke)
+    for letter, advance in zip(text, advances, strict=True):
+        draw.text(
+            (x, -top),
+            letter,
+            fill=255,
+            font=font,
+            anchor="lm",
+            stroke_width=stroke,
+            stroke_fill=255,
+        )
+        x += advance
+    return mask, -mask.width // 2, top
 
 
 class _Canvas:
@@ -730,9 +786,10 @@ def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
 
 
 def _draw_island(
-    canvas: _Canvas, centre: Point, name: str, rotation: int, owner: str | None
+    canvas: _Canvas, centre: Point, name: str, rotation: int, owner: str | None, shown: str
 ) -> list[tuple[Point, Point]]:
-    """The island with its beaches, label and royal ring; returns the jetties' planks."""
+    """The island with its beaches, label (`shown`: its name as its readers say it) and royal
+    ring; returns the jetties' planks."""
     canvas.tile(centre, LAND)
     plans = island_plan(name, rotation)
     planks = [
@@ -746,7 +803,7 @@ def _draw_island(
         canvas.text(canvas.at(centre, plan.letter), BEACH_LETTERS[index], 0.22, INK, bold=True)
     if owner is not None:
         canvas.outline(canvas.hexagon(centre, 0.94), BOAT_COLOURS[owner], 0.09)
-    _draw_label(canvas, centre, name, rotation, owner)
+    _draw_label(canvas, centre, name, shown, rotation, owner)
     return planks
 
 
@@ -787,6 +844,8 @@ class _Line:
     def width(self) -> float:
         """The line's width in hex radii, its star included."""
         width = _font(100).getlength(self.text) / 100 * self.size
+        if self.bold:  # the letters stand apart by the stroke (`_text_mask`)
+            width += (len(self.text) - 1) * self.size / 22
         return width + (self.size * 1.05 if self.star else 0.0)
 
 
@@ -808,28 +867,28 @@ LABEL_SHIFTS = tuple(
 Box = tuple[float, float, float, float]  # left, top, right, bottom
 
 
-def _label(name: str, royal: bool, scale: float) -> list[_Line]:
-    size = (0.19 if len(name) > 7 else 0.21) * scale
+def _label(name: str, shown: str, royal: bool, scale: float) -> list[_Line]:
+    size = (0.19 if len(shown) > 7 else 0.21) * scale
     points = ISLANDS[name].points
     top = (0.0 if royal else -0.09) * scale
-    lines = [_Line(name, size, True, top if points else top + 0.09 * scale)]
+    lines = [_Line(shown, size, True, top if points else top + 0.09 * scale)]
     if not points:
         return lines
     return [*lines, _Line(str(points), 0.17 * scale, False, top + 0.22 * scale, star=True)]
 
 
 @lru_cache(maxsize=256)
-def _label_boxes(name: str, royal: bool, scale: float) -> tuple[Box, ...]:
+def _label_boxes(name: str, shown: str, royal: bool, scale: float) -> tuple[Box, ...]:
     """Boxes round the label's lines and round the crown of a royal island."""
     boxes = [(-0.19 * scale, -0.43 * scale, 0.19 * scale, -0.17 * scale)] if royal else []
-    for line in _label(name, royal, scale):
+    for line in _label(name, shown, royal, scale):
         half = line.width / 2 + 0.02
         boxes.append((-half, line.y - line.size * 0.45, half, line.y + line.size * 0.45))
     return tuple(boxes)
 
 
 @lru_cache(maxsize=256)
-def _label_place(name: str, rotation: int, royal: bool) -> tuple[float, Point]:
+def _label_place(name: str, shown: str, rotation: int, royal: bool) -> tuple[float, Point]:
     """The scale and shift of an island's label: the largest scale and the shift nearest to
     the centre that hide no berth and no beach letter, else those that hide the fewest."""
     plans = island_plan(name, rotation)
@@ -838,7 +897,7 @@ def _label_place(name: str, rotation: int, royal: bool) -> tuple[float, Point]:
 
     def hidden(scale: float, shift: Point) -> int:
         dx, dy = shift
-        boxes = _label_boxes(name, royal, scale)
+        boxes = _label_boxes(name, shown, royal, scale)
         return sum(
             _touches((a + dx, b + dy, c + dx, d + dy), o) for a, b, c, d in boxes for o in obstacles
         )
@@ -855,10 +914,11 @@ def _touches(box: Box, circle: tuple[Point, float]) -> bool:
 
 
 def _draw_label(
-    canvas: _Canvas, centre: Point, name: str, rotation: int, owner: str | None
+    canvas: _Canvas, centre: Point, name: str, shown: str, rotation: int, owner: str | None
 ) -> None:
-    """The island's name and points, and the crown of a royal island with its royal boat."""
-    scale, shift = _label_place(name, rotation, owner is not None)
+    """The island's name (`shown`) and points, and the crown of a royal island with its
+    royal boat."""
+    scale, shift = _label_place(name, shown, rotation, owner is not None)
     origin = canvas.at(centre, shift)
     if owner is not None:
         crown = [canvas.at(origin, (x * scale, y * scale)) for x, y in CROWN]
@@ -866,7 +926,7 @@ def _draw_label(
         canvas.outline(crown, BOAT_EDGE, 0.02)
         letter = canvas.at(origin, (0, -0.26 * scale))
         canvas.text(letter, LETTERS[owner], 0.15 * scale, LETTER_INK[owner], bold=True)
-    for line in _label(name, owner is not None, scale):
+    for line in _label(name, shown, owner is not None, scale):
         if not line.star:
             canvas.text(canvas.at(origin, (0, line.y)), line.text, line.size, INK, line.bold)
             continue

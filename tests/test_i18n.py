@@ -15,7 +15,7 @@ from babel.messages.catalog import Catalog
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from engine import ISLANDS, Setup, State, TileDrawn, is_move_word
+from engine import ISLANDS, STACK_TILES, Setup, State, TileDrawn, is_move_word
 from pbem import news, view
 from pbem.cli import app
 from pbem.config import Settings, settings_toml
@@ -23,11 +23,12 @@ from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.i18n import ALIASES, COMMAND_WORDS, LANGUAGES, TRANSLATED, Words, stamp, words
 from pbem.models import Game, Held, Seat
+from pbem.picture import board_png
 from pbem.play import PLAYER_COMMANDS
 from pbem.render import environment, render_board_text, said_in
 from pbem.replies import handle
 from pbem.service import GameError, SeatSpec, Service
-from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
+from tests.support.localmail import START, later, local_service, reply_to, take_mail, text_of
 from tools import i18n as catalogs
 
 ANN, BOB = "ann@example.test", "bob@example.test"
@@ -558,3 +559,41 @@ def test_a_commands_form_reads_the_same_in_the_help_and_in_its_refusal(service: 
 def test_a_group_of_boats_agrees_with_its_number_in_each_language(lang: str, told: str) -> None:
     group = ("red", "red", "green", "purple", "purple", "purple")
     assert words(lang).say(news.group(group)) == told
+
+
+def _picture_of(mail) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
+    """The Content-ID the HTML part shows, and the bytes of the part by that Content-ID."""
+    shown = re.search(r'src="cid:([^"]+)"', _html(mail))
+    assert shown is not None
+    (part,) = [p for p in mail.walk() if p["Content-ID"] == f"<{shown.group(1)}>"]
+    return shown.group(1), part.get_content()
+
+
+def test_the_picture_names_fiji_for_english_readers_and_fidschi_for_the_others(
+    service: Service,
+) -> None:
+    stack = ["Fidschi", *(tile for tile in STACK_TILES if tile != "Fidschi")]
+    seats = [SeatSpec("Ann", ANN, "red", lang="it"), SeatSpec("Bob", BOB, "blue")]
+    service.new_game(seats, stack=stack, now=START)
+    mails = take_mail(service)
+    for minute, lines in enumerate(["place Tonga a", "place Tonga b"] * 2 + ["colonise"], 1):
+        prompt = next(m for m in mails if m["X-Tongiaki-Decision"])  # to whoever decides
+        assert handle(service, reply_to(prompt, lines), later(minute)) == "applied"
+        mails = take_mail(service)
+    # Fidschi drawn, not yet placed: one picture for both readers
+    (before_ann,), (before_bob,) = _to(mails, ANN), _to(mails, BOB)
+    assert _picture_of(before_ann) == _picture_of(before_bob)
+    prompt = next(m for m in mails if m["X-Tongiaki-Decision"])
+    assert handle(service, reply_to(prompt, "1"), later(10)) == "applied"  # Fidschi is put
+    mails = take_mail(service)
+    with session(service.engine) as db:
+        state = service.table(db, 1, later(10)).state
+    assert "Fidschi" in {name for name, _ in state.tiles.values()}
+    printed, english = board_png(state), board_png(state, english=True)
+    assert printed != english
+    for mail in _to(mails, ANN):  # Italian
+        cid, png = _picture_of(mail)
+        assert png == printed and not cid.split("@")[0].endswith("-en")
+    for mail in _to(mails, BOB):  # English
+        cid, png = _picture_of(mail)
+        assert png == english and cid.split("@")[0].endswith("-en")
