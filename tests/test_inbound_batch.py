@@ -146,3 +146,12 @@ def test_a_database_that_fails_mid_batch_keeps_none_of_it_and_the_next_poll_take
         ]
     assert answers == [ANN] * 6
     assert read_mail(service, later(3)) == 0
+
+
+def test_the_same_mail_twice_in_one_batch_acts_once(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    move, _ = _game(service)
+    _drop(service, [move, move])  # delivered twice
+    assert read_mail(service, later(1)) == 2
+    assert _recorded(service) == ["applied"]  # the copy is a duplicate, not recorded again
+    assert _moves(service) == ["place Tonga a"]
