@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 from engine.hexgrid import DIRECTION_WORDS, Position
 from engine.outcome import Termination
@@ -243,3 +245,68 @@ Event = (
     | TurnPassed
     | GameEnded
 )
+
+
+Noted = tuple[Any, ...]
+"""An event as the engine notes it while a choice plays out: the function that makes it (its
+class, mostly) and then its fields. It is made into the event only when read (`Events`)."""
+
+
+def choice_made(colour: str, choice: object, forced: bool) -> ChoiceMade:
+    """ChoiceMade from the choice itself (its text is written when the event is read)."""
+    return ChoiceMade(colour, str(choice), forced)
+
+
+def _made(noted: Noted) -> Event:
+    event: Event = noted[0](*noted[1:])
+    return event
+
+
+class Events(Sequence[Event]):
+    """The events a choice set off, in order (what `State.apply` returns). The engine notes
+    them as plain tuples (`Noted`); each is made the first time the events are read, so that
+    a playout that never reads them makes none. Read like a list: it equals a list of the same
+    events."""
+
+    __slots__ = ("_made", "_noted")
+
+    def __init__(self, noted: list[Noted]) -> None:
+        self._noted = noted
+        self._made: list[Event] | None = None
+
+    def _events(self) -> list[Event]:
+        made = self._made
+        if made is None:
+            made = self._made = list(map(_made, self._noted))
+        return made
+
+    def __len__(self) -> int:
+        return len(self._noted)
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Event]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | list[Event]:
+        return self._events()[index]
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._events())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Events):
+            return self._events() == other._events()
+        return isinstance(other, list) and self._events() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: Sequence[Event]) -> list[Event]:
+        return [*self._events(), *other]
+
+    def __radd__(self, other: Sequence[Event]) -> list[Event]:
+        return [*other, *self._events()]
+
+    def __repr__(self) -> str:
+        return repr(self._events())

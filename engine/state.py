@@ -721,27 +721,28 @@ class State:
                 return Place(board.name(self._target), choice.beaches)
         return None
 
-    def apply(self, choice: Choice) -> list[ev.Event]:
+    def apply(self, choice: Choice) -> ev.Events:
         """Make a choice for the current decision; returns everything that followed, up to
-        the next decision that has more than one option (forced ones are made on the way)."""
+        the next decision that has more than one option (forced ones are made on the way):
+        the events, made when first read."""
         # a choice that is one of the listed ones itself needs no resolving (a put is found by
         # its place: no scan of the listed puts)
         legal = self._legal
         scan = legal is not None and self._phase is not Phase.PUT_TILE
         if not (scan and any(map(is_, legal or (), repeat(choice)))):
             choice = self.resolve(choice)
-        events: list[ev.Event] = []
+        events: list[ev.Noted] = []
         self._log.append(choice)
         self._settle(choice, events)
-        return events
+        return ev.Events(events)
 
-    def _settle(self, choice: Choice | None, events: list[ev.Event]) -> None:
+    def _settle(self, choice: Choice | None, events: list[ev.Noted]) -> None:
         """Make `choice` (if any), then the forced choices that follow, until a decision has
         more than one option (or none: the game is over)."""
         forced = False
         while True:
             if choice is not None:
-                events.append(ev.ChoiceMade(self._colours[self._active], str(choice), forced))
+                events.append((ev.choice_made, self._colours[self._active], choice, forced))
                 self._legal = None
                 self._decision = None
                 _STEPS[type(choice)](self, choice, events)
@@ -753,23 +754,23 @@ class State:
             choice = legal[0]
             forced = True
 
-    def _pass(self, choice: Pass, events: list[ev.Event]) -> None:
-        events.append(ev.TurnPassed(self._colours[self._active]))
+    def _pass(self, choice: Pass, events: list[ev.Noted]) -> None:
+        events.append((ev.TurnPassed, self._colours[self._active]))
         self._end_turn(events)
 
-    def _emigrate_closed(self, choice: EmigrateClosed, events: list[ev.Event]) -> None:
+    def _emigrate_closed(self, choice: EmigrateClosed, events: list[ev.Noted]) -> None:
         self._remove_closed(self._board.where[choice.island], events)
         self._emigrations_or_end(events)
 
-    def _add_boats(self, pos: Position, beaches: tuple[int, ...], events: list[ev.Event]) -> None:
+    def _add_boats(self, pos: Position, beaches: tuple[int, ...], events: list[ev.Noted]) -> None:
         seat, isle = self._active, self._isles[pos]
         for b in beaches:
             if isle.move(b, seat, 1):
                 self._note_full(isle)
         self._reserve[seat] -= len(beaches)
-        events.append(ev.BoatsPlaced(self._colours[seat], isle.name, beaches))
+        events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
 
-    def _place(self, choice: Place, events: list[ev.Event]) -> None:
+    def _place(self, choice: Place, events: list[ev.Noted]) -> None:
         assert choice.island is not None
         pos = self._board.where[choice.island]
         self._add_boats(pos, choice.beaches, events)
@@ -784,7 +785,7 @@ class State:
         else:
             self._emigrations_or_end(events)
 
-    def _expand(self, choice: Expand, events: list[ev.Event]) -> None:
+    def _expand(self, choice: Expand, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
         if choice.borrow is None:
@@ -796,14 +797,11 @@ class State:
                 self._note_full(source_isle)
             if isle.move(choice.beaches[0], seat, 1):
                 self._note_full(isle)
-            events.append(
-                ev.BoatMoved(
-                    self._colours[seat], source, source_beach, choice.island, choice.beaches[0]
-                )
-            )
+            colour, to_beach = self._colours[seat], choice.beaches[0]
+            events.append((ev.BoatMoved, colour, source, source_beach, choice.island, to_beach))
         self._emigrations_or_end(events)
 
-    def _found_royal(self, choice: FoundRoyal, events: list[ev.Event]) -> None:
+    def _found_royal(self, choice: FoundRoyal, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
         isle = self._isles[pos]
@@ -814,10 +812,10 @@ class State:
         board.royal[pos] = seat
         self._reroute(pos)
         self._reserve[seat] += returned
-        events.append(ev.RoyalIslandFounded(self._colours[seat], choice.island, returned))
+        events.append((ev.RoyalIslandFounded, self._colours[seat], choice.island, returned))
         self._end_turn(events)
 
-    def _colonise(self, choice: Colonise, events: list[ev.Event]) -> None:
+    def _colonise(self, choice: Colonise, events: list[ev.Noted]) -> None:
         seat = self._active
         recalled = 0
         for isle in self._isles.values():
@@ -828,11 +826,11 @@ class State:
                 if beach[seat] and isle.move(b, seat, -beach[seat]):
                     self._note_full(isle)
         self._reserve[seat] += recalled
-        events.append(ev.BoatsRecalled(self._colours[seat], recalled))
+        events.append((ev.BoatsRecalled, self._colours[seat], recalled))
         self._colonising = True
         self._draw_to_put(events)
 
-    def _draw(self, events: list[ev.Event]) -> str | None:
+    def _draw(self, events: list[ev.Noted]) -> str | None:
         """Draw the top tile, noting the end of the game when it was the last of its kind."""
         if self._drawn >= len(self._setup.stack):
             return None
@@ -846,10 +844,10 @@ class State:
             self._islands_left -= 1
             if self._islands_left == 0 and self._ending is None:
                 self._ending = Termination.LAST_ISLAND
-        events.append(ev.TileDrawn(name, self._islands_left, self._seas_left))
+        events.append((ev.TileDrawn, name, self._islands_left, self._seas_left))
         return name
 
-    def _draw_to_put(self, events: list[ev.Event]) -> None:
+    def _draw_to_put(self, events: list[ev.Noted]) -> None:
         """Draw a tile for the player to place (new colonisation, §8.1); none left ends the turn."""
         name = self._draw(events)
         if name is None:
@@ -859,7 +857,7 @@ class State:
         self._tile = name
         self._phase = Phase.PUT_TILE
 
-    def _put(self, choice: PutTile, events: list[ev.Event]) -> None:
+    def _put(self, choice: PutTile, events: list[ev.Noted]) -> None:
         board = self._board
         place = (
             CENTRE
@@ -869,7 +867,7 @@ class State:
         name = self._tile
         assert name is not None
         self._place_tile(name, place, choice.red)
-        events.append(ev.TilePlaced(name, place, choice.red))
+        events.append((ev.TilePlaced, name, place, choice.red))
         self._tile = None
         if name in SEAS:
             self._draw_to_put(events)
@@ -880,14 +878,14 @@ class State:
         else:
             self._end_turn(events)
 
-    def _emigrate(self, choice: Emigrate, events: list[ev.Event]) -> None:
+    def _emigrate(self, choice: Emigrate, events: list[ev.Noted]) -> None:
         board = self._board
         home = board.where[choice.island]
         isle = self._isles[home]
         group = isle.clear(choice.beach)
         self._note_full(isle)
         boats = colours_of(self._order, tuple(group))
-        events.append(ev.GroupSailed(choice.island, choice.beach, choice.jetty, boats))
+        events.append((ev.GroupSailed, choice.island, choice.beach, choice.jetty, boats))
         self._voyage(home, choice.jetty, group, boats, events)
 
     def _voyage(
@@ -896,7 +894,7 @@ class State:
         direction: int,
         group: list[int],
         boats: tuple[str, ...],
-        events: list[ev.Event],
+        events: list[ev.Noted],
     ) -> None:
         board = self._board
         colours = len(group) - group.count(0)
@@ -905,10 +903,10 @@ class State:
             crossed: list[tuple[str, int]] = []
             end, target, direction = board.follow(target, direction, colours, crossed)
             for tile, danger in crossed[:-1] if end is RouteEnd.FAIL else crossed:
-                events.append(ev.VoyagePassed(tile, danger, colours))
+                events.append((ev.VoyagePassed, tile, danger, colours))
             if end is RouteEnd.FAIL:
                 tile, danger = crossed[-1]
-                events.append(ev.VoyageFailed(tile, danger, boats))
+                events.append((ev.VoyageFailed, tile, danger, boats))
                 self._return_to_reserves(group)
                 self._emigrations_or_end(events)
                 return
@@ -917,30 +915,30 @@ class State:
                 if name is not None:
                     rotation = (direction + 3) % 6
                     self._place_tile(name, target, rotation)
-                    events.append(ev.TilePlaced(name, target, rotation))
+                    events.append((ev.TilePlaced, name, target, rotation))
                 if name is None or (name in SEAS and self._seas_left == 0):
-                    events.append(ev.StayedAtSea(boats))
+                    events.append((ev.StayedAtSea, boats))
                     for seat, n in enumerate(group):
                         self._out_of_play[seat] += n
                     self._emigrations_or_end(events)
                     return
                 continue
             if end is RouteEnd.ROYAL:
-                events.append(ev.TurnedBack(board.name(target), board.name(home)))
+                events.append((ev.TurnedBack, board.name(target), board.name(home)))
                 self._arrive(home, group, boats, events)
             else:
                 self._arrive(target, group, boats, events)
             return
 
     def _arrive(
-        self, pos: Position, group: list[int], boats: tuple[str, ...], events: list[ev.Event]
+        self, pos: Position, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
     ) -> None:
-        events.append(ev.GroupArrived(self._board.name(pos), boats))
+        events.append((ev.GroupArrived, self._board.name(pos), boats))
         self._group = group
         self._target = pos
         self._phase = Phase.LAND
 
-    def _land(self, choice: Land, events: list[ev.Event]) -> None:
+    def _land(self, choice: Land, events: list[ev.Noted]) -> None:
         board = self._board
         assert self._target is not None and self._group is not None
         seat_of = self._seat_of
@@ -953,7 +951,7 @@ class State:
                 if isle.move(b, seat, 1):
                     self._note_full(isle)
         self._return_to_reserves(out)
-        events.append(ev.GroupLanded(board.name(self._target), choice.placement, choice.out))
+        events.append((ev.GroupLanded, board.name(self._target), choice.placement, choice.out))
         self._group = None
         self._target = None
         self._emigrations_or_end(events)
@@ -961,7 +959,7 @@ class State:
     def _return_to_reserves(self, counts: list[int]) -> None:
         self._reserve = list(map(add, self._reserve, counts))
 
-    def _emigrations_or_end(self, events: list[ev.Event]) -> None:
+    def _emigrations_or_end(self, events: list[ev.Noted]) -> None:
         """After boats were placed: either ask which full beach emigrates next, or finish the
         turn (with the §8.1 redraw if due). An island whose full beaches have only closed
         routes is removed when its emigration comes (RULES §8.1): by the player's choice
@@ -983,14 +981,14 @@ class State:
             return
         self._end_turn(events)
 
-    def _remove_closed(self, pos: Position, events: list[ev.Event]) -> None:
+    def _remove_closed(self, pos: Position, events: list[ev.Noted]) -> None:
         """Remove an island whose routes all lead back; the redraw is due if that leaves no
         island, or no boat of the active player (royal boats count), on the board."""
         self._remove_island(pos, events)
         if not self._board.boats or self.boats_on_board(self._active) == 0:
             self._redraw_due = True
 
-    def _remove_island(self, pos: Position, events: list[ev.Event]) -> None:
+    def _remove_island(self, pos: Position, events: list[ev.Noted]) -> None:
         name = self._board.name(pos)
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
@@ -1000,21 +998,21 @@ class State:
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
         self._return_to_reserves(totals)
         self._set_aside.append(name)
-        events.append(ev.IslandRemoved(name, self.colours_of(totals)))
+        events.append((ev.IslandRemoved, name, self.colours_of(totals)))
 
-    def _end_turn(self, events: list[ev.Event]) -> None:
+    def _end_turn(self, events: list[ev.Noted]) -> None:
         if self._ending is not None:
             self._phase = Phase.OVER
             outcome = score(self._board, self._colours, self._ending)
-            events.append(ev.GameEnded(outcome.winners, self._ending))
+            events.append((ev.GameEnded, outcome.winners, self._ending))
             return
         self._start_turn((self._active + 1) % len(self._colours), events)
 
-    def _start_turn(self, seat: int, events: list[ev.Event]) -> None:
+    def _start_turn(self, seat: int, events: list[ev.Noted]) -> None:
         self._active = seat
         self._turn += 1
         self._phase = Phase.TURN
-        events.append(ev.TurnStarted(self._colours[seat], self._turn))
+        events.append((ev.TurnStarted, self._colours[seat], self._turn))
 
     # -- saving and replaying -----------------------------------------------------------
 
@@ -1106,7 +1104,7 @@ _LISTINGS: dict[Phase, Callable[[State], list[Choice]]] = {
     Phase.OVER: State._nothing,
 }
 
-_STEPS: dict[type, Callable[[State, Any, list[ev.Event]], None]] = {
+_STEPS: dict[type, Callable[[State, Any, list[ev.Noted]], None]] = {
     Place: State._place,
     Expand: State._expand,
     FoundRoyal: State._found_royal,

@@ -221,7 +221,7 @@ def _automatic_move(service: Service, table: Table) -> None:
     assert decision is not None
     seat = seats[decision.seat]
     choice, told = automatic_choice(game, state)
-    events = state.apply(choice)
+    events = [*state.apply(choice)]
     table.record(seat.seat, MoveSource.AUTO)
     seat.auto_moves += 1
     who = Message("{name} ({colour})", name=seat.name, colour=news.colour(seat.colour))

@@ -140,7 +140,7 @@ class Table:
         """What the moves after move `after` and before move `before` made happen, replayed
         from the log (the events are not stored)."""
         setup = Setup(tuple(self.game.colours.split(",")), tuple(self.game.stack.split(",")))
-        state, events = State(setup), []
+        state, events = State(setup), list[Event]()
         for move in self.moves():
             if move.number >= before:
                 break
