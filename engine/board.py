@@ -21,6 +21,10 @@ class RouteEnd(StrEnum):
     FAIL = "fail"  # a trail it cannot pass: the group is lost
 
 
+# by plain names: reading a member off its enum class costs a __getattr__ hook (Python 3.11)
+EMPTY, ISLAND, ROYAL, FAIL = RouteEnd.EMPTY, RouteEnd.ISLAND, RouteEnd.ROYAL, RouteEnd.FAIL
+
+
 def empty_places(
     tiles: Mapping[Position, tuple[str, int]],
 ) -> dict[Position, tuple[str | None, int]]:
@@ -152,16 +156,16 @@ class Board:
         while True:
             placed = tiles.get(target)
             if placed is None:
-                return RouteEnd.EMPTY, target, direction
+                return EMPTY, target, direction
             name, rotation = placed
             ends = TRAIL_ENDS.get(name)
             if ends is None:
-                end = RouteEnd.ROYAL if target in self.royal else RouteEnd.ISLAND
+                end = ROYAL if target in self.royal else ISLAND
                 return end, target, direction
             exit_edge, danger = ends[(direction + 3 - rotation) % 6]
             crossed.append((name, danger))
             if colours < danger:
-                return RouteEnd.FAIL, target, direction
+                return FAIL, target, direction
             direction = (exit_edge + rotation) % 6
             step = STEPS[direction]
             target = (target[0] + step[0], target[1] + step[1])
@@ -169,4 +173,4 @@ class Board:
     def is_closed(self, position: Position, direction: int, colours: int) -> bool:
         """RULES.md §8.1: the route from this jetty passes every trail and comes back home."""
         end, stop, _ = self.follow(neighbour(position, direction), direction, colours, [])
-        return end is RouteEnd.ROYAL or (end is RouteEnd.ISLAND and stop == position)
+        return end is ROYAL or (end is ISLAND and stop == position)

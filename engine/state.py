@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, Board, RouteEnd, Voyage
+from engine.board import BERTHS, EMPTY, FAIL, ISLAND, ROYAL, Board, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -37,6 +37,11 @@ from engine.tally import IslandTally
 from engine.tiles import ISLANDS, SEAS, START_ISLAND
 
 MAX_ROYAL_ISLANDS = 2
+
+# The phases by plain names (the route ends too, from board): in Python 3.11 reading a
+# member off its enum class goes through a __getattr__ hook, ten times the cost of a global.
+SETUP, TURN, EMIGRATE, LAND = Phase.SETUP, Phase.TURN, Phase.EMIGRATE, Phase.LAND
+PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
 
 
@@ -173,7 +178,7 @@ class State:
         self._islands_left = sum(1 for t in setup.stack if t in ISLANDS)
         self._seas_left = len(setup.stack) - self._islands_left
         self._set_aside: list[str] = []
-        self._phase = Phase.SETUP
+        self._phase = SETUP
         self._active = 0
         self._setup_placed = 0
         self._turn = 0
@@ -348,9 +353,9 @@ class State:
         if decision is not None:
             return decision
         phase, seat = self._phase, self._active
-        if phase is Phase.TURN or phase is Phase.EMIGRATE or phase is Phase.SETUP:
+        if phase is TURN or phase is EMIGRATE or phase is SETUP:
             decision = Decision(len(self._log) + 1, seat, self._colours[seat], phase)
-        elif phase is Phase.OVER:
+        elif phase is OVER:
             return None
         else:
             decision = self._open_decision(phase, seat)
@@ -359,20 +364,20 @@ class State:
 
     def _open_decision(self, phase: Phase, seat: int) -> Decision:
         island = None
-        if phase is Phase.LAND or phase is Phase.COLONY_BOAT:
+        if phase is LAND or phase is COLONY_BOAT:
             assert self._target is not None
             island = self._board.name(self._target)
         boats: tuple[str, ...] = ()
-        if phase is Phase.LAND:
+        if phase is LAND:
             assert self._group is not None
             boats = colours_of(self._order, tuple(self._group))
-        tile = self._tile if phase is Phase.PUT_TILE else None
+        tile = self._tile if phase is PUT_TILE else None
         return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
     @property
     def outcome(self) -> Outcome | None:
         """The final result; None while the game goes on."""
-        if self._phase is not Phase.OVER:
+        if self._phase is not OVER:
             return None
         return score(self._board, self._colours, self._ending)
 
@@ -566,7 +571,7 @@ class State:
             direction = (edge + rotation) % 6
             end, stop, _ = follow(neighbour(pos, direction), direction, colours, [])
             ends.add(stop)
-            if not (end is RouteEnd.ROYAL or (end is RouteEnd.ISLAND and stop == pos)):
+            if not (end is ROYAL or (end is ISLAND and stop == pos)):
                 found.append(_emigration(name, beach, direction))
         return tuple(found), frozenset(ends)
 
@@ -647,9 +652,9 @@ class State:
 
     def resolve(self, choice: Choice) -> Choice:
         """The legal choice that `choice` stands for (filling in what the text left out)."""
-        if self._phase is Phase.OVER:
+        if self._phase is OVER:
             raise GameOverError(Message("The game is over; no more choices can be made."))
-        if isinstance(choice, Pass) and self._phase is not Phase.TURN:
+        if isinstance(choice, Pass) and self._phase is not TURN:
             raise IllegalChoiceError(Message("A turn can only be passed at its start."))
         found = self._resolved(choice)
         if found is None:
@@ -659,12 +664,12 @@ class State:
     def is_legal(self, choice: Choice) -> bool:
         """Whether `apply` would accept `choice` now (as listed, or as a shorter form that
         stands for a listed choice); nothing is copied or applied."""
-        return self._phase is not Phase.OVER and self._resolved(choice) is not None
+        return self._phase is not OVER and self._resolved(choice) is not None
 
     def _resolved(self, choice: Choice) -> Choice | None:
         if isinstance(choice, Pass):
-            return choice if self._phase is Phase.TURN else None
-        if isinstance(choice, PutTile) and self._phase is Phase.PUT_TILE:
+            return choice if self._phase is TURN else None
+        if isinstance(choice, PutTile) and self._phase is PUT_TILE:
             return self._put_choice(choice)
         legal = self._listed()
         if any(map(is_, legal, repeat(choice))) or choice in legal:
@@ -700,7 +705,7 @@ class State:
                 return None
             puts = self._puts_at().get(place)
             return None if puts is None or choice.red not in range(6) else puts[choice.red]
-        if isinstance(choice, Land) and self._phase is Phase.LAND and self._target is not None:
+        if isinstance(choice, Land) and self._phase is LAND and self._target is not None:
             island = board.name(self._target)
             if choice.island not in (None, island):
                 return None
@@ -715,9 +720,9 @@ class State:
                 return Land(island, choice.placement, tuple(out))
             return Land(island, choice.placement, choice.out)
         if isinstance(choice, Place) and choice.island is None:
-            if self._phase is Phase.SETUP:
+            if self._phase is SETUP:
                 return Place(START_ISLAND, choice.beaches)
-            if self._phase is Phase.COLONY_BOAT and self._target is not None:
+            if self._phase is COLONY_BOAT and self._target is not None:
                 return Place(board.name(self._target), choice.beaches)
         return None
 
@@ -728,7 +733,7 @@ class State:
         # a choice that is one of the listed ones itself needs no resolving (a put is found by
         # its place: no scan of the listed puts)
         legal = self._legal
-        scan = legal is not None and self._phase is not Phase.PUT_TILE
+        scan = legal is not None and self._phase is not PUT_TILE
         if not (scan and any(map(is_, legal or (), repeat(choice)))):
             choice = self.resolve(choice)
         events: list[ev.Noted] = []
@@ -774,13 +779,13 @@ class State:
         assert choice.island is not None
         pos = self._board.where[choice.island]
         self._add_boats(pos, choice.beaches, events)
-        if self._phase is Phase.SETUP:
+        if self._phase is SETUP:
             self._setup_placed += 1
             if self._setup_placed < 2 * self.seats:
                 self._active = self._setup_placed % self.seats
             else:
                 self._start_turn(0, events)
-        elif self._phase is Phase.COLONY_BOAT:
+        elif self._phase is COLONY_BOAT:
             self._end_turn(events)
         else:
             self._emigrations_or_end(events)
@@ -855,7 +860,7 @@ class State:
             self._end_turn(events)
             return
         self._tile = name
-        self._phase = Phase.PUT_TILE
+        self._phase = PUT_TILE
 
     def _put(self, choice: PutTile, events: list[ev.Noted]) -> None:
         board = self._board
@@ -874,7 +879,7 @@ class State:
         elif self._colonising:
             self._colonising = False
             self._target = place
-            self._phase = Phase.COLONY_BOAT
+            self._phase = COLONY_BOAT
         else:
             self._end_turn(events)
 
@@ -902,15 +907,15 @@ class State:
         while True:
             crossed: list[tuple[str, int]] = []
             end, target, direction = board.follow(target, direction, colours, crossed)
-            for tile, danger in crossed[:-1] if end is RouteEnd.FAIL else crossed:
+            for tile, danger in crossed[:-1] if end is FAIL else crossed:
                 events.append((ev.VoyagePassed, tile, danger, colours))
-            if end is RouteEnd.FAIL:
+            if end is FAIL:
                 tile, danger = crossed[-1]
                 events.append((ev.VoyageFailed, tile, danger, boats))
                 self._return_to_reserves(group)
                 self._emigrations_or_end(events)
                 return
-            if end is RouteEnd.EMPTY:
+            if end is EMPTY:
                 name = self._draw(events)
                 if name is not None:
                     rotation = (direction + 3) % 6
@@ -923,7 +928,7 @@ class State:
                     self._emigrations_or_end(events)
                     return
                 continue
-            if end is RouteEnd.ROYAL:
+            if end is ROYAL:
                 events.append((ev.TurnedBack, board.name(target), board.name(home)))
                 self._arrive(home, group, boats, events)
             else:
@@ -936,7 +941,7 @@ class State:
         events.append((ev.GroupArrived, self._board.name(pos), boats))
         self._group = group
         self._target = pos
-        self._phase = Phase.LAND
+        self._phase = LAND
 
     def _land(self, choice: Land, events: list[ev.Noted]) -> None:
         board = self._board
@@ -967,7 +972,7 @@ class State:
         while self._full:
             options, closed = self._emigration_options()
             if options:
-                self._phase = Phase.EMIGRATE
+                self._phase = EMIGRATE
                 self._legal = options + [EmigrateClosed(self._board.name(pos)) for pos in closed]
                 return
             if not closed:
@@ -1002,7 +1007,7 @@ class State:
 
     def _end_turn(self, events: list[ev.Noted]) -> None:
         if self._ending is not None:
-            self._phase = Phase.OVER
+            self._phase = OVER
             outcome = score(self._board, self._colours, self._ending)
             events.append((ev.GameEnded, outcome.winners, self._ending))
             return
@@ -1011,7 +1016,7 @@ class State:
     def _start_turn(self, seat: int, events: list[ev.Noted]) -> None:
         self._active = seat
         self._turn += 1
-        self._phase = Phase.TURN
+        self._phase = TURN
         events.append((ev.TurnStarted, self._colours[seat], self._turn))
 
     # -- saving and replaying -----------------------------------------------------------
