@@ -191,7 +191,8 @@ class State:
         self._log: list[Choice] = []
         self._legal: list[Choice] | None = None
         self._decision: Decision | None = None
-        self._settle(None, [])
+        # the first decision: the beaches of the start island that take two boats (all)
+        self._legal = self._setup_places()
 
     # -- reading the state -------------------------------------------------------------
     # Views read the game through these properties and queries; they return values or
@@ -354,7 +355,9 @@ class State:
             return decision
         phase, seat = self._phase, self._active
         if phase is TURN or phase is EMIGRATE or phase is SETUP:
-            decision = Decision(len(self._log) + 1, seat, self._colours[seat], phase)
+            decision = Decision(
+                len(self._log) + 1, seat, self._colours[seat], phase, None, (), None
+            )
         elif phase is OVER:
             return None
         else:
@@ -733,29 +736,21 @@ class State:
         # a choice that is one of the listed ones itself needs no resolving (a put is found by
         # its place: no scan of the listed puts)
         legal = self._legal
-        scan = legal is not None and self._phase is not PUT_TILE
-        if not (scan and any(map(is_, legal or (), repeat(choice)))):
+        if legal is None or self._phase is PUT_TILE or not any(map(is_, legal, repeat(choice))):
             choice = self.resolve(choice)
-        events: list[ev.Noted] = []
         self._log.append(choice)
-        self._settle(choice, events)
-        return ev.Events(events)
-
-    def _settle(self, choice: Choice | None, events: list[ev.Noted]) -> None:
-        """Make `choice` (if any), then the forced choices that follow, until a decision has
-        more than one option (or none: the game is over)."""
-        forced = False
-        while True:
-            if choice is not None:
-                events.append((ev.choice_made, self._colours[self._active], choice, forced))
-                self._legal = None
-                self._decision = None
-                _STEPS[type(choice)](self, choice, events)
+        events: list[ev.Noted] = []
+        colours, forced = self._colours, False
+        while True:  # the choice, then the forced ones that follow, until a decision has more
+            # than one option (or none: the game is over)
+            events.append((ev.choice_made, colours[self._active], choice, forced))
+            self._legal = self._decision = None
+            _STEPS[type(choice)](self, choice, events)
             legal = self._legal
             if legal is None:
                 legal = self._legal = _LISTINGS[self._phase](self)
             if len(legal) != 1:
-                return
+                return ev.Events(events)
             choice = legal[0]
             forced = True
 
