@@ -6,8 +6,9 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
+from engine.board import Board
 from engine.hexgrid import DIRECTION_WORDS, Position
-from engine.outcome import Termination
+from engine.outcome import Termination, score
 from engine.tiles import BEACH_LETTERS, tile_words
 from engine.values import value
 
@@ -255,6 +256,11 @@ class, mostly) and then its fields. It is made into the event only when read (`E
 def choice_made(colour: str, choice: object, forced: bool) -> ChoiceMade:
     """ChoiceMade from the choice itself (its text is written when the event is read)."""
     return ChoiceMade(colour, str(choice), forced)
+
+
+def game_ended(board: Board, colours: tuple[str, ...], termination: Termination) -> GameEnded:
+    """GameEnded with the winners scored on the final `board` (which changes no more)."""
+    return GameEnded(score(board, colours, termination).winners, termination)
 
 
 def _made(noted: Noted) -> Event:

@@ -1003,8 +1003,8 @@ class State:
     def _end_turn(self, events: list[ev.Noted]) -> None:
         if self._ending is not None:
             self._phase = OVER
-            outcome = score(self._board, self._colours, self._ending)
-            events.append((ev.GameEnded, outcome.winners, self._ending))
+            # the winners are scored when the event is read: the board changes no more
+            events.append((ev.game_ended, self._board, self._colours, self._ending))
             return
         self._start_turn((self._active + 1) % len(self._colours), events)
 
