@@ -70,9 +70,18 @@ def _listed_landings(
     return tuple(starmap(partial(Land, name), colour_landings(group, free, order)))
 
 
-@lru_cache(maxsize=1024)
-def _put_choices(anchor: str | None, direction: int) -> tuple[PutTile, ...]:
-    return tuple(PutTile(anchor, direction, red) for red in range(6))
+# the puts onto the places around a tile, by the tile's name and the direction of the place
+_PUTS: dict[str | None, tuple[tuple[PutTile, ...], ...]] = {}
+
+
+def _puts_around(anchor: str | None) -> tuple[tuple[PutTile, ...], ...]:
+    """The puts onto each place next to `anchor` (by direction), kept for the next time."""
+    puts = _PUTS.get(anchor)
+    if puts is None:
+        puts = _PUTS[anchor] = tuple(
+            tuple(PutTile(anchor, direction, red) for red in range(6)) for direction in range(6)
+        )
+    return puts
 
 
 @lru_cache(maxsize=1024)
@@ -88,37 +97,29 @@ def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Exp
     return (*by_count, *[by_count[-1]] * (BOATS_PER_PLAYER - beaches))
 
 
-@lru_cache(maxsize=1024)
-def _colony_choices(name: str) -> tuple[Place, ...]:
-    return tuple(Place(name, (b,)) for b in range(len(BERTHS[name])))
+# one boat from the reserve onto each beach of an island, by its name
+_PLACE_ONE: dict[str, tuple[Place, ...]] = {
+    name: tuple(Place(name, (b,)) for b in range(len(berths))) for name, berths in BERTHS.items()
+}
+_ROYAL: dict[str, FoundRoyal] = {name: FoundRoyal(name) for name in ISLANDS}
+# the emigrations from each beach of an island, by the board direction of the jetty
+_EMIGRATIONS: dict[str, tuple[tuple[Emigrate, ...], ...]] = {
+    name: tuple(tuple(Emigrate(name, b, jetty) for jetty in range(6)) for b in range(len(berths)))
+    for name, berths in BERTHS.items()
+}
 
 
+@lru_cache(maxsize=4096)
 def _borrow_choices(
     name: str, open_beaches: tuple[int, ...], sources: tuple[tuple[str, int], ...]
 ) -> tuple[Expand, ...]:
-    """Each expansion onto an open beach of `name` with a boat from one of `sources` (the
-    sources change from turn to turn: only the single choices are kept)."""
+    """Each expansion onto an open beach of `name` with a boat from one of `sources`."""
     return tuple(starmap(_borrow_choice, product((name,), open_beaches, sources)))
 
 
 @lru_cache(maxsize=8192)
 def _borrow_choice(name: str, beach: int, source: tuple[str, int]) -> Expand:
     return Expand(name, (beach,), source)
-
-
-@lru_cache(maxsize=1024)
-def _place_one(name: str, beach: int) -> Place:
-    return Place(name, (beach,))
-
-
-@lru_cache(maxsize=1024)
-def _royal_choice(name: str) -> FoundRoyal:
-    return FoundRoyal(name)
-
-
-@lru_cache(maxsize=4096)
-def _emigration(name: str, beach: int, jetty: int) -> Emigrate:
-    return Emigrate(name, beach, jetty)
 
 
 @lru_cache(maxsize=1024)
@@ -138,14 +139,11 @@ def clear_listing_caches() -> None:
     across games, so that a bench can time the listing without them)."""
     _listed_landings.cache_clear()
     colour_landings.cache_clear()
-    _put_choices.cache_clear()
+    _PUTS.clear()
     _expand_choices.cache_clear()
-    _colony_choices.cache_clear()
+    _borrow_choices.cache_clear()
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
-    _emigration.cache_clear()
-    _royal_choice.cache_clear()
-    _place_one.cache_clear()
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -170,7 +168,7 @@ class State:
         self._isles: dict[Position, IslandTally] = {}  # in the order placed, as board.boats
         self._full: dict[Position, IslandTally] = {}  # the islands with a full beach
         # the puts onto each empty place, by place (as Board.empty_places orders and names them)
-        self._places: dict[Position, tuple[PutTile, ...]] | None = {CENTRE: _put_choices(None, 0)}
+        self._places: dict[Position, tuple[PutTile, ...]] | None = {CENTRE: _puts_around(None)[0]}
         self._place_tile(START_ISLAND, CENTRE, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
         self._out_of_play = [0] * n
@@ -442,14 +440,14 @@ class State:
     def _setup_places(self) -> list[Choice]:
         tonga = self._board.where[START_ISLAND]
         return [
-            _place_one(START_ISLAND, b)
+            _PLACE_ONE[START_ISLAND][b]
             for b, free in enumerate(self._isles[tonga].room)
             if free >= 2
         ]
 
     def _colony_boats(self) -> list[Choice]:
         assert self._target is not None
-        return list(_colony_choices(self._board.name(self._target)))
+        return list(_PLACE_ONE[self._board.name(self._target)])
 
     def _nothing(self) -> list[Choice]:
         return []
@@ -482,7 +480,7 @@ class State:
                     expansions = isle.expansions = _expand_choices(isle.name, isle.open)
                 choices += expansions[mine if mine < reserve else reserve]
             if may_found and isle.total == mine and isle.name != START_ISLAND:
-                royal.append(_royal_choice(isle.name))
+                royal.append(_ROYAL[isle.name])
         if not homes:
             choices += self._no_boat_placements()
         elif not reserve:
@@ -566,6 +564,7 @@ class State:
         """The emigrations from a full beach over open routes, and where its routes stop."""
         follow, pos, name = self._board.follow, isle.position, isle.name
         rotation = self._board.tiles[pos][1]
+        emigrations = _EMIGRATIONS[name][beach]
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
@@ -575,7 +574,7 @@ class State:
             end, stop, _ = follow(neighbour(pos, direction), direction, colours, [])
             ends.add(stop)
             if not (end is ROYAL or (end is ISLAND and stop == pos)):
-                found.append(_emigration(name, beach, direction))
+                found.append(emigrations[direction])
         return tuple(found), frozenset(ends)
 
     def _reroute(self, place: Position) -> None:
@@ -617,7 +616,9 @@ class State:
         places = self._places
         if places is None:
             empty = self._board.empty_places().items()
-            places = self._places = {place: _put_choices(*named) for place, named in empty}
+            places = self._places = {
+                place: _puts_around(anchor)[direction] for place, (anchor, direction) in empty
+            }
         return places
 
     def _place_tile(self, name: str, place: Position, rotation: int) -> None:
@@ -632,10 +633,10 @@ class State:
         if places is None:
             return
         places.pop(place, None)
-        tiles = board.tiles
+        tiles, puts = board.tiles, _puts_around(name)
         for direction, near in enumerate(around(place)):
             if near not in tiles and near not in places:
-                places[near] = _put_choices(name, direction)
+                places[near] = puts[direction]
 
     def _emigrations(self) -> list[Choice]:
         """The legal emigrations: over open routes, and from each island whose routes are
