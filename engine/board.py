@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from engine.hexgrid import CENTRE, STEPS, Position, around, neighbour
+from engine.hexgrid import CENTRE, CENTRE_HEX, HEX_STEPS, Hex, Position, around, position_at
 from engine.tiles import ISLANDS, TRAIL_ENDS, IslandTile
 
 BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
@@ -41,20 +41,34 @@ def empty_places(
     return places
 
 
+def _empty_hexes(tiles: Mapping[Hex, tuple[str, int]]) -> dict[Hex, tuple[str | None, int]]:
+    """`empty_places` over the board's own integers (hexgrid.Hex)."""
+    if not tiles:
+        return {CENTRE_HEX: (None, 0)}
+    places: dict[Hex, tuple[str | None, int]] = {}
+    for position, (name, _) in tiles.items():
+        for direction, step in enumerate(HEX_STEPS):
+            place = position + step
+            if place not in tiles and place not in places:
+                places[place] = (name, direction)
+    return places
+
+
 @dataclass
 class Route:
     """Where a group moving across tiles already on the board comes to a stop: `end` says
-    how, `position` is that place and `direction` the direction the group was moving in
-    when it got there.
+    how, `position` is that place (as the board keeps it, hexgrid.Hex) and `direction` the
+    direction the group was moving in when it got there.
     """
 
     end: RouteEnd
-    position: Position
+    position: Hex
     direction: int
     crossed: list[tuple[str, int]] = field(default_factory=list)  # (sea tile, danger) passed
 
     def frozen(self) -> Voyage:
-        return Voyage(self.end, self.position, self.direction, tuple(self.crossed))
+        position = position_at(self.position)
+        return Voyage(self.end, position, self.direction, tuple(self.crossed))
 
 
 @dataclass(frozen=True)
@@ -69,15 +83,16 @@ class Voyage:
 
 
 class Board:
-    """Placed tiles (in the order they were placed), boats per beach per seat, royal islands."""
+    """Placed tiles (in the order they were placed), boats per beach per seat, royal islands;
+    positions as the engine keeps them (hexgrid.Hex)."""
 
     __slots__ = ("boats", "royal", "tiles", "where")
 
     def __init__(self) -> None:
-        self.tiles: dict[Position, tuple[str, int]] = {}
-        self.where: dict[str, Position] = {}
-        self.boats: dict[Position, list[list[int]]] = {}
-        self.royal: dict[Position, int] = {}
+        self.tiles: dict[Hex, tuple[str, int]] = {}
+        self.where: dict[str, Hex] = {}
+        self.boats: dict[Hex, list[list[int]]] = {}
+        self.royal: dict[Hex, int] = {}
 
     def copy(self) -> Board:
         other = Board.__new__(Board)
@@ -89,42 +104,42 @@ class Board:
         other.royal = dict(self.royal)
         return other
 
-    def place(self, name: str, position: Position, rotation: int, seats: int) -> None:
+    def place(self, name: str, position: Hex, rotation: int, seats: int) -> None:
         self.tiles[position] = (name, rotation)
         self.where[name] = position
         if name in ISLANDS:
             self.boats[position] = [[0] * seats for _ in ISLANDS[name].beaches]
 
-    def remove(self, position: Position) -> list[list[int]]:
+    def remove(self, position: Hex) -> list[list[int]]:
         """Take an island off the board for good; returns its boats per beach per seat."""
         name, _ = self.tiles.pop(position)
         del self.where[name]
         return self.boats.pop(position)
 
-    def island(self, position: Position) -> IslandTile:
+    def island(self, position: Hex) -> IslandTile:
         return ISLANDS[self.tiles[position][0]]
 
-    def name(self, position: Position) -> str:
+    def name(self, position: Hex) -> str:
         return self.tiles[position][0]
 
-    def jetties(self, position: Position, beach: int) -> list[int]:
+    def jetties(self, position: Hex, beach: int) -> list[int]:
         """Board directions of a beach's jetties, in the tile's edge order."""
         name, rotation = self.tiles[position]
         return [(edge + rotation) % 6 for edge in ISLANDS[name].beaches[beach].jetties]
 
-    def free(self, position: Position, beach: int) -> int:
+    def free(self, position: Hex, beach: int) -> int:
         return ISLANDS[self.tiles[position][0]].beaches[beach].berths - sum(
             self.boats[position][beach]
         )
 
-    def free_berths(self, position: Position) -> list[int]:
+    def free_berths(self, position: Hex) -> list[int]:
         island = ISLANDS[self.tiles[position][0]]
         return [
             b.berths - sum(boats)
             for b, boats in zip(island.beaches, self.boats[position], strict=True)
         ]
 
-    def full_beaches(self) -> list[tuple[Position, int]]:
+    def full_beaches(self) -> list[tuple[Hex, int]]:
         full = []
         tiles = self.tiles
         for position, beaches in self.boats.items():
@@ -134,13 +149,13 @@ class Board:
                     full.append((position, index))
         return full
 
-    def seat_boats(self, position: Position, seat: int) -> int:
+    def seat_boats(self, position: Hex, seat: int) -> int:
         return sum(beach[seat] for beach in self.boats[position])
 
-    def empty_places(self) -> dict[Position, tuple[str | None, int]]:
-        return empty_places(self.tiles)
+    def empty_places(self) -> dict[Hex, tuple[str | None, int]]:
+        return _empty_hexes(self.tiles)
 
-    def trace(self, target: Position, direction: int, colours: int) -> Route:
+    def trace(self, target: Hex, direction: int, colours: int) -> Route:
         """Follow a group of `colours` colours moving in `direction` into `target` across the
         tiles already on the board, until it reaches an island or an empty place, or fails."""
         crossed: list[tuple[str, int]] = []
@@ -148,8 +163,8 @@ class Board:
         return Route(end, position, direction, crossed)
 
     def follow(
-        self, target: Position, direction: int, colours: int, crossed: list[tuple[str, int]]
-    ) -> tuple[RouteEnd, Position, int]:
+        self, target: Hex, direction: int, colours: int, crossed: list[tuple[str, int]]
+    ) -> tuple[RouteEnd, Hex, int]:
         """`trace` without the Route: where the group stops and how, the direction it was
         moving in; the sea tiles passed (with their dangers) are added to `crossed`."""
         tiles = self.tiles
@@ -167,10 +182,9 @@ class Board:
             if colours < danger:
                 return FAIL, target, direction
             direction = (exit_edge + rotation) % 6
-            step = STEPS[direction]
-            target = (target[0] + step[0], target[1] + step[1])
+            target += HEX_STEPS[direction]
 
-    def is_closed(self, position: Position, direction: int, colours: int) -> bool:
+    def is_closed(self, position: Hex, direction: int, colours: int) -> bool:
         """RULES.md §8.1: the route from this jetty passes every trail and comes back home."""
-        end, stop, _ = self.follow(neighbour(position, direction), direction, colours, [])
+        end, stop, _ = self.follow(position + HEX_STEPS[direction], direction, colours, [])
         return end is ROYAL or (end is ISLAND and stop == position)

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from engine.board import Board
-from engine.hexgrid import DIRECTION_WORDS, Position
+from engine.hexgrid import DIRECTION_WORDS, Hex, Position, position_at
 from engine.outcome import Termination, score
 from engine.tiles import BEACH_LETTERS, tile_words
 from engine.values import value
@@ -256,6 +256,11 @@ class, mostly) and then its fields. It is made into the event only when read (`E
 def choice_made(colour: str, choice: object, forced: bool) -> ChoiceMade:
     """ChoiceMade from the choice itself (its text is written when the event is read)."""
     return ChoiceMade(colour, str(choice), forced)
+
+
+def tile_placed(tile: str, place: Hex, rotation: int) -> TilePlaced:
+    """TilePlaced from the place as the engine keeps it (hexgrid.Hex)."""
+    return TilePlaced(tile, position_at(place), rotation)
 
 
 def game_ended(board: Board, colours: tuple[str, ...], termination: Termination) -> GameEnded:

@@ -28,6 +28,33 @@ DIRECTIONS = ("S", "SW", "NW", "N", "NE", "SE")
 DIRECTION_WORDS = ("south", "south-west", "north-west", "north", "north-east", "south-east")
 STEPS: tuple[Position, ...] = ((0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0))
 
+# The engine keeps positions as single integers (`Hex`): a place on a flat board whose steps
+# in the six directions are additions, and which hashes and compares as cheaply as a number.
+# Positions within 2047 hexes of the centre have one (a stack has far fewer tiles).
+Hex = int
+_SIDE = 1 << 12
+_MIDDLE = 1 << 11
+HEX_STEPS: tuple[int, ...] = tuple(dq * _SIDE + dr for dq, dr in STEPS)
+
+
+def hex_of(position: Position) -> Hex:
+    """The integer the engine keeps for `position`."""
+    return (position[0] + _MIDDLE) * _SIDE + position[1] + _MIDDLE
+
+
+def has_hex(position: Position) -> bool:
+    """Whether `position` is near enough to the centre to have a `hex_of`."""
+    return -_MIDDLE <= position[0] < _MIDDLE and -_MIDDLE <= position[1] < _MIDDLE
+
+
+def position_at(place: Hex) -> Position:
+    """The position of one of the engine's integers (`hex_of` the other way)."""
+    q, r = divmod(place, _SIDE)
+    return (q - _MIDDLE, r - _MIDDLE)
+
+
+CENTRE_HEX = hex_of(CENTRE)
+
 _DIRECTION_BY_TEXT: dict[str, int] = {}
 for _index, (_short, _word) in enumerate(zip(DIRECTIONS, DIRECTION_WORDS, strict=True)):
     _DIRECTION_BY_TEXT[_short.lower()] = _index

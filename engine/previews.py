@@ -25,7 +25,7 @@ from engine.choices import (
     Place,
     PutTile,
 )
-from engine.hexgrid import CENTRE, DIRECTIONS, Position, neighbour
+from engine.hexgrid import CENTRE_HEX, DIRECTIONS, HEX_STEPS, Hex, Position, position_at
 from engine.phase import Phase
 from engine.state import State, _land_choices
 from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
@@ -351,7 +351,7 @@ class _World:
     def boats(self, counts: list[int] | tuple[int, ...]) -> Boats:
         return tuple((colour, counts[seat]) for seat, colour in self.order if counts[seat])
 
-    def full(self) -> set[tuple[Position, int]]:
+    def full(self) -> set[tuple[Hex, int]]:
         return set(self.board.full_beaches())
 
 
@@ -425,7 +425,7 @@ def _land(state: State, choice: Land) -> Placement:
     return Placement(name, beaches, world.boats(out), _aftermath(world, before))
 
 
-def _put_boats(world: _World, pos: Position, choice: Land) -> list[int]:
+def _put_boats(world: _World, pos: Hex, choice: Land) -> list[int]:
     placed = [0] * len(world.colours)
     beaches = world.board.boats[pos]
     for b, colours in choice.placement:
@@ -436,7 +436,7 @@ def _put_boats(world: _World, pos: Position, choice: Land) -> list[int]:
     return placed
 
 
-def _remove(world: _World, pos: Position) -> Removal:
+def _remove(world: _World, pos: Hex) -> Removal:
     """State._remove_closed on the scratch board."""
     board = world.board
     name = board.name(pos)
@@ -450,12 +450,12 @@ def _remove(world: _World, pos: Position) -> Removal:
 
 
 def _options(
-    world: _World, before: set[tuple[Position, int]]
-) -> tuple[list[FullBeach], list[Emigrate], list[Position]]:
+    world: _World, before: set[tuple[Hex, int]]
+) -> tuple[list[FullBeach], list[Emigrate], list[Hex]]:
     """State._emigration_options on the scratch board, with the full beaches described."""
     board = world.board
     full: list[FullBeach] = []
-    by_island: dict[Position, list[tuple[int, int]]] = {}
+    by_island: dict[Hex, list[tuple[int, int]]] = {}
     for pos, beach in board.full_beaches():
         colours = sum(1 for n in board.boats[pos][beach] if n)
         open_jetties: list[int] = []
@@ -469,7 +469,7 @@ def _options(
         new = (pos, beach) not in before
         full.append(FullBeach(name, beach, tuple(open_jetties), tuple(closed), new))
     emigrations: list[Emigrate] = []
-    doomed: list[Position] = []
+    doomed: list[Hex] = []
     for pos, options in by_island.items():
         if not options:
             doomed.append(pos)
@@ -477,7 +477,7 @@ def _options(
     return full, emigrations, doomed
 
 
-def _aftermath(world: _World, before: set[tuple[Position, int]]) -> Aftermath:
+def _aftermath(world: _World, before: set[tuple[Hex, int]]) -> Aftermath:
     """State._emigrations_or_end, followed through a forced emigration."""
     removed: list[Removal] = []
     while True:
@@ -500,7 +500,7 @@ def _emigration(world: _World, choice: Emigrate) -> Emigration:
     board.boats[home][choice.beach] = [0] * len(world.colours)
     before = world.full()
     colours = sum(1 for n in group if n)
-    route = board.trace(neighbour(home, choice.jetty), choice.jetty, colours)
+    route = board.trace(home + HEX_STEPS[choice.jetty], choice.jetty, colours)
     crossings = tuple(Crossing(tile, danger, colours) for tile, danger in route.crossed)
     boats = world.boats(group)
 
@@ -510,10 +510,10 @@ def _emigration(world: _World, choice: Emigrate) -> Emigration:
     if route.end is RouteEnd.EMPTY:
         beside = crossings[-1].tile if crossings else choice.island
         if world.islands_left + world.seas_left == 0:
-            water = OpenWater(route.position, beside, route.direction, Draw.UNKNOWN)
+            water = OpenWater(position_at(route.position), beside, route.direction, Draw.UNKNOWN)
             after = _aftermath(world, before)
             return replace(sailed, end=End.NO_TILE_LEFT, open_water=water, after=after)
-        water = OpenWater(route.position, beside, route.direction, _outlook(world))
+        water = OpenWater(position_at(route.position), beside, route.direction, _outlook(world))
         return replace(sailed, end=End.OPEN_WATER, open_water=water)
     if route.end is RouteEnd.ROYAL:
         royal = board.name(route.position)
@@ -530,7 +530,7 @@ def _outlook(world: _World) -> Draw:
     return Draw.UNKNOWN
 
 
-def _arrival(world: _World, pos: Position, group: list[int]) -> Arrival:
+def _arrival(world: _World, pos: Hex, group: list[int]) -> Arrival:
     """State._arrive, and the landing with what follows when it is the only one."""
     board = world.board
     name = board.name(pos)
@@ -550,9 +550,9 @@ def _put(state: State, choice: PutTile) -> TilePreview:
     board, tile = state._board, state.tile
     assert tile is not None
     if choice.anchor is None:
-        place = CENTRE
+        place = CENTRE_HEX
     else:
-        place = neighbour(board.where[choice.anchor], choice.direction)
+        place = board.where[choice.anchor] + HEX_STEPS[choice.direction]
     rotation = choice.red
     trails: tuple[TrailView, ...] = ()
     jetties: tuple[tuple[int, ...], ...] = ()
@@ -566,16 +566,16 @@ def _put(state: State, choice: PutTile) -> TilePreview:
         beaches = ISLANDS[tile].beaches
         jetties = tuple(tuple((e + rotation) % 6 for e in b.jetties) for b in beaches)
         then = Next.PLACE_BOAT if state._colonising else turn_ends
-    return TilePreview(tile, place, rotation, trails, jetties, then)
+    return TilePreview(tile, position_at(place), rotation, trails, jetties, then)
 
 
 def _trail_view(
-    board: Board, place: Position, rotation: int, edges: tuple[int, int], danger: int
+    board: Board, place: Hex, rotation: int, edges: tuple[int, int], danger: int
 ) -> TrailView:
     a, b = ((e + rotation) % 6 for e in edges)
 
     def faces(direction: int) -> str | None:
-        found = board.tiles.get(neighbour(place, direction))
+        found = board.tiles.get(place + HEX_STEPS[direction])
         return None if found is None else found[0]
 
     return TrailView((a, b), danger, (faces(a), faces(b)))

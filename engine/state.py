@@ -26,7 +26,7 @@ from engine.choices import (
 from engine.colours import BOATS_PER_PLAYER, COLOURS
 from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
-from engine.hexgrid import CENTRE, Position, around, neighbour
+from engine.hexgrid import CENTRE_HEX, HEX_STEPS, Hex, Position, has_hex, hex_of, position_at
 from engine.landing import colour_landings, colours_of
 from engine.message import Message
 from engine.notation import parse_choice
@@ -165,11 +165,12 @@ class State:
         self._order = _colour_order(setup.colours)
         self._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         self._board = Board()
-        self._isles: dict[Position, IslandTally] = {}  # in the order placed, as board.boats
-        self._full: dict[Position, IslandTally] = {}  # the islands with a full beach
+        # positions are kept as hexgrid.Hex, turned into Position where read
+        self._isles: dict[Hex, IslandTally] = {}  # in the order placed, as board.boats
+        self._full: dict[Hex, IslandTally] = {}  # the islands with a full beach
         # the puts onto each empty place, by place (as Board.empty_places orders and names them)
-        self._places: dict[Position, tuple[PutTile, ...]] | None = {CENTRE: _puts_around(None)[0]}
-        self._place_tile(START_ISLAND, CENTRE, 0)
+        self._places: dict[Hex, tuple[PutTile, ...]] | None = {CENTRE_HEX: _puts_around(None)[0]}
+        self._place_tile(START_ISLAND, CENTRE_HEX, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
         self._out_of_play = [0] * n
         self._drawn = 0
@@ -181,7 +182,7 @@ class State:
         self._setup_placed = 0
         self._turn = 0
         self._group: list[int] | None = None
-        self._target: Position | None = None
+        self._target: Hex | None = None
         self._tile: str | None = None
         self._colonising = False
         self._redraw_due = False
@@ -289,16 +290,20 @@ class State:
     def tiles(self) -> Mapping[Position, tuple[str, int]]:
         """Every tile on the table by position, in the order placed: its name and rotation
         (the board direction its red edge faces)."""
-        return MappingProxyType(self._board.tiles)
+        tiles = self._board.tiles
+        return MappingProxyType({position_at(place): tiles[place] for place in tiles})
 
     def tile_at(self, position: Position) -> str | None:
         """The name of the tile at `position`, None for an empty place."""
-        placed = self._board.tiles.get(position)
+        if not has_hex(position):
+            return None
+        placed = self._board.tiles.get(hex_of(position))
         return None if placed is None else placed[0]
 
     def position_of(self, tile: str) -> Position | None:
         """Where the tile (an island's name or a sea letter) lies, None when not on the table."""
-        return self._board.where.get(tile)
+        place = self._board.where.get(tile)
+        return None if place is None else position_at(place)
 
     def islands(self) -> tuple[str, ...]:
         """The islands on the table, royal ones included, in the order placed."""
@@ -331,7 +336,8 @@ class State:
         first-placed tile next to it and the direction from there ((None, 0) is the centre
         of an empty table)."""
         return {
-            place: (puts[0].anchor, puts[0].direction) for place, puts in self._puts_at().items()
+            position_at(place): (puts[0].anchor, puts[0].direction)
+            for place, puts in self._puts_at().items()
         }
 
     def voyage(self, island: str, beach: int, jetty: int) -> Voyage:
@@ -339,7 +345,7 @@ class State:
         the tiles already on the table (its number of colours meets the trails' dangers)."""
         home = self._board.where[island]
         colours = sum(1 for n in self._board.boats[home][beach] if n)
-        return self._board.trace(neighbour(home, jetty), jetty, colours).frozen()
+        return self._board.trace(home + HEX_STEPS[jetty], jetty, colours).frozen()
 
     def colours_of(self, counts: Sequence[int]) -> tuple[str, ...]:
         """Boats per seat as colour names, in the fixed colour order."""
@@ -525,11 +531,11 @@ class State:
                 choices += _place_choices(name, free, 1)
         return choices
 
-    def _emigration_options(self) -> tuple[list[Choice], list[Position]]:
+    def _emigration_options(self) -> tuple[list[Choice], list[Hex]]:
         """The emigrations over open routes, and the islands whose every full beach's route
         is closed (RULES §8.1)."""
         choices: list[Choice] = []
-        doomed: list[Position] = []
+        doomed: list[Hex] = []
         full = self._full
         if not full:
             return choices, doomed
@@ -560,7 +566,7 @@ class State:
 
     def _beach_exits(
         self, isle: IslandTally, beach: int
-    ) -> tuple[tuple[Emigrate, ...], frozenset[Position]]:
+    ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
         follow, pos, name = self._board.follow, isle.position, isle.name
         rotation = self._board.tiles[pos][1]
@@ -571,13 +577,13 @@ class State:
         ends = set()
         for edge in ISLANDS[name].beaches[beach].jetties:
             direction = (edge + rotation) % 6
-            end, stop, _ = follow(neighbour(pos, direction), direction, colours, [])
+            end, stop, _ = follow(pos + HEX_STEPS[direction], direction, colours, [])
             ends.add(stop)
             if not (end is ROYAL or (end is ISLAND and stop == pos)):
                 found.append(emigrations[direction])
         return tuple(found), frozenset(ends)
 
-    def _reroute(self, place: Position) -> None:
+    def _reroute(self, place: Hex) -> None:
         """A tile came or went at `place` (or its island turned royal): forget the exits
         whose routes stop there (only full beaches keep routes)."""
         for isle in self._full.values():
@@ -588,7 +594,7 @@ class State:
                         del routes[beach]
                         isle.exits = None
 
-    def _full_beaches(self) -> list[tuple[Position, int]]:
+    def _full_beaches(self) -> list[tuple[Hex, int]]:
         """The full beaches, in the order their islands were placed."""
         if not self._full:
             return []
@@ -610,7 +616,7 @@ class State:
         }
         self._full = {pos: isle for pos, isle in self._isles.items() if isle.full}
 
-    def _puts_at(self) -> dict[Position, tuple[PutTile, ...]]:
+    def _puts_at(self) -> dict[Hex, tuple[PutTile, ...]]:
         """The puts onto each place of Board.empty_places, kept up to date as tiles are placed
         (found again after one is removed)."""
         places = self._places
@@ -621,7 +627,7 @@ class State:
             }
         return places
 
-    def _place_tile(self, name: str, place: Position, rotation: int) -> None:
+    def _place_tile(self, name: str, place: Hex, rotation: int) -> None:
         """Put a tile on the table; the places around it are named after it unless an
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
@@ -634,7 +640,8 @@ class State:
             return
         places.pop(place, None)
         tiles, puts = board.tiles, _puts_around(name)
-        for direction, near in enumerate(around(place)):
+        for direction, step in enumerate(HEX_STEPS):
+            near = place + step
             if near not in tiles and near not in places:
                 places[near] = puts[direction]
 
@@ -689,12 +696,12 @@ class State:
         if choice.red not in range(6):
             return None
         if choice.anchor is None:
-            place = CENTRE
+            place = CENTRE_HEX
         else:
             anchor = self._board.where.get(choice.anchor)
             if anchor is None:
                 return None
-            place = neighbour(anchor, choice.direction)
+            place = anchor + HEX_STEPS[choice.direction]
         puts = self._puts_at().get(place)
         return None if puts is None else puts[choice.red]
 
@@ -702,9 +709,9 @@ class State:
         board = self._board
         if isinstance(choice, PutTile):
             if choice.anchor is None:
-                place = CENTRE
+                place = CENTRE_HEX
             elif choice.anchor in board.where:
-                place = neighbour(board.where[choice.anchor], choice.direction)
+                place = board.where[choice.anchor] + HEX_STEPS[choice.direction]
             else:
                 return None
             puts = self._puts_at().get(place)
@@ -763,7 +770,7 @@ class State:
         self._remove_closed(self._board.where[choice.island], events)
         self._emigrations_or_end(events)
 
-    def _add_boats(self, pos: Position, beaches: tuple[int, ...], events: list[ev.Noted]) -> None:
+    def _add_boats(self, pos: Hex, beaches: tuple[int, ...], events: list[ev.Noted]) -> None:
         seat, isle = self._active, self._isles[pos]
         for b in beaches:
             if isle.move(b, seat, 1):
@@ -861,14 +868,14 @@ class State:
     def _put(self, choice: PutTile, events: list[ev.Noted]) -> None:
         board = self._board
         place = (
-            CENTRE
+            CENTRE_HEX
             if choice.anchor is None
-            else neighbour(board.where[choice.anchor], choice.direction)
+            else board.where[choice.anchor] + HEX_STEPS[choice.direction]
         )
         name = self._tile
         assert name is not None
         self._place_tile(name, place, choice.red)
-        events.append((ev.TilePlaced, name, place, choice.red))
+        events.append((ev.tile_placed, name, place, choice.red))
         self._tile = None
         if name in SEAS:
             self._draw_to_put(events)
@@ -891,7 +898,7 @@ class State:
 
     def _voyage(
         self,
-        home: Position,
+        home: Hex,
         direction: int,
         group: list[int],
         boats: tuple[str, ...],
@@ -899,7 +906,7 @@ class State:
     ) -> None:
         board = self._board
         colours = len(group) - group.count(0)
-        target = neighbour(home, direction)
+        target = home + HEX_STEPS[direction]
         while True:
             crossed: list[tuple[str, int]] = []
             end, target, direction = board.follow(target, direction, colours, crossed)
@@ -916,7 +923,7 @@ class State:
                 if name is not None:
                     rotation = (direction + 3) % 6
                     self._place_tile(name, target, rotation)
-                    events.append((ev.TilePlaced, name, target, rotation))
+                    events.append((ev.tile_placed, name, target, rotation))
                 if name is None or (name in SEAS and self._seas_left == 0):
                     events.append((ev.StayedAtSea, boats))
                     for seat, n in enumerate(group):
@@ -932,7 +939,7 @@ class State:
             return
 
     def _arrive(
-        self, pos: Position, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
+        self, pos: Hex, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
     ) -> None:
         events.append((ev.GroupArrived, self._board.name(pos), boats))
         self._group = group
@@ -982,14 +989,14 @@ class State:
             return
         self._end_turn(events)
 
-    def _remove_closed(self, pos: Position, events: list[ev.Noted]) -> None:
+    def _remove_closed(self, pos: Hex, events: list[ev.Noted]) -> None:
         """Remove an island whose routes all lead back; the redraw is due if that leaves no
         island, or no boat of the active player (royal boats count), on the board."""
         self._remove_island(pos, events)
         if not self._board.boats or self.boats_on_board(self._active) == 0:
             self._redraw_due = True
 
-    def _remove_island(self, pos: Position, events: list[ev.Noted]) -> None:
+    def _remove_island(self, pos: Hex, events: list[ev.Noted]) -> None:
         name = self._board.name(pos)
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
@@ -1021,9 +1028,9 @@ class State:
         board = self._board
         return {
             "setup": self._setup.to_json(),
-            "tiles": [[q, r, name, rot] for (q, r), (name, rot) in board.tiles.items()],
-            "boats": [[q, r, beaches] for (q, r), beaches in board.boats.items()],
-            "royal": [[q, r, seat] for (q, r), seat in board.royal.items()],
+            "tiles": [[*position_at(place), *placed] for place, placed in board.tiles.items()],
+            "boats": [[*position_at(place), beaches] for place, beaches in board.boats.items()],
+            "royal": [[*position_at(place), seat] for place, seat in board.royal.items()],
             "reserve": list(self._reserve),
             "out_of_play": list(self._out_of_play),
             "drawn": self._drawn,
@@ -1033,7 +1040,7 @@ class State:
             "setup_placed": self._setup_placed,
             "turn": self._turn,
             "group": self._group,
-            "target": None if self._target is None else list(self._target),
+            "target": None if self._target is None else list(position_at(self._target)),
             "tile": self._tile,
             "colonising": self._colonising,
             "redraw_due": self._redraw_due,
@@ -1051,12 +1058,12 @@ class State:
         state._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
-            board.tiles[(q, r)] = (name, rot)
-            board.where[name] = (q, r)
+            board.tiles[hex_of((q, r))] = (name, rot)
+            board.where[name] = hex_of((q, r))
         for q, r, beaches in data["boats"]:
-            board.boats[(q, r)] = [list(beach) for beach in beaches]
+            board.boats[hex_of((q, r))] = [list(beach) for beach in beaches]
         for q, r, seat in data["royal"]:
-            board.royal[(q, r)] = seat
+            board.royal[hex_of((q, r))] = seat
         state._count_boats()
         state._places = None
         state._reserve = list(data["reserve"])
@@ -1071,7 +1078,8 @@ class State:
         state._setup_placed = data["setup_placed"]
         state._turn = data["turn"]
         state._group = None if data["group"] is None else list(data["group"])
-        state._target = None if data["target"] is None else (data["target"][0], data["target"][1])
+        target = data["target"]
+        state._target = None if target is None else hex_of((target[0], target[1]))
         state._tile = data["tile"]
         state._colonising = data["colonising"]
         state._redraw_due = data["redraw_due"]

@@ -7,7 +7,7 @@ from operator import sub
 
 from engine.board import BERTHS
 from engine.choices import Emigrate, Expand
-from engine.hexgrid import Position
+from engine.hexgrid import Hex
 
 # the full and the other beaches of an island of n beaches, by the bits of its full ones
 _SORTED: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = {
@@ -46,7 +46,7 @@ class IslandTally:
         "total",
     )
 
-    def __init__(self, name: str, position: Position, beaches: list[list[int]]) -> None:
+    def __init__(self, name: str, position: Hex, beaches: list[list[int]]) -> None:
         self.name = name
         self.position = position
         self.beaches = beaches
@@ -58,10 +58,10 @@ class IslandTally:
         self.full, self.open = _SORTED[len(beaches), self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
         self.expansions: tuple[tuple[Expand, ...], ...] | None = None
-        self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Position]]] = {}
+        self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Hex]]] = {}
 
     @classmethod
-    def placed(cls, name: str, position: Position, beaches: list[list[int]]) -> IslandTally:
+    def placed(cls, name: str, position: Hex, beaches: list[list[int]]) -> IslandTally:
         """The tally of an island just put on the table: no boat on `beaches` yet."""
         isle = cls.__new__(cls)
         isle.name, isle.position, isle.beaches = name, position, beaches
