@@ -639,7 +639,7 @@ class State:
         if places is None:
             return
         places.pop(place, None)
-        tiles, puts = board.tiles, _puts_around(name)
+        tiles, puts = board.tiles, _PUTS.get(name) or _puts_around(name)
         for direction, step in enumerate(HEX_STEPS):
             near = place + step
             if near not in tiles and near not in places:
@@ -1014,7 +1014,11 @@ class State:
             # the winners are scored when the event is read: the board changes no more
             events.append((ev.game_ended, self._board, self._colours, self._ending))
             return
-        self._start_turn((self._active + 1) % len(self._colours), events)
+        colours = self._colours
+        seat = self._active = (self._active + 1) % len(colours)  # as _start_turn
+        turn = self._turn = self._turn + 1
+        self._phase = TURN
+        events.append((ev.TurnStarted, colours[seat], turn))
 
     def _start_turn(self, seat: int, events: list[ev.Noted]) -> None:
         self._active = seat

@@ -9,15 +9,17 @@ from engine.board import BERTHS
 from engine.choices import Emigrate, Expand
 from engine.hexgrid import Hex
 
-# the full and the other beaches of an island of n beaches, by the bits of its full ones
-_SORTED: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = {
-    (n, bits): (
-        tuple(b for b in range(n) if bits >> b & 1),
-        tuple(b for b in range(n) if not bits >> b & 1),
+# the full and the other beaches of an island of n beaches, by n, then the bits of its full ones
+_SORTED: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...] = tuple(
+    tuple(
+        (
+            tuple(b for b in range(n) if bits >> b & 1),
+            tuple(b for b in range(n) if not bits >> b & 1),
+        )
+        for bits in range(1 << n)
     )
-    for n in range(1, 7)
-    for bits in range(1 << n)
-}
+    for n in range(7)
+)
 
 
 class IslandTally:
@@ -55,7 +57,7 @@ class IslandTally:
         self.boats: list[int] = [sum(column) for column in zip(*beaches, strict=True)]
         self.total = sum(self.boats)
         self.bits = sum(1 << b for b, free in enumerate(self.room) if free <= 0)
-        self.full, self.open = _SORTED[len(beaches), self.bits]
+        self.full, self.open = _SORTED[len(beaches)][self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
         self.expansions: tuple[tuple[Expand, ...], ...] | None = None
         self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Hex]]] = {}
@@ -68,7 +70,7 @@ class IslandTally:
         isle.room = list(BERTHS[name])
         isle.boats = [0] * len(beaches[0])
         isle.total = isle.bits = 0
-        isle.full, isle.open = _SORTED[len(beaches), 0]
+        isle.full, isle.open = _SORTED[len(beaches)][0]
         isle.exits = isle.expansions = None
         isle.routes = {}
         return isle
@@ -116,7 +118,7 @@ class IslandTally:
         self.room = list(BERTHS[self.name])
         self.boats = [0] * len(self.boats)
         self.total = self.bits = 0
-        self.full, self.open = _SORTED[len(beaches), 0]
+        self.full, self.open = _SORTED[len(beaches)][0]
         self.exits = self.expansions = None
         self.routes = {}
 
@@ -127,6 +129,6 @@ class IslandTally:
         if (before > 0) is (after > 0):
             return False
         self.bits ^= 1 << beach
-        self.full, self.open = _SORTED[len(self.room), self.bits]
+        self.full, self.open = _SORTED[len(self.room)][self.bits]
         self.expansions = None
         return True
