@@ -128,10 +128,20 @@ def _place_choices(name: str, free: tuple[int, ...], count: int) -> tuple[Place,
     if count == 2:
         pairs = [(a, b) for a, b in combinations(range(len(free)), 2) if free[a] and free[b]]
         pairs += [(a, a) for a, f in enumerate(free) if f >= 2]
-        return tuple(Place(name, beaches) for beaches in sorted(pairs))
+        two = _PLACE_TWO.get(name)
+        if two is None:
+            beaches = range(len(free))
+            two = _PLACE_TWO[name] = {
+                (a, b): Place(name, (a, b)) for a in beaches for b in beaches if a <= b
+            }
+        return tuple(two[beaches] for beaches in sorted(pairs))
     if count == 1:
-        return tuple(Place(name, (a,)) for a, f in enumerate(free) if f)
+        one = _PLACE_ONE[name]
+        return tuple(one[a] for a, f in enumerate(free) if f)
     return ()
+
+
+_PLACE_TWO: dict[str, dict[tuple[int, int], Place]] = {}  # two boats onto beaches of an island
 
 
 def clear_listing_caches() -> None:
