@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
-from itertools import chain, combinations, product, repeat, starmap
+from itertools import combinations, product, repeat, starmap
 from operator import add, is_
 from types import MappingProxyType
 from typing import Any
@@ -667,7 +667,10 @@ class State:
         return list(_land_choices(isle.name, tuple(self._group), tuple(isle.room), self._order))
 
     def _puts(self) -> list[Choice]:
-        return list(chain.from_iterable(self._puts_at().values()))
+        puts: list[Choice] = []
+        for around in self._puts_at().values():  # a loop of += copies each place's six at once
+            puts += around
+        return puts
 
     # -- applying a choice -------------------------------------------------------------
 
