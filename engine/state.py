@@ -154,6 +154,12 @@ def clear_listing_caches() -> None:
     _borrow_choices.cache_clear()
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
+    _NAMED.clear()
+
+
+# boats per seat named by colour (State.colours_of), kept per colour order: a game looks up its
+# own once, then names its groups without hashing the order again
+_NAMED: dict[tuple[tuple[int, str], ...], dict[tuple[int, ...], tuple[str, ...]]] = {}
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -173,6 +179,7 @@ class State:
         self._setup = setup
         self._colours = setup.colours
         self._order = _colour_order(setup.colours)
+        self._named = _NAMED.setdefault(self._order, {})
         self._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         self._board = Board()
         # positions are kept as hexgrid.Hex, turned into Position where read
@@ -359,7 +366,11 @@ class State:
 
     def colours_of(self, counts: Sequence[int]) -> tuple[str, ...]:
         """Boats per seat as colour names, in the fixed colour order."""
-        return colours_of(self._order, tuple(counts))
+        key = tuple(counts)
+        named = self._named.get(key)
+        if named is None:
+            named = self._named[key] = colours_of(self._order, key)
+        return named
 
     @property
     def decision(self) -> Decision | None:
@@ -387,7 +398,7 @@ class State:
         boats: tuple[str, ...] = ()
         if phase is LAND:
             assert self._group is not None
-            boats = colours_of(self._order, tuple(self._group))
+            boats = self.colours_of(self._group)
         tile = self._tile if phase is PUT_TILE else None
         return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
@@ -905,7 +916,7 @@ class State:
         isle = self._isles[home]
         group = isle.clear(choice.beach)
         self._note_full(isle)
-        boats = colours_of(self._order, tuple(group))
+        boats = self.colours_of(group)
         events.append((ev.GroupSailed, choice.island, choice.beach, choice.jetty, boats))
         self._voyage(home, choice.jetty, group, boats, events)
 
@@ -1072,6 +1083,7 @@ class State:
         state._setup = setup
         state._colours = setup.colours
         state._order = _colour_order(setup.colours)
+        state._named = _NAMED.setdefault(state._order, {})
         state._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
