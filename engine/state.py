@@ -455,7 +455,10 @@ class State:
         list each time: changing it changes nothing in the game)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = _LISTINGS[self._phase](self)
+            legal = _LISTINGS[self._phase](self)
+            if self._phase is PUT_TILE:  # the puts are many and never forced: not kept
+                return legal
+            self._legal = legal
         return list(legal)
 
     def _listed(self) -> list[Choice]:
@@ -780,6 +783,8 @@ class State:
             _STEPS[type(choice)](self, choice, events)
             legal = self._legal
             if legal is None:
+                if self._phase is PUT_TILE:  # six puts at least: listed only when asked for
+                    return ev.Events(events)
                 legal = self._legal = _LISTINGS[self._phase](self)
             if len(legal) != 1:
                 return ev.Events(events)
