@@ -34,9 +34,10 @@ from engine.outcome import Outcome, Termination, score
 from engine.phase import Decision, Phase
 from engine.setup import Setup
 from engine.tally import IslandTally
-from engine.tiles import ISLANDS, SEAS, START_ISLAND
+from engine.tiles import ISLANDS, SEAS, STACK_TILES, START_ISLAND
 
 MAX_ROYAL_ISLANDS = 2
+_STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island tiles in a stack
 
 # The phases by plain names (the route ends too, from board): in Python 3.11 reading a
 # member off its enum class goes through a __getattr__ hook, ten times the cost of a global.
@@ -191,8 +192,8 @@ class State:
         self._reserve = [BOATS_PER_PLAYER] * n
         self._out_of_play = [0] * n
         self._drawn = 0
-        self._islands_left = sum(1 for t in setup.stack if t in ISLANDS)
-        self._seas_left = len(setup.stack) - self._islands_left
+        self._islands_left = _STACK_ISLANDS  # a stack holds each tile once (Setup checks)
+        self._seas_left = len(setup.stack) - _STACK_ISLANDS
         self._set_aside: list[str] = []
         self._phase = SETUP
         self._active = 0
