@@ -7,7 +7,7 @@ import random
 from enum import StrEnum
 from typing import Protocol
 
-from engine.board import RouteEnd
+from engine.board import EMPTY, FAIL, ISLAND  # RouteEnd members, read as module names
 from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
 from engine.search import Budget, Clock, Tuning, search
 from engine.state import State
@@ -80,12 +80,12 @@ class GreedyBot:
     def _route_value(self, state: State, choice: Emigrate) -> float:
         mine = state.boats_on(choice.island, choice.beach)[state.active]
         route = state.voyage(choice.island, choice.beach, choice.jetty)
-        if route.end is RouteEnd.FAIL:
+        if route.end is FAIL:
             return -mine
         reached = state.tile_at(route.position)
-        if route.end is RouteEnd.ISLAND and reached is not None and reached != choice.island:
+        if route.end is ISLAND and reached is not None and reached != choice.island:
             return mine + ISLANDS[reached].points / 2
-        return mine / 2 if route.end is RouteEnd.EMPTY else 0
+        return mine / 2 if route.end is EMPTY else 0
 
 
 def _boats_of(state: State, island: str, seat: int) -> int:

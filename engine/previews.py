@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from engine.board import Board, RouteEnd
+from engine.board import EMPTY, FAIL, ROYAL, Board
 from engine.choices import (
     Choice,
     Colonise,
@@ -505,9 +505,9 @@ def _emigration(world: _World, choice: Emigrate) -> Emigration:
     boats = world.boats(group)
 
     sailed = Emigration(choice.island, choice.beach, choice.jetty, boats, crossings, End.LOST)
-    if route.end is RouteEnd.FAIL:
+    if route.end is FAIL:
         return replace(sailed, after=_aftermath(world, before))
-    if route.end is RouteEnd.EMPTY:
+    if route.end is EMPTY:
         beside = crossings[-1].tile if crossings else choice.island
         if world.islands_left + world.seas_left == 0:
             water = OpenWater(position_at(route.position), beside, route.direction, Draw.UNKNOWN)
@@ -515,7 +515,7 @@ def _emigration(world: _World, choice: Emigrate) -> Emigration:
             return replace(sailed, end=End.NO_TILE_LEFT, open_water=water, after=after)
         water = OpenWater(position_at(route.position), beside, route.direction, _outlook(world))
         return replace(sailed, end=End.OPEN_WATER, open_water=water)
-    if route.end is RouteEnd.ROYAL:
+    if route.end is ROYAL:
         royal = board.name(route.position)
         arrival = _arrival(world, home, group)
         return replace(sailed, end=End.TURNED_BACK, royal=royal, arrival=arrival)
