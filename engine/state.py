@@ -674,7 +674,9 @@ class State:
         """The legal emigrations: over open routes, and from each island whose routes are
         all closed (which removes it) while others wait (RULES §8.1)."""
         options, closed = self._emigration_options()
-        return options + [EmigrateClosed(self._board.name(pos)) for pos in closed]
+        if closed:
+            options += [EmigrateClosed(self._board.name(pos)) for pos in closed]
+        return options
 
     def _landings(self) -> list[Choice]:
         assert self._group is not None and self._target is not None
@@ -1006,7 +1008,9 @@ class State:
             options, closed = self._emigration_options()
             if options:
                 self._phase = EMIGRATE
-                self._legal = options + [EmigrateClosed(self._board.name(pos)) for pos in closed]
+                if closed:
+                    options += [EmigrateClosed(self._board.name(pos)) for pos in closed]
+                self._legal = options
                 return
             if not closed:
                 break
