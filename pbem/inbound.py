@@ -234,16 +234,6 @@ def quarantine_row(
     )
 
 
-def keep(engine: Engine, raw: bytes, error: str, now: datetime, limit: int) -> int:
-    """Put a mail in the quarantine with why; returns its number."""
-    row = quarantine_row(raw, error, now, limit)
-    with session(engine) as db:
-        db.add(row)
-        db.commit()
-    assert row.id is not None
-    return row.id
-
-
 def quarantined(engine: Engine) -> list[Quarantined]:
     """The mails in the quarantine, oldest first, without their raw text (`raw` unread)."""
     query = select(Quarantined).options(defer(Quarantined.raw)).order_by(col(Quarantined.id))  # type: ignore[arg-type]

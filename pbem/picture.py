@@ -169,11 +169,10 @@ def berths(state: State) -> list[Berth]:
     return list(_berths(state, layout(state)))
 
 
-Seen = tuple[
-    tuple[tuple[Position, tuple[str, int]], ...],  # the tiles as placed
-    tuple[tuple[str, str], ...],  # the royal islands and their owners' colours
-    tuple[tuple[tuple[str, int], tuple[str, ...]], ...],  # boat colours per island beach
-]
+Tiles = tuple[tuple[Position, tuple[str, int]], ...]  # (place, (tile, rotation)) as placed
+Royal = tuple[tuple[str, str], ...]  # the royal islands and their owners' colours
+Shown = tuple[tuple[tuple[str, int], tuple[str, ...]], ...]  # boat colours per island beach
+Seen = tuple[Tiles, Royal, Shown]  # what a picture shows
 
 
 def seen(state: State) -> Seen:
@@ -215,13 +214,10 @@ def english_differs(tiles: Iterable[tuple[Position, tuple[str, int]]]) -> bool:
     return any(name in ENGLISH_NAMES for _, (name, _) in tiles)
 
 
-Shown = tuple[tuple[tuple[str, int], tuple[str, ...]], ...]  # boat colours per island beach
-
-
 @lru_cache(maxsize=64)
 def _picture(
-    tiles: tuple[tuple[Position, tuple[str, int]], ...],
-    royal: tuple[tuple[str, str], ...],
+    tiles: Tiles,
+    royal: Royal,
     boats: Shown,
     game: Hashable | None = None,
     english: bool = False,
@@ -318,23 +314,20 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-Tiles = tuple[tuple[Position, tuple[str, int]], ...]  # (place, (tile, rotation)) as placed
-
-
 class _Layers:
     """The tile layers drawn last, a slot for each game (or, drawn for no game, for each
     layout): a game's new layout replaces its old one, so `LAYERS` slots serve as many games
     whatever their moves. Threads drawing for different games may share it."""
 
     def __init__(self) -> None:
-        self._slots: OrderedDict[Hashable, tuple[Tiles, tuple[tuple[str, str], ...], _Layer]]
+        self._slots: OrderedDict[Hashable, tuple[Tiles, Royal, _Layer]]
         self._slots = OrderedDict()
         self._lock = threading.Lock()
 
     def get(
         self,
         tiles: Tiles,
-        royal: tuple[tuple[str, str], ...],
+        royal: Royal,
         game: Hashable | None,
         english: bool = False,
     ) -> _Layer:
@@ -362,7 +355,7 @@ class _Layers:
 _layers = _Layers()
 
 
-def _layer(tiles: Tiles, royal: tuple[tuple[str, str], ...], english: bool = False) -> _Layer:
+def _layer(tiles: Tiles, royal: Royal, english: bool = False) -> _Layer:
     """The layer of a tile layout: changes only when a tile is placed or a royal island
     founded, so most moves reuse it (`_layers`); each tile is pasted from its own cached
     picture. `english`: the islands named as English readers name them."""

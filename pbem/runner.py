@@ -32,7 +32,7 @@ from pbem.config import ImapSettings, MailTransport, Settings
 from pbem.db import on_postgres, reading, session
 from pbem.deadlines import TickReport, tick
 from pbem.errors import PbemError
-from pbem.inbound import database_down, keep, quarantine_row, shown
+from pbem.inbound import database_down, quarantine_row, shown
 from pbem.kinds import MailOutcome
 from pbem.models import Outbox
 from pbem.replies import Replies, Taken, handle
@@ -194,16 +194,7 @@ def _take_in(service: Service, db: Session, raw: bytes, now: datetime) -> Taken:
     except Exception as error:
         if database_down(error):
             raise _first_failure(error) from None
-        why = one_line(error)  # a database error without its SQL and parameters
-        kept = quarantine_row(raw, why, now, service.settings.max_message_bytes)
-        db.add(kept)
-        db.flush()
-        return Taken(
-            MailOutcome.QUARANTINED,
-            logging.WARNING,
-            "message quarantined as %d (%d bytes): %s",
-            (kept.id, len(raw), shown(why, 200)),
-        )
+        return _quarantined(service, db, raw, now, error)
 
 
 def _first_failure(error: BaseException) -> BaseException:
@@ -246,10 +237,28 @@ def lost_race(engine: Engine, error: BaseException) -> bool:
 
 
 def _quarantine(service: Service, raw: bytes, now: datetime, error: Exception) -> MailOutcome:
+    """A mail the service failed on, put in the quarantine in a transaction of its own."""
+    with session(service.engine) as db:
+        taken = _quarantined(service, db, raw, now, error)
+        db.commit()
+    taken.log()
+    return taken.outcome
+
+
+def _quarantined(
+    service: Service, db: Session, raw: bytes, now: datetime, error: Exception
+) -> Taken:
+    """Put a mail the service failed on in the quarantine, in `db`'s transaction, with why."""
     why = one_line(error)  # a database error without its SQL and parameters
-    number = keep(service.engine, raw, why, now, service.settings.max_message_bytes)
-    log.warning("message quarantined as %d (%d bytes): %s", number, len(raw), shown(why, 200))
-    return MailOutcome.QUARANTINED
+    kept = quarantine_row(raw, why, now, service.settings.max_message_bytes)
+    db.add(kept)
+    db.flush()  # its number, for the log
+    return Taken(
+        MailOutcome.QUARANTINED,
+        logging.WARNING,
+        "message quarantined as %d (%d bytes): %s",
+        (kept.id, len(raw), shown(why, 200)),
+    )
 
 
 LANES = 4  # SMTP connections used at once by a flush
