@@ -24,6 +24,7 @@ from pbem.runner import read_mail
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
 from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
+from tests.test_open_address import _out_of_office
 from tests.test_poison import nested
 
 ANN, BOB = "ann@example.test", "bob@example.test"
@@ -155,3 +156,37 @@ def test_the_same_mail_twice_in_one_batch_acts_once(tmp_path: Path) -> None:
     assert read_mail(service, later(1)) == 2
     assert _recorded(service) == ["applied"]  # the copy is a duplicate, not recorded again
     assert _moves(service) == ["place Tonga a"]
+
+
+def test_a_stranger_a_replay_and_an_autoresponder_in_one_batch_change_nothing(
+    tmp_path: Path,
+) -> None:
+    service = local_service(tmp_path)
+    move, prompt = _game(service)
+    assert read_mail(service, later(1)) == 0
+    _drop(service, [move])
+    assert read_mail(service, later(2)) == 1  # Ann's move, applied
+    take_mail(service)
+    target = str(prompt["Reply-To"]).split("<")[-1].rstrip(">")
+    malformed = (  # a stranger's mail to the game's reply address that no parser reads
+        f"From: x@example.test\nTo: {target}\nContent-Type: multipart/mixed; boundary=\n\n".encode()
+        + b"\xff\xfe\x00 place Tonga a\n" * 50
+    )
+    replayed = reply_to(prompt, "place Tonga a")  # the same command again, a new Message-ID
+    away = [_out_of_office(prompt, "reply-to", "I am away until Monday.") for _ in range(3)]
+    new = _drop(service, [malformed, replayed, *away])
+    counted = _commits(service)
+    assert read_mail(service, later(3)) == 5
+    assert len(counted) == 1
+    assert list(new.iterdir()) == []  # all marked handled: none stops the mailbox
+    # the autoresponder's first mail is refused with an answer, its copies are replays
+    assert _recorded(service) == ["applied", "refused", "ignored", "rejected", "ignored", "ignored"]
+    assert _moves(service) == ["place Tonga a"]  # nothing acted again
+    # the stranger hears nothing; Ann is told once that someone else used her reply address,
+    # and her autoresponder gets one answer, which it cannot turn into a loop (its copies
+    # are replays)
+    answers = [(str(m["To"]), str(m["Subject"])) for m in take_mail(service)]
+    assert answers == [
+        (ANN, "[Tongiaki g1] Not applied: a reply from another address"),
+        (ANN, "[Tongiaki g1] Not applied: see why"),
+    ]
