@@ -104,6 +104,7 @@ from engine.tiles import (
     SeaTile,
     match_island,
     tile_words,
+    without_accents,
 )
 
 __all__ = [
@@ -216,4 +217,5 @@ __all__ = [
     "tile_name",
     "tile_words",
     "what_is_asked",
+    "without_accents",
 ]

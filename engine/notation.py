@@ -23,7 +23,7 @@ from engine.colours import BY_LETTER, COLOURS
 from engine.errors import AmbiguousChoiceError, DirectionError, NotationError
 from engine.hexgrid import DIRECTIONS, closest_directions, parse_direction
 from engine.message import Joined, Message
-from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island
+from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island, without_accents
 
 SYNTAX: dict[str, str] = {
     "place": "place ISLAND BEACHES, for example: place Tonga c",
@@ -61,13 +61,14 @@ _VERBS = {
 
 def is_move_word(word: str) -> bool:
     """Whether `word` begins a choice in the notation (`expand`, `sail`, ...)."""
-    return word.lower() in _VERBS
+    return without_accents(word.lower()) in _VERBS
 
 
 def parse_choice(text: str) -> Choice:
     """Read one choice in the notation the mails print; raises NotationError when it is none."""
     # a sentence's full stop or exclamation mark after the choice is no part of it
-    cleaned = re.sub(r"\s*([:=])\s*", ":", text.strip().lower().rstrip(".!").rstrip())
+    plain = without_accents(text.strip().lower())
+    cleaned = re.sub(r"\s*([:=])\s*", ":", plain.rstrip(".!").rstrip())
     tokens = cleaned.replace(",", " ").replace(";", " ").split()
     if not tokens:
         raise NotationError(Message("The line is empty."))

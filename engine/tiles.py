@@ -91,12 +91,16 @@ def tile_words(tile: str) -> str:
     return Message("sea {tile}", tile=tile) if tile in SEAS else tile
 
 
+def without_accents(text: str) -> str:
+    """`text` with the accents taken off its letters ('plâce' -> 'place'), and letters of
+    another width or a ligature as their plain ones."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def normalise_name(text: str) -> str:
     """Lower case, accents and everything but letters and digits removed."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return re.sub(
-        r"[^a-z0-9]", "", "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-    )
+    return re.sub(r"[^a-z0-9]", "", without_accents(text).lower())
 
 
 _ISLAND_KEYS = {normalise_name(name): name for name in ISLANDS}

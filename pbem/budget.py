@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, delete, func, select
 
+from pbem.clock import as_utc
 from pbem.kinds import AnswerKind
 from pbem.models import Answered
 
@@ -37,3 +38,17 @@ def may_answer(db: Session, address: str, kind: AnswerKind, now: datetime, per_d
             return False
     db.add(Answered(address=address, at=now, kind=kind))
     return True
+
+
+def spent_until(db: Session, address: str, now: datetime, per_day: int) -> datetime | None:
+    """When `address` may be answered again, if the answers it got in the last 24 hours
+    (the one just counted included) have spent the budget; None while some are left."""
+    address = address.lower()
+    times = db.exec(
+        select(Answered.at)
+        .where(col(Answered.address) == address, col(Answered.at) >= now - DAY)
+        .order_by(col(Answered.at))
+    ).all()
+    if len(times) < per_day:
+        return None
+    return as_utc(times[len(times) - per_day]) + DAY

@@ -16,7 +16,16 @@ from datetime import datetime
 
 from sqlmodel import col, select
 
-from engine import BY_LETTER, COLOURS, ChoiceError, Event, Joined, Message, counted
+from engine import (
+    BY_LETTER,
+    COLOURS,
+    ChoiceError,
+    Event,
+    Joined,
+    Message,
+    counted,
+    without_accents,
+)
 from pbem import letters, news, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
@@ -33,6 +42,9 @@ from pbem.view import Answer, LineResult
 # how close a misspelt first word must be to a command's for the line to be read as that
 # command (refused with "did you mean"), not as a sign-off left unread ('staus', not 'Regards')
 SURELY_MEANT = 0.8
+
+# every language's word for a command without its accents ('szabalyok' is 'rules')
+_PLAIN_ALIASES = {without_accents(word): name for word, name in ALIASES.items()}
 
 
 class CommandError(PbemError, ValueError):
@@ -142,6 +154,10 @@ class Commands:
         found = self.by_name.get(word)
         if found is None and word in ALIASES:
             found = self.by_name.get(ALIASES[word])
+        if found is None:  # accents do not matter: 'stâtus', 'szabalyok'
+            plain = without_accents(word)
+            name = _PLAIN_ALIASES.get(plain, plain)
+            found = self.by_name.get(name)
         return found
 
     def find(self, line: str) -> tuple[Command, str]:

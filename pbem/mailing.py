@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlmodel import Session, func, select
 
-from engine import Event, Message, State
+from engine import Event, Joined, Message, State
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc, format_duration
@@ -141,10 +141,12 @@ class Mailer:
         subject: str = "",
         welcomed: Sequence[Observer] = (),
         told: Mapping[int, str] | None = None,
+        note: str = "",
     ) -> None:
-        """The sender hears how their reply went; if anything moved or is announced, everyone
-        hears what happened (but observers `welcomed` in this round, who got the board),
-        and whoever decides next gets their options. The seats `told` (by number) get this
+        """The sender hears how their reply went (and the `note`, a word to them alone); if
+        anything moved or is announced, everyone hears what happened (but observers
+        `welcomed` in this round, who got the board), and whoever decides next gets their
+        options. The seats `told` (by number) get this
         mail whatever their mail mode, under the subject given: news about them."""
         told = told or {}
         at, picture = self.moment(table, events, announced)
@@ -162,7 +164,7 @@ class Mailer:
                     seat.seat,
                     results=results if mine else (),
                     answers=answers if mine else (),
-                    remark=self.remark(seat),
+                    remark=self.remark(seat, note if mine else ""),
                     subject=told.get(seat.seat, subject),
                     show_board=news or (mine and show_board),
                     deadline=self.deadline_view(table.game, seat),
@@ -206,8 +208,13 @@ class Mailer:
             return False
         return True
 
-    def remark(self, seat: Seat) -> str:
-        """A word to a player about how their seat is played, when it is not by them."""
+    def remark(self, seat: Seat, note: str = "") -> str:
+        """A word to a player about how their seat is played, when it is not by them, and the
+        `note` for them."""
+        said = self._played_by(seat)
+        return Joined(" ", [said, note]) if said and note else said or note
+
+    def _played_by(self, seat: Seat) -> str:
         if seat.resigned:
             return Message(
                 "You resigned from this game: the {bot} bot plays your seat to the end.",

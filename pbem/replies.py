@@ -18,7 +18,7 @@ from pbem import letters, news, view
 from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, observer_of, token_epoch
 from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
-from pbem.budget import may_answer
+from pbem.budget import may_answer, spent_until
 from pbem.clock import as_utc, format_duration
 from pbem.commands import Round, after_rejected, run_lines
 from pbem.db import hold_game, session
@@ -449,12 +449,14 @@ class Replies:
             table.save()
         acted = round.applied  # a move, vacation, tz...: a line that changed the game
         outcome = round.mail_outcome
+        note = ""
         if not moved and not announced:  # an answer to the sender alone: within the budget
             assert seat.address is not None
             kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER
             per_day = self.settings.answers_per_day
             if not may_answer(table.db, seat.address, kind, table.now, per_day):
                 return outcome, _told(results) + "; not answered (answer budget spent)", acted
+            note = _last_answer(table, seat.address, per_day)
         if round.farewell:  # the game masters hear who left
             self.service.mail.queue_gm(
                 table,
@@ -470,6 +472,7 @@ class Replies:
             results=results,
             show_board=round.show_board,
             announced=announced,
+            note=note,
         )
         self.service.mail.deliver_talk(table, round.talk)
         return outcome, _told(results), acted
@@ -576,6 +579,22 @@ def _replay_keys(tag: Tag, lines: Sequence[str], game: Game, seat: Seat | None) 
     acted = hashlib.sha256(f"{signed}\n{said}".encode()).hexdigest()
     unchanged = hashlib.sha256(f"{signed}\n{said}\n{state}".encode()).hexdigest()
     return acted, unchanged
+
+
+def _last_answer(table: Table, address: str, per_day: int) -> str:
+    """A word in the answer that spends the sender's answer budget: until when a reply that
+    moves nothing goes unanswered (else a player whose refused move meets silence would
+    wait for the deadline)."""
+    until = spent_until(table.db, address, table.now, per_day)
+    if until is None:
+        return ""
+    return engine.Message(
+        "This is the last answer to a reply that moves nothing (a refused line, help, status "
+        "...) that you get before {time}: until then such replies get no answer, so that no "
+        "autoresponder can make the game mail without end. A move you make is still applied, "
+        "and everyone is mailed the news.",
+        time=view.when(until),
+    )
 
 
 def _told(results: Sequence[LineResult]) -> str:

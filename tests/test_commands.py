@@ -107,6 +107,18 @@ def test_a_word_that_is_no_command_is_answered_with_every_command(
     )
 
 
+def test_accents_on_a_command_word_do_not_matter(
+    newest: tuple[Service, dict[str, EmailMessage]],
+) -> None:
+    """README "Commands for players": case, spacing and accents do not matter, on a move's
+    word and on any language's word for a command ('szabalyok' is the Hungarian 'szabályok')."""
+    service, mails = newest
+    assert "STATUS" in _answer(service, mails[BOB], "stâtus", 1)
+    assert "THE RULES IN SHORT" in _answer(service, mails[BOB], "szabalyok", 2)
+    moved = _answer(service, mails[ANN], "plâce Tönga B", 3)
+    assert "> plâce Tönga B applied: place Tonga b" in moved
+
+
 def _readme_rows(heading: str) -> str:
     """The rows of the first command table under `heading` in the README."""
     section = README.read_text(encoding="utf-8").split(f"\n## {heading}\n", 1)[1]

@@ -76,6 +76,11 @@ def test_canonical_text_round_trips(text: str, choice: object) -> None:
         ("put c sw red nw", "put sea C SW red NW"),
         ("put sea c sw red nw", "put sea C SW red NW"),
         ("put center red se", "put centre red SE"),
+        # accents do not matter on any word (README "Commands for players")
+        ("plâce Tönga B", "place Tonga b"),
+        ("ÉXPAND sámoa á,ç", "expand Samoa a,c"),
+        ("émigrate samoa b nörth-éast", "emigrate Samoa b NE"),
+        ("lànd samoa à:RR", "land Samoa a:RR"),
     ],
 )
 def test_reading_is_forgiving(text: str, canonical: str) -> None:

@@ -165,11 +165,23 @@ def test_a_player_gets_ten_error_answers_a_day_and_a_move_is_always_answered(
     prompt = table.latest[ANN]
     before = _rows(table.service)
     told = []
+    texts = []
     for n in range(1, 16):
         outcome = table.handle(reply_to(prompt, f"hello {n}"), START + n * MINUTE)
         assert outcome == "rejected"
-        told.append(table.sent())
+        mails = table.mail()
+        told.append(_sent(mails))
+        texts += [flat(text_of(m)) for m in mails]
     assert told[:BUDGET] == [[REFUSED]] * BUDGET
+    # the answer that spends the budget says so (a player whose refused move met silence
+    # would wait for the deadline); the answers before it do not
+    last = (
+        "This is the last answer to a reply that moves nothing (a refused line, help, status "
+        "...) that you get before Tue 24 Nov 2026, 09:01 UTC: until then such replies get no "
+        "answer, so that no autoresponder can make the game mail without end. A move you make "
+        "is still applied, and everyone is mailed the news."
+    )
+    assert [last in text for text in texts] == [False] * (BUDGET - 1) + [True]
     assert told[BUDGET:] == [[]] * 5
     assert _rows(table.service) == before
     inbound = _inbound(table.service)
