@@ -167,17 +167,22 @@ def explain_direction(state: Game, error: DirectionError) -> str:
     where = Joined(", ", [DIRECTIONS[d] for d in jetties])
     close = closest_directions(error.word, jetties) if error.word else []
     if close:
-        return Message(
+        return counted(
+            "{word!r} is not a direction: did you mean {direction}? Beach {island} {beach} "
+            "has one jetty: {jetties}.",
             "{word!r} is not a direction: did you mean {direction}? Beach {island} {beach} "
             "has jetties {jetties}.",
+            len(jetties),
             word=error.word,
             direction=DIRECTIONS[close[0]],
             island=island,
             beach=BEACH_LETTERS[beach],
             jetties=where,
         )
-    return Message(
+    return counted(
+        "{word!r} is not a direction; beach {island} {beach} has one jetty: {jetties}.",
         "{word!r} is not a direction; beach {island} {beach} has jetties {jetties}.",
+        len(jetties),
         word=error.word or "nothing",
         island=island,
         beach=BEACH_LETTERS[beach],

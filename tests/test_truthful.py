@@ -507,9 +507,12 @@ def _to_emigration(service: Service) -> EmailMessage:
     ("line", "says"),
     [
         ("emigrate Tonga a sout", "'sout' is not a direction: did you mean S? Beach Tonga a has "),
-        ("emigrate Tonga c nww", "'nww' is not a direction: did you mean NW? Beach Tonga c has "),
+        (
+            "emigrate Tonga c nww",
+            "'nww' is not a direction: did you mean NW? Beach Tonga c has one jetty: NW.",
+        ),
         ("emigrate Tonga c nrth", "'nrth' is not a direction: did you mean NW? Beach Tonga c"),
-        ("emigrate Tonga c up", "'up' is not a direction; beach Tonga c has jetties NW."),
+        ("emigrate Tonga c up", "'up' is not a direction; beach Tonga c has one jetty: NW."),
         ("emigrate Tonga a N", "beach a has no jetty to the north (its jetties: S)"),
     ],
 )
