@@ -6,7 +6,7 @@ import re
 import textwrap
 from collections import OrderedDict
 from dataclasses import fields
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +143,7 @@ def said_in(words: Words) -> dict[str, Any]:
         "outcome": lambda outcome: words.say(OUTCOMES.get(str(outcome), str(outcome))),
         "word": lambda name: word_for(name, words.lang),
         "notation": (lambda line: LRM + line) if words.rtl else (lambda line: line),
+        "quoted": partial(_quoted, words.rtl),
         "rules": lambda: rules_blocks(words.lang),
         "command_words": words_of(words.lang),  # "aiuto = help, ...": "" in English
         "lang": words.lang,
@@ -150,6 +151,14 @@ def said_in(words: Words) -> dict[str, Any]:
         "rtl": words.rtl,
         "shared": lambda template, board, picture: _shared(template, board, picture, words),
     }
+
+
+def _quoted(rtl: bool, line: str) -> str:
+    """A line of the reader's reply as the plain text quotes it: '> ' before each line of it
+    filled to the mail's width (marked left to right for a right-to-left reader)."""
+    width = WIDTH - 2
+    parts = [line] if len(line) <= width else textwrap.wrap(line, width) or [line]
+    return "\n".join(f"{LRM if rtl else ''}> {part}" for part in parts)
 
 
 OUTCOMES = {

@@ -654,6 +654,27 @@ def test_odd_player_lines_are_rejected_with_a_reason(
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "Ich möchte mein Boot auf den Strand c von Tonga stellen, aber ich weiß nicht, ob das "
+        "geht, weil dort schon zwei Boote liegen und ich die Regeln nicht ganz verstehe.",
+        "1" * 300,
+    ],
+)
+def test_a_long_line_is_quoted_within_the_plain_texts_width(tmp_path: Path, line: str) -> None:
+    """README "What players receive": plain text of 78 columns, the quote of a reply too."""
+    table = _start(tmp_path)
+    assert table.reply(ANN, line, START + MINUTE) == "rejected"
+    (mail,) = table.mail()
+    text = text_of(mail)
+    quote = [row for row in text.splitlines() if row.startswith("> ")]
+    assert len(quote) >= 2 and "".join(row[2:] for row in quote).replace(" ", "") == (
+        line.replace(" ", "")
+    )
+    assert max(len(row) for row in text.splitlines()) <= 78
+
+
+@pytest.mark.parametrize(
     ("line", "reason"),
     [
         ("extend 99999999999d", "'99999999999d' is longer than ten years; give at most 3650d."),
