@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import combinations, product, repeat, starmap
 from operator import add, is_
 from types import MappingProxyType
@@ -27,7 +27,7 @@ from engine.colours import BOATS_PER_PLAYER, COLOURS
 from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
 from engine.hexgrid import CENTRE_HEX, HEX_STEPS, Hex, Position, has_hex, hex_of, position_at
-from engine.landing import colour_landings, colours_of
+from engine.landing import Landings, Order, colours_of
 from engine.message import Message
 from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
@@ -51,7 +51,7 @@ def _land_choices(
 ) -> tuple[Land, ...]:
     """Every landing of `group` on the island `name` with `free` berths per beach, kept for
     the next group like it. Each beach with room takes a boat before any takes a second
-    (RULES §7, `landing._landings`), so a beach never takes more than the group's boats less
+    (RULES §7, `landing.Landings`), so a beach never takes more than the group's boats less
     one for each other beach with room (one, when those beaches outnumber the boats): a
     beach with room for more is counted as having room for that many, and the same landings
     are found again for more groups and islands."""
@@ -61,14 +61,25 @@ def _land_choices(
             most = 1
         if max(free) > most:
             free = tuple(f if f < most else most for f in free)
-    return _listed_landings(name, group, free, order)
+    return _listed_landings(name, group, free, _landings_of(order))
 
 
 @lru_cache(maxsize=4096)
 def _listed_landings(
-    name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
+    name: str, group: tuple[int, ...], free: tuple[int, ...], landings: Landings
 ) -> tuple[Land, ...]:
-    return tuple(starmap(partial(Land, name), colour_landings(group, free, order)))
+    return landings.lands(name, group, free)
+
+
+# the landings worked out so far, by colour order (a game looks its own up once)
+_LANDINGS: dict[Order, Landings] = {}
+
+
+def _landings_of(order: Order) -> Landings:
+    landings = _LANDINGS.get(order)
+    if landings is None:
+        landings = _LANDINGS[order] = Landings(order)
+    return landings
 
 
 # the puts onto the places around a tile, by the tile's name and the direction of the place
@@ -149,18 +160,12 @@ def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
     across games, so that a bench can time the listing without them)."""
     _listed_landings.cache_clear()
-    colour_landings.cache_clear()
+    _LANDINGS.clear()
     _PUTS.clear()
     _expand_choices.cache_clear()
     _borrow_choices.cache_clear()
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
-    _NAMED.clear()
-
-
-# boats per seat named by colour (State.colours_of), kept per colour order: a game looks up its
-# own once, then names its groups without hashing the order again
-_NAMED: dict[tuple[tuple[int, str], ...], dict[tuple[int, ...], tuple[str, ...]]] = {}
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -180,7 +185,7 @@ class State:
         self._setup = setup
         self._colours = setup.colours
         self._order = _colour_order(setup.colours)
-        self._named = _NAMED.setdefault(self._order, {})
+        self._named = _landings_of(self._order).named
         self._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         self._board = Board()
         # positions are kept as hexgrid.Hex, turned into Position where read
@@ -1093,7 +1098,7 @@ class State:
         state._setup = setup
         state._colours = setup.colours
         state._order = _colour_order(setup.colours)
-        state._named = _NAMED.setdefault(state._order, {})
+        state._named = _landings_of(state._order).named
         state._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
