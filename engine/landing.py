@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from itertools import combinations, permutations
-from operator import getitem, sub
+from itertools import combinations, permutations, repeat
+from operator import add, getitem, sub
 
 from engine.choices import Land
 
@@ -13,7 +13,7 @@ Counts = tuple[int, ...]  # boats per seat
 Order = tuple[tuple[int, str], ...]  # (seat, colour) pairs in the fixed colour order
 Colours = tuple[str, ...]
 Placement = tuple[tuple[int, Colours], ...]  # (beach, boats by colour), beaches in order
-ColourLanding = tuple[Placement, Colours]  # where the boats go, and the boats left out
+Found = tuple[list[Placement], list[Colours]]  # placements, and the boats each leaves out
 
 # the most landings (of groups, and of the boats left of them) kept for a colour order before
 # they are all forgotten, so that a long run keeps a bounded memory
@@ -64,8 +64,8 @@ class Landings:
         # one boat of each seat on each beach (an island has a beach on six edges at most)
         self._pairs = [[(beach, single) for single in singles] for beach in range(6)]
         self._splits: dict[tuple[Counts, int], tuple[tuple[Colours, Counts, Colours], ...]] = {}
-        self._fills: dict[tuple[Counts, Counts, Counts, int], list[ColourLanding]] = {}
-        self._one_each: dict[tuple[Counts, Counts], list[ColourLanding]] = {}
+        self._fills: dict[tuple[Counts, Counts, Counts, int], Found] = {}
+        self._one_each: dict[tuple[Counts, Counts], Found] = {}
         self._orders: dict[Counts, list[Counts]] = {}
 
     def name(self, counts: Counts) -> Colours:
@@ -77,23 +77,22 @@ class Landings:
 
     def lands(self, island: str, group: Counts, free: Counts) -> tuple[Land, ...]:
         """The landings of `group` on `island`, with `free` berths per beach, as choices."""
-        return tuple([Land(island, placement, out) for placement, out in self.of(group, free)])
+        placements, outs = self.of(group, free)
+        return tuple(map(Land, repeat(island), placements, outs))
 
-    def of(self, group: Counts, free: Counts) -> list[ColourLanding]:
+    def of(self, group: Counts, free: Counts) -> Found:
         """All final placements of `group` on beaches with `free` berths, with the boats left
-        out (a shared list: not to be changed)."""
+        out (shared lists: not to be changed)."""
         beaches = tuple([b for b, f in enumerate(free) if f > 0])
         total = sum(group)
         if total < len(beaches):
             return self._one_each_of(group, beaches)
         if not beaches:
-            return [((), self.name(group))]
+            return [()], [self.name(group)]
         highs = tuple([free[b] for b in beaches])
         return self._fill(beaches, highs, group, min(total, sum(highs)))
 
-    def _fill(
-        self, beaches: Counts, highs: Counts, remaining: Counts, left: int
-    ) -> list[ColourLanding]:
+    def _fill(self, beaches: Counts, highs: Counts, remaining: Counts, left: int) -> Found:
         """The landings of `left` boats of `remaining` on `beaches`, one boat at least and
         `highs` at most on each, the most on the first beach first."""
         key = (beaches, highs, remaining, left)
@@ -101,10 +100,14 @@ class Landings:
         if found is not None:
             return found
         beach = beaches[0]
+        placements: list[Placement]
+        outs: list[Colours]
         if len(beaches) == 1:  # the boats left all go here
-            found = [(((beach, taken),), out) for taken, _, out in self._split(remaining, left)]
+            splits = self._split(remaining, left)
+            placements = [((beach, taken),) for taken, _, _ in splits]
+            outs = [out for _, _, out in splits]
         else:
-            found = []
+            placements, outs = [], []
             beaches_after, highs_after = beaches[1:], highs[1:]
             room_after = sum(highs_after)
             for size in range(min(highs[0], left - len(beaches_after)), 0, -1):
@@ -112,12 +115,12 @@ class Landings:
                 if rest > room_after:
                     break
                 for taken, after, _ in self._split(remaining, size):
-                    head = ((beach, taken),)
-                    tails = self._fill(beaches_after, highs_after, after, rest)
-                    found += [(head + tail, out) for tail, out in tails]
+                    tails, tail_outs = self._fill(beaches_after, highs_after, after, rest)
+                    placements += map(add, repeat(((beach, taken),)), tails)
+                    outs += tail_outs
         if len(self._fills) >= _KEPT:
             self._fills.clear()
-        self._fills[key] = found
+        found = self._fills[key] = placements, outs
         return found
 
     def _split(self, available: Counts, size: int) -> tuple[tuple[Colours, Counts, Colours], ...]:
@@ -132,7 +135,7 @@ class Landings:
             self._splits[key] = found
         return found
 
-    def _one_each_of(self, group: Counts, beaches: Counts) -> list[ColourLanding]:
+    def _one_each_of(self, group: Counts, beaches: Counts) -> Found:
         """Fewer boats than beaches with room: one boat each on beaches the player picks."""
         key = (group, beaches)
         found = self._one_each.get(key)
@@ -142,11 +145,11 @@ class Landings:
         if orders is None:
             boats = [seat for seat, n in enumerate(group) for _ in range(n)]
             orders = self._orders[group] = sorted(set(permutations(boats)), reverse=True)
-        nobody = self.name((0,) * len(group))
-        found = []
+        placements: list[Placement] = []
         for chosen in combinations(beaches, len(orders[0])):
             beach_pairs = [self._pairs[b] for b in chosen]  # (beach, one boat) by seat
-            found += [(tuple(map(getitem, beach_pairs, order)), nobody) for order in orders]
+            placements += [tuple(map(getitem, beach_pairs, order)) for order in orders]
+        found = placements, [self.name((0,) * len(group))] * len(placements)
         if len(self._one_each) >= _KEPT:
             self._one_each.clear()
         self._one_each[key] = found
