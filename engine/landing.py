@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import combinations, permutations, repeat
-from operator import add, getitem, sub
+from operator import getitem, sub
 
 from engine.choices import Land
 
@@ -116,7 +116,8 @@ class Landings:
                     break
                 for taken, after, _ in self._split(remaining, size):
                     tails, tail_outs = self._fill(beaches_after, highs_after, after, rest)
-                    placements += map(add, repeat(((beach, taken),)), tails)
+                    head = ((beach, taken),)
+                    placements += [head + tail for tail in tails]
                     outs += tail_outs
         if len(self._fills) >= _KEPT:
             self._fills.clear()
