@@ -57,13 +57,17 @@ def _land_choices(
     beach with room for more is counted as having room for that many, and the same landings
     are found again (kept a second time, by the berths so counted) for more groups and
     islands."""
-    if min(free) >= 0:
-        most = sum(group) - (len(free) - free.count(0)) + 1
-        if most < 1:
-            most = 1
-        if max(free) > most:
-            free = tuple(f if f < most else most for f in free)
-    return _listed_landings(name, group, free, landings)
+    return _listed_landings(name, group, _usable_room(free, sum(group)), landings)
+
+
+@lru_cache(maxsize=4096)
+def _usable_room(free: tuple[int, ...], boats: int) -> tuple[int, ...]:
+    """The free berths of each beach, counted as at most what a group of `boats` boats can
+    put there (`_land_choices`)."""
+    if min(free) < 0:
+        return free
+    most = max(boats - (len(free) - free.count(0)) + 1, 1)
+    return tuple([f if f < most else most for f in free]) if max(free) > most else free
 
 
 @lru_cache(maxsize=4096)
@@ -162,6 +166,7 @@ def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
     across games, so that a bench can time the listing without them)."""
     _land_choices.cache_clear()
+    _usable_room.cache_clear()
     _listed_landings.cache_clear()
     _LANDINGS.clear()
     _PUTS.clear()
