@@ -27,7 +27,7 @@ from engine.choices import (
 )
 from engine.hexgrid import CENTRE_HEX, DIRECTIONS, HEX_STEPS, Hex, Position, position_at
 from engine.phase import Phase
-from engine.state import State, _land_choices
+from engine.state import State, _land_choices, _landings_of
 from engine.tiles import BEACH_LETTERS, ISLANDS, SEAS
 
 Boats = tuple[tuple[str, int], ...]  # (colour, number of boats), in the fixed colour order
@@ -535,7 +535,7 @@ def _arrival(world: _World, pos: Hex, group: list[int]) -> Arrival:
     board = world.board
     name = board.name(pos)
     free = tuple(board.free_berths(pos))
-    landings = _land_choices(name, tuple(group), free, world.order)
+    landings = _land_choices(name, tuple(group), free, _landings_of(world.order))
     stay_out = max(0, sum(group) - sum(free))
     boats = world.boats(group)
     if len(landings) != 1:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import combinations, product, repeat, starmap
 from operator import add, is_
 from types import MappingProxyType
@@ -27,7 +27,7 @@ from engine.colours import BOATS_PER_PLAYER, COLOURS
 from engine.errors import GameOverError, IllegalChoiceError
 from engine.explain import explain_illegal
 from engine.hexgrid import CENTRE_HEX, HEX_STEPS, Hex, Position, has_hex, hex_of, position_at
-from engine.landing import colour_landings, colours_of
+from engine.landing import Landings, Order
 from engine.message import Message
 from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
@@ -46,29 +46,46 @@ PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
 
 
+@lru_cache(maxsize=8192)
 def _land_choices(
-    name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
+    name: str, group: tuple[int, ...], free: tuple[int, ...], landings: Landings
 ) -> tuple[Land, ...]:
     """Every landing of `group` on the island `name` with `free` berths per beach, kept for
     the next group like it. Each beach with room takes a boat before any takes a second
-    (RULES §7, `landing._landings`), so a beach never takes more than the group's boats less
+    (RULES §7, `landing.Landings`), so a beach never takes more than the group's boats less
     one for each other beach with room (one, when those beaches outnumber the boats): a
     beach with room for more is counted as having room for that many, and the same landings
-    are found again for more groups and islands."""
-    if min(free) >= 0:
-        most = sum(group) - (len(free) - free.count(0)) + 1
-        if most < 1:
-            most = 1
-        if max(free) > most:
-            free = tuple(f if f < most else most for f in free)
-    return _listed_landings(name, group, free, order)
+    are found again (kept a second time, by the berths so counted) for more groups and
+    islands."""
+    return _listed_landings(name, group, _usable_room(free, sum(group)), landings)
+
+
+@lru_cache(maxsize=4096)
+def _usable_room(free: tuple[int, ...], boats: int) -> tuple[int, ...]:
+    """The free berths of each beach, counted as at most what a group of `boats` boats can
+    put there (`_land_choices`)."""
+    if min(free) < 0:
+        return free
+    most = max(boats - (len(free) - free.count(0)) + 1, 1)
+    return tuple([f if f < most else most for f in free]) if max(free) > most else free
 
 
 @lru_cache(maxsize=4096)
 def _listed_landings(
-    name: str, group: tuple[int, ...], free: tuple[int, ...], order: tuple[tuple[int, str], ...]
+    name: str, group: tuple[int, ...], free: tuple[int, ...], landings: Landings
 ) -> tuple[Land, ...]:
-    return tuple(starmap(partial(Land, name), colour_landings(group, free, order)))
+    return landings.lands(name, group, free)
+
+
+# the landings worked out so far, by colour order (a game looks its own up once)
+_LANDINGS: dict[Order, Landings] = {}
+
+
+def _landings_of(order: Order) -> Landings:
+    landings = _LANDINGS.get(order)
+    if landings is None:
+        landings = _LANDINGS[order] = Landings(order)
+    return landings
 
 
 # the puts onto the places around a tile, by the tile's name and the direction of the place
@@ -148,19 +165,15 @@ _PLACE_TWO: dict[str, dict[tuple[int, int], Place]] = {}  # two boats onto beach
 def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
     across games, so that a bench can time the listing without them)."""
+    _land_choices.cache_clear()
+    _usable_room.cache_clear()
     _listed_landings.cache_clear()
-    colour_landings.cache_clear()
+    _LANDINGS.clear()
     _PUTS.clear()
     _expand_choices.cache_clear()
     _borrow_choices.cache_clear()
     _borrow_choice.cache_clear()
     _place_choices.cache_clear()
-    _NAMED.clear()
-
-
-# boats per seat named by colour (State.colours_of), kept per colour order: a game looks up its
-# own once, then names its groups without hashing the order again
-_NAMED: dict[tuple[tuple[int, str], ...], dict[tuple[int, ...], tuple[str, ...]]] = {}
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -180,7 +193,8 @@ class State:
         self._setup = setup
         self._colours = setup.colours
         self._order = _colour_order(setup.colours)
-        self._named = _NAMED.setdefault(self._order, {})
+        self._landings_known = _landings_of(self._order)
+        self._named = self._landings_known.named
         self._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         self._board = Board()
         # positions are kept as hexgrid.Hex, turned into Position where read
@@ -370,7 +384,7 @@ class State:
         key = tuple(counts)
         named = self._named.get(key)
         if named is None:
-            named = self._named[key] = colours_of(self._order, key)
+            named = self._landings_known.name(key)
         return named
 
     @property
@@ -681,7 +695,8 @@ class State:
     def _landings(self) -> list[Choice]:
         assert self._group is not None and self._target is not None
         isle = self._isles[self._target]
-        return list(_land_choices(isle.name, tuple(self._group), tuple(isle.room), self._order))
+        group, free = tuple(self._group), tuple(isle.room)
+        return list(_land_choices(isle.name, group, free, self._landings_known))
 
     def _puts(self) -> list[Choice]:
         puts: list[Choice] = []
@@ -1093,7 +1108,8 @@ class State:
         state._setup = setup
         state._colours = setup.colours
         state._order = _colour_order(setup.colours)
-        state._named = _NAMED.setdefault(state._order, {})
+        state._landings_known = _landings_of(state._order)
+        state._named = state._landings_known.named
         state._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
