@@ -216,7 +216,7 @@ def record(played: Played, progress: Progress | None = None) -> Record:
                 choice=named_choice(move.choice),  # Fiji, not the printed Fidschi
                 made_by=MADE_BY.get(move.source, ""),
                 at=shown,
-                happened=with_names(view.happened(events)),
+                happened=with_names(view.happened(events, state.tiles)),
             )
         )
     if not groups:  # no move yet: the board as it starts

@@ -36,6 +36,7 @@ Cell = tuple[int, int]  # (column, row) of one character
 
 COLUMN_STEP = 7
 NAME_WIDTH = 7
+WIDTH = 78  # the columns of a mail's text
 
 _EDGE_CELLS: tuple[tuple[tuple[int, int, str], ...], ...] = (
     tuple((x, 4, "_") for x in range(2, 7)),  # S
@@ -100,7 +101,22 @@ def _tile_lines(name: str, king: str | None, lang: str | None) -> tuple[str, ...
     return (f"{ISLANDS[name].points} pts", tile_label(name, lang), royal)
 
 
+def _narrowed(canvas: dict[Cell, str]) -> dict[Cell, str]:
+    """The canvas in at most `WIDTH` columns where only the dotted outer edges of the empty
+    places at its far left and right overflow (a board 11 hexes wide is 79 characters): those
+    characters are left out."""
+    for side in (min, max):
+        xs = [x for x, _ in canvas]
+        if max(xs) - min(xs) + 1 <= WIDTH:
+            break
+        edge = side(xs)
+        if all(char in _DOTTED.values() for (x, _), char in canvas.items() if x == edge):
+            canvas = {cell: char for cell, char in canvas.items() if cell[0] != edge}
+    return canvas
+
+
 def _render(canvas: dict[Cell, str]) -> str:
+    canvas = _narrowed(canvas)
     left = min(x for x, _ in canvas)
     top = min(y for _, y in canvas)
     rows: dict[int, list[str]] = {}

@@ -5,8 +5,8 @@ Pure: the service passes a state and plain facts about the seats; out come `view
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from engine import (
     Event,
@@ -14,6 +14,7 @@ from engine import (
     Message,
     Outcome,
     Phase,
+    Position,
     State,
     Termination,
     tile_words,
@@ -39,6 +40,8 @@ class Moment:
     picture: str | None
     paused: bool = False  # by the game master: nobody may move, so nobody is prompted
     events: tuple[Event, ...] = ()  # what happened in this round, as the engine told it
+    announced: tuple[str, ...] = ()  # what the service or the game master did, told first
+    tiles: Mapping[Position, tuple[str, int]] = field(default_factory=dict)  # State.tiles
 
     @property
     def everyone(self) -> tuple[Player, ...]:
@@ -62,12 +65,13 @@ def moment(
     `outcome`: the game's score when it is not the state's alone (`Table.outcome`: the game
     master may have ended it)."""
     board = view.marked(view.board(state, names, bots, resigned), view.changes(events))
+    tiles = dict(state.tiles)
     outcome = outcome or state.standings()
     over = state.decision is None or outcome.termination is Termination.GAME_MASTER
     return Moment(  # what players read names the islands in their language
         game=game,
         board=board,
-        happened=(*announced, *with_names(view.happened(events))),
+        happened=(*announced, *with_names(view.happened(events, tiles))),
         decision=None if over else with_names(view.decision(state)),
         final=with_names(view.final(outcome, board.players)) if over else None,
         waiting=with_names(waiting(state, names, over=over, paused=paused)),
@@ -75,6 +79,8 @@ def moment(
         picture=picture,
         paused=paused,
         events=tuple(events),
+        announced=tuple(announced),
+        tiles=tiles,
     )
 
 
@@ -160,8 +166,12 @@ def letter(
     done = [n for n, r in enumerate(results, 1) if r.outcome == LineOutcome.APPLIED]
     happened = at.happened if news else ()
     board = at.board
-    if earlier:
-        happened = (*view.happened(earlier), *happened)
+    if earlier:  # told with this round's events, so that they read on from them
+        if news and not at.announced:
+            happened = with_names(view.happened((*earlier, *at.events), at.tiles))
+        else:
+            told = view.happened(earlier, at.tiles, later=at.events)
+            happened = (*with_names(told), *happened)
         board = view.marked(board, view.changes((*earlier, *at.events)))
     headline = subject
     notice = ""

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from engine import (
     BEACH_LETTERS,
+    COLOURS,
     DIRECTION_WORDS,
     WHO,
     BoatMoved,
@@ -82,6 +83,62 @@ def boats(colours: Iterable[tuple[str, int]]) -> str:
 def group(colours: tuple[str, ...]) -> str:
     """The boats of a group of colours: '2 yellow, 1 orange'."""
     return boats(Counter(colours).items())
+
+
+def landed(e: GroupLanded) -> str:
+    """A landing that names its group ('1 blue, 2 green landed on ...'): for news where the
+    group's arrival is not the line before."""
+    colours = [c for _, cs in e.placement for c in cs] + list(e.out)
+    # in the order of the colours of the game (an arrival's order, when seats follow it)
+    boats = group(tuple(sorted(colours, key=lambda c: COLOURS.index(c) if c in COLOURS else 6)))
+    if e.out:
+        return Message(
+            "{boats} landed on {island} ({placed}); {out} stayed out, back to the reserves.",
+            boats=boats,
+            island=e.island,
+            placed=_placed(e),
+            out=group(e.out),
+        )
+    return Message(
+        "{boats} landed on {island} ({placed}).", boats=boats, island=e.island, placed=_placed(e)
+    )
+
+
+def _placed(e: GroupLanded) -> str:
+    """Where a landing put the boats: 'a: 1 blue; b: 2 green'."""
+    parts = [
+        # Translators: the boats a landing puts on one beach, as in "a: 2 red"
+        Message("{beach}: {boats}", beach=BEACH_LETTERS[b], boats=group(cs))
+        for b, cs in e.placement
+    ]
+    return Joined("; ", parts) if parts else Message("no room")
+
+
+def place(anchor: str | None, direction: int) -> str:
+    """A place on the table as the put command names it, in a sentence: 'north-east of
+    Tonga' (anchor None: the centre of an empty table)."""
+    if anchor is None:
+        return Message("in the centre")
+    tile = tile_words(anchor)
+    # Translators: a place on the table, next to a tile, as in "was placed north-east of Tonga"
+    return {
+        "south": lambda: Message("south of {tile}", tile=tile),
+        "south-west": lambda: Message("south-west of {tile}", tile=tile),
+        "north-west": lambda: Message("north-west of {tile}", tile=tile),
+        "north": lambda: Message("north of {tile}", tile=tile),
+        "north-east": lambda: Message("north-east of {tile}", tile=tile),
+        "south-east": lambda: Message("south-east of {tile}", tile=tile),
+    }[DIRECTION_WORDS[direction]]()
+
+
+def tile_placed(e: TilePlaced, where: str) -> str:
+    """A placed tile and its place (`place`)."""
+    return Message(
+        "Tile {tile} was placed {place}, its red edge facing {direction}.",
+        tile=tile_words(e.tile),
+        place=where,
+        direction=direction(e.rotation),
+    )
 
 
 def event(happened: Event) -> str:
@@ -175,12 +232,7 @@ def _told(e: Event) -> str | None:
     if isinstance(e, GroupArrived):
         return Message("{boats} arrived at {island}.", boats=group(e.boats), island=e.island)
     if isinstance(e, GroupLanded):
-        parts = [
-            # Translators: the boats a landing puts on one beach, as in "a: 2 red"
-            Message("{beach}: {boats}", beach=BEACH_LETTERS[b], boats=group(cs))
-            for b, cs in e.placement
-        ]
-        placed = Joined("; ", parts) if parts else Message("no room")
+        placed = _placed(e)
         if e.out:
             return Message(
                 "They landed on {island} ({placed}); {boats} stayed out, back to the reserves.",
@@ -220,4 +272,15 @@ def _told(e: Event) -> str | None:
     return None
 
 
-__all__ = ["boats", "colour", "direction", "ending", "event", "group", "who"]
+__all__ = [
+    "boats",
+    "colour",
+    "direction",
+    "ending",
+    "event",
+    "group",
+    "landed",
+    "place",
+    "tile_placed",
+    "who",
+]

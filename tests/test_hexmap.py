@@ -158,7 +158,7 @@ def test_maps_of_bot_games(players: int, seed: int) -> None:
         assert all(line == line.rstrip() for line in lines)
         assert lines[0].strip() and lines[-1].strip()
         assert min(len(line) - len(line.lstrip()) for line in lines) == 0
-        if hex_columns(state) <= 10:
+        if hex_columns(state) <= 11:
             assert max(len(line) for line in lines) <= 78
 
 
@@ -197,3 +197,20 @@ def test_sea_legend_is_in_placement_order() -> None:
         ("blue", "red"), tiles=[("K", (0, 1), 0), ("Samoa", (1, 0), 0), ("A", (-1, 0), 5)]
     )
     assert [line.split(":")[0] for line in sea_legend(state)] == ["sea K", "sea A"]
+
+
+def test_a_board_eleven_hexes_wide_keeps_to_78_columns() -> None:
+    # four sea tiles east of Tonga and four west: with the empty places at both ends the
+    # map spans 11 hex columns, 79 characters, whose outermost are dotted edges
+    east, west, tiles = CENTRE, CENTRE, []
+    for n, (out_east, out_west) in enumerate([(4, 1), (5, 2), (4, 1), (5, 2)]):
+        east, west = neighbour(east, out_east), neighbour(west, out_west)
+        tiles += [("ABCD"[n], east, 0), ("EFGH"[n], west, 0)]
+    state = arrange(("blue", "red"), tiles=tiles)
+    assert hex_columns(state) == 11
+    lines = hex_map(state).splitlines()
+    assert max(len(line) for line in lines) == 78
+    places = [named_place(state, a, d) for a, d in labels("\n".join(lines))]
+    assert sorted(places) == sorted(state.empty_places())  # every place still labelled
+    assert all(line == line.rstrip() for line in lines)
+    assert min(len(line) - len(line.lstrip()) for line in lines) == 0

@@ -13,13 +13,19 @@ import pytest
 
 from engine import (
     BEACH_LETTERS,
+    COLOURS,
     DIRECTIONS,
     SEAS,
     ChoiceError,
     ChoiceMade,
     Colonise,
+    Event,
     Expand,
+    GroupArrived,
+    GroupLanded,
+    IslandRemoved,
     Outcome,
+    Phase,
     Setup,
     Standing,
     State,
@@ -27,6 +33,7 @@ from engine import (
     TilePlaced,
     VoyageFailed,
     VoyagePassed,
+    empty_places,
     make_bot,
     parse_choice,
     what_is_asked,
@@ -281,7 +288,115 @@ def test_a_sea_tile_is_called_sea_and_its_letter_never_stands_alone() -> None:
     assert "sea N" in italian.say(lost) and "sea E" in italian.say(placed[0])
 
 
-def test_long_html_lines_are_encoded_so_smtp_takes_them() -> None:
+def test_a_landing_names_its_group_unless_its_arrival_is_the_line_before() -> None:
+    arrived = GroupArrived("Rarotonga", ("blue", "green", "green"))
+    chose = ChoiceMade("green", "land Rarotonga a:B b:GG", forced=False)
+    landed = GroupLanded("Rarotonga", ((0, ("blue",)), (1, ("green", "green"))), ())
+    assert view.happened([arrived, chose, landed]) == (
+        "1 blue, 2 green arrived at Rarotonga.",
+        "They landed on Rarotonga (a: 1 blue; b: 2 green).",
+    )
+    alone = view.happened([chose, landed])
+    assert alone == ("1 blue, 2 green landed on Rarotonga (a: 1 blue; b: 2 green).",)
+    # the arrival of another group is no subject for this one
+    other = view.happened([GroupArrived("Rarotonga", ("red",)), landed])
+    assert other[-1] == alone[0]
+    out = GroupLanded("Rarotonga", ((0, ("blue",)), (1, ("green", "green"))), ("green",))
+    assert view.happened([out]) == (
+        "1 blue, 3 green landed on Rarotonga (a: 1 blue; b: 2 green); 1 green stayed out, "
+        "back to the reserves.",
+    )
+    assert Words("it").say(alone[0]) == (
+        "1 blu, 2 verdi sono sbarcate su Rarotonga (a: 1 blu; b: 2 verdi)."
+    )
+    assert Words("nl").say(view.happened([out])[0]) == (
+        "1 blauwe, 3 groene landden op Rarotonga (a: 1 blauwe; b: 2 groene); 1 groene bleven "
+        "buiten, terug naar de reserves."
+    )
+
+
+def _landing(seed: int) -> tuple[list[Event], State, list[Event]]:
+    """Through a greedy bot game: the events of the move that made a group arrive, then the
+    state after its landing and the landing's events."""
+    state = State(Setup.from_seed(("blue", "red"), seed))
+    bot = make_bot("greedy", seed)
+    arrival: list[Event] = []
+    while state.decision is not None:
+        landing = state.decision.kind is Phase.LAND
+        events = list(state.apply(bot.choose(state)))
+        if landing:
+            return arrival, state, events
+        arrival = events
+    raise AssertionError("no landing in this game")
+
+
+def test_a_mail_that_opens_with_a_landing_names_the_group() -> None:
+    arrival, state, landing = _landing(1)
+    arrived = next(e for e in arrival if isinstance(e, GroupArrived))
+    names, bots = NAMES[:2], [False, False]
+    at = letters.moment(7, state, names, bots, landing)
+    told = [line for line in at.happened if "landed" in line]
+    assert len(told) == 1 and told[0].startswith(news.group(arrived.boats) + " landed on ")
+    assert not any(line.startswith("They") for line in at.happened)
+    # a mail that tells the arrival too (a `mail turns` player's) says "They" after it
+    mail = letters.letter(at, 0, earlier=arrival)
+    lines = list(mail.happened)
+    at_arrival = lines.index(news.event(arrived))
+    landed = next(n for n, line in enumerate(lines) if "landed" in line)
+    assert lines[landed].startswith("They landed on ")
+    assert all(line.startswith(("Blue:", "Red:")) for line in lines[at_arrival + 1 : landed])
+    italian = Words("it").say(told[0])
+    assert italian.startswith(Words("it").say(news.group(arrived.boats)) + " sono sbarcate su ")
+
+
+def test_a_placed_tile_says_where_as_the_put_command_named_it() -> None:
+    state = arrange(("blue", "red"), boats={"Tonga a": "BR", "Tonga b": "B"}, top=["N", "Samoa"])
+    state.apply(parse_choice("colonise"))
+    names, bots = NAMES[:2], [False, False]
+    first = list(state.apply(parse_choice("put Tonga NE red S")))
+    at = letters.moment(7, state, names, bots, first)
+    assert at.happened[0] == "Tile sea N was placed north-east of Tonga, its red edge facing south."
+    second = list(state.apply(parse_choice("put sea N N red S")))
+    at = letters.moment(7, state, names, bots, second)
+    assert at.happened == ("Tile Samoa was placed north of sea N, its red edge facing south.",)
+    said = {lang: Words(lang).say(at.happened[0]) for lang in ("it", "fi", "hu")}
+    assert said["it"] == (
+        "La tessera Samoa è stata piazzata a nord di sea N, col bordo rosso verso sud."
+    )
+    assert said["fi"] == (
+        "Laatta Samoa asetettiin laatan sea N pohjoispuolelle, punainen reuna suuntaan etelä."
+    )
+    assert "a(z) sea N lapkától északra" in said["hu"]
+    # one mail that tells both moves names the places as the table was when each was put
+    mail = letters.letter(at, 0, earlier=first)
+    assert mail.happened == (
+        "Tile sea N was placed north-east of Tonga, its red edge facing south.",
+        "New tile: Samoa, laid north of sea N with its red edge facing south (14 islands and "
+        "15 sea tiles left).",
+    )
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (4, 3), (6, 4)])
+def test_every_placed_tile_is_named_by_a_tile_on_the_table_before_it(
+    players: int, seed: int
+) -> None:
+    state = State(Setup.from_seed(COLOURS[:players], seed))
+    bot = make_bot("greedy", seed)
+    while state.decision is not None:
+        laid = dict(state.tiles)
+        events = list(state.apply(bot.choose(state)))
+        named = view.placed_where(events, state.tiles)
+        for index, event in enumerate(events):
+            if isinstance(event, IslandRemoved):
+                laid = {p: t for p, t in laid.items() if t[0] != event.island}
+            if not isinstance(event, TilePlaced):
+                continue
+            anchor, direction = empty_places(laid)[event.position]
+            if anchor is None or anchor in (name for name, _ in state.tiles.values()):
+                # as the put command (State.empty_places) named the place then
+                assert named[index] == news.place(anchor, direction)
+            laid[event.position] = (event.tile, event.rotation)
+
     settings = Settings(from_address="tongiaki@example.test")
     page = "<p>" + "<span>B</span>" * 400 + "</p>"
     raw = compose(
