@@ -171,6 +171,12 @@ def _told(e: Event) -> str | None:
             to_beach=BEACH_LETTERS[e.to_beach],
         )
     if isinstance(e, RoyalIslandFounded):
+        if not e.returned:  # the founder's boat alone was there: it stays as the royal boat
+            return Message(
+                "{who} founded a royal island on {island}; no boat went back to the reserve.",
+                who=who(e.colour),
+                island=e.island,
+            )
         return counted(
             "{who} founded a royal island on {island}; {count} boat went back to the reserve.",
             "{who} founded a royal island on {island}; {count} boats went back to the reserve.",

@@ -26,6 +26,7 @@ from engine import (
     IslandRemoved,
     Outcome,
     Phase,
+    RoyalIslandFounded,
     Setup,
     Standing,
     State,
@@ -471,3 +472,14 @@ def test_a_win_shared_by_three_names_all_three() -> None:
         "Ana, Ben and Cy all have 0 points, 1 island and 1 boat on the board each: "
         "the win is shared."
     )
+
+
+def test_a_royal_island_that_sends_no_boat_back_says_no_boat() -> None:
+    """A tester read "0 boats went back to the reserve": with no boat to send back, none is
+    counted."""
+    alone = view.happened([RoyalIslandFounded("blue", "Tuvalu", 0)])
+    assert alone == ("Blue founded a royal island on Tuvalu; no boat went back to the reserve.",)
+    assert view.happened([RoyalIslandFounded("blue", "Tuvalu", 2)]) == (
+        "Blue founded a royal island on Tuvalu; 2 boats went back to the reserve.",
+    )
+    assert Words("it").say(alone[0]).endswith("nessuna barca è tornata nella riserva.")
