@@ -118,6 +118,35 @@ def test_an_autoresponder_with_numbered_lines_gets_no_more_than_the_budget(
         assert db.exec(select(Talk)).all() == []  # Olga may not talk in this game
 
 
+def test_an_autoresponder_with_accented_commands_is_bounded_and_told_when_it_is_spent(
+    tmp_path: Path,
+) -> None:
+    """Accents on command words are read (stâtus is status), so a careless autoresponder
+    that writes them is answered, but within the budget; its last answer says until when,
+    and nothing moves. A stranger writing the same to Ann's address hears nothing."""
+    service = local_service(tmp_path)
+    _game(service)
+    mails = take_mail(service)
+    prompt = _newest(mails, ANN)
+    stranger = _out_of_office(prompt, "reply-to", "stâtus")
+    stranger = stranger.replace(ANN.encode(), EVE.encode(), 1)  # its From
+    assert handle(service, stranger, later(1)) in ("refused", "rejected", "ignored")
+    assert {str(m["To"]) for m in take_mail(service)} <= {ANN}  # the seat is told, not Eve
+    waiting, received = [prompt], []
+    for n in range(1, 31):
+        for mail in waiting:
+            raw = _out_of_office(mail, "reply-to", f"Stâtus ({n})\nplâce")
+            assert handle(service, raw, later(10 + n)) in ("answered", "rejected", "ignored")
+        waiting = take_mail(service)
+        assert {str(m["To"]) for m in waiting} <= {ANN}
+        received += waiting
+    assert 1 <= len(received) <= BUDGET
+    assert "This is the last answer to a reply that moves nothing" in " ".join(
+        text_of(received[-1]).split()
+    )
+    assert _moves(service) == []
+
+
 def test_undo_by_mail_acts_once_and_never_for_a_stranger(tmp_path: Path) -> None:
     service = local_service(tmp_path)
     service.new_game(
