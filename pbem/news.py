@@ -99,8 +99,13 @@ def landed(e: GroupLanded) -> str:
             placed=_placed(e),
             out=group(e.out),
         )
-    return Message(
-        "{boats} landed on {island} ({placed}).", boats=boats, island=e.island, placed=_placed(e)
+    return counted(
+        "{boats} landed on {island} ({placed}).",
+        "{boats} landed on {island} ({placed}).",
+        len(colours),
+        boats=boats,
+        island=e.island,
+        placed=_placed(e),
     )
 
 
@@ -192,8 +197,10 @@ def _told(e: Event) -> str | None:
             who=who(e.colour),
         )
     if isinstance(e, GroupSailed):
-        return Message(
+        return counted(  # one form in English; other languages' verbs agree with the boats
             "Beach {island} {beach} was full: {boats} sailed {direction}.",
+            "Beach {island} {beach} was full: {boats} sailed {direction}.",
+            len(e.boats),
             island=e.island,
             beach=BEACH_LETTERS[e.beach],
             boats=group(e.boats),
@@ -236,24 +243,40 @@ def _told(e: Event) -> str | None:
             island=e.home,
         )
     if isinstance(e, GroupArrived):
-        return Message("{boats} arrived at {island}.", boats=group(e.boats), island=e.island)
+        return counted(
+            "{boats} arrived at {island}.",
+            "{boats} arrived at {island}.",
+            len(e.boats),
+            boats=group(e.boats),
+            island=e.island,
+        )
     if isinstance(e, GroupLanded):
         placed = _placed(e)
         if e.out:
-            return Message(
+            return counted(
                 "They landed on {island} ({placed}); {boats} stayed out, back to the reserves.",
+                "They landed on {island} ({placed}); {boats} stayed out, back to the reserves.",
+                len(e.out),
                 island=e.island,
                 placed=placed,
                 boats=group(e.out),
             )
         return Message("They landed on {island} ({placed}).", island=e.island, placed=placed)
     if isinstance(e, StayedAtSea):
-        return Message("{boats} stayed at sea: out of play.", boats=group(e.boats))
+        return counted(
+            "{boats} stayed at sea: out of play.",
+            "{boats} stayed at sea: out of play.",
+            len(e.boats),
+            boats=group(e.boats),
+        )
     if isinstance(e, IslandRemoved):
         if e.boats:
-            return Message(
+            return counted(
                 "Every route from {island} only led back: the island left the game and "
                 "{boats} went back to the reserves.",
+                "Every route from {island} only led back: the island left the game and "
+                "{boats} went back to the reserves.",
+                len(e.boats),
                 island=e.island,
                 boats=group(e.boats),
             )

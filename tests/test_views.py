@@ -483,3 +483,14 @@ def test_a_royal_island_that_sends_no_boat_back_says_no_boat() -> None:
         "Blue founded a royal island on Tuvalu; 2 boats went back to the reserve.",
     )
     assert Words("it").say(alone[0]).endswith("nessuna barca è tornata nella riserva.")
+
+
+def test_a_group_of_one_boat_agrees_with_its_verb() -> None:
+    """'1 blu è arrivata', not '1 blu sono arrivate': the verb agrees with the group's boats
+    in every language that conjugates it (English says 'arrived' either way)."""
+    one, two = GroupArrived("Samoa", ("blue",)), GroupArrived("Samoa", ("blue", "red"))
+    assert view.happened([one]) == ("1 blue arrived at Samoa.",)
+    assert Words("it").say(view.happened([one])[0]) == "1 blu è arrivata a Samoa."
+    assert Words("it").say(view.happened([two])[0]) == "1 blu, 1 rossa sono arrivate a Samoa."
+    assert Words("nl").say(view.happened([one])[0]) == "1 blauwe kwam aan bij Samoa."
+    assert Words("nl").say(view.happened([two])[0]) == "1 blauwe, 1 rode kwamen aan bij Samoa."
