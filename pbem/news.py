@@ -91,13 +91,21 @@ def landed(e: GroupLanded) -> str:
     colours = [c for _, cs in e.placement for c in cs] + list(e.out)
     # in the order of the colours of the game (an arrival's order, when seats follow it)
     boats = group(tuple(sorted(colours, key=lambda c: COLOURS.index(c) if c in COLOURS else 6)))
-    if e.out:
-        return Message(
-            "{boats} landed on {island} ({placed}); {out} stayed out, back to the reserves.",
+    if e.out:  # two verbs, each agreeing with its own boats
+        stayed = counted(
+            "{boats} stayed out, back to the reserves.",
+            "{boats} stayed out, back to the reserves.",
+            len(e.out),
+            boats=group(e.out),
+        )
+        return counted(
+            "{boats} landed on {island} ({placed}); {stayed}",
+            "{boats} landed on {island} ({placed}); {stayed}",
+            len(colours),
             boats=boats,
             island=e.island,
             placed=_placed(e),
-            out=group(e.out),
+            stayed=stayed,
         )
     return counted(
         "{boats} landed on {island} ({placed}).",

@@ -311,8 +311,8 @@ def test_a_landing_names_its_group_unless_its_arrival_is_the_line_before() -> No
         "1 blu, 2 verdi sono sbarcate su Rarotonga (a: 1 blu; b: 2 verdi)."
     )
     assert Words("nl").say(view.happened([out])[0]) == (
-        "1 blauwe, 3 groene landden op Rarotonga (a: 1 blauwe; b: 2 groene); 1 groene bleven "
-        "buiten, terug naar de reserves."
+        "1 blauwe, 3 groene landden op Rarotonga (a: 1 blauwe; b: 2 groene); 1 groene bleef "
+        "buiten, terug naar de reserve."
     )
 
 
