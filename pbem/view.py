@@ -70,11 +70,16 @@ COMMANDS_FOR = {
 
 @dataclass(frozen=True)
 class LineResult:
-    """What became of one line of a player's reply."""
+    """What became of one line of a player's reply; the line is quoted as it was written,
+    its islands named as the player named them, for every reader."""
 
     line: str
     outcome: LineOutcome
     detail: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.line, Named):
+            object.__setattr__(self, "line", Named(self.line, self.line))
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,17 @@ def test_accents_on_a_command_word_do_not_matter(
     assert "> plâce Tönga B applied: place Tonga b" in moved
 
 
+def test_a_reply_is_quoted_as_it_was_written(
+    newest: tuple[Service, dict[str, EmailMessage]],
+) -> None:
+    """The quote of a line keeps the player's words: 'Fidschi' stays, though the mail calls
+    the island Fiji to an English reader everywhere else."""
+    service, mails = newest
+    answer = _answer(service, mails[ANN], "expand Fidschi a", 1)
+    assert "> expand Fidschi a rejected:" in answer
+    assert "> expand Fiji a" not in answer
+
+
 def _readme_rows(heading: str) -> str:
     """The rows of the first command table under `heading` in the README."""
     section = README.read_text(encoding="utf-8").split(f"\n## {heading}\n", 1)[1]
