@@ -182,7 +182,9 @@ def test_poll_killed_mid_batch_of_copied_lines_acts_on_each_once(tmp_path: Path)
         prompt = _newest(take_mail(service), ANN)
         options = [line for line in text_of(prompt).splitlines() if line.startswith("   2) ")]
         copied = options[0].strip()  # this game's option 2, copied whole
-        for n, body in enumerate([copied, copied, "1 2"]):  # the copy twice: a replay
+        accented = copied.replace("place", "plâce").replace("Tonga", "Tönga")
+        # the copy twice (a replay), and once more with accents (read as the same move)
+        for n, body in enumerate([copied, copied, "1 2", accented]):
             batch[f"{game:02}.{n}"] = reply_to(prompt, body)
     _drop(service, batch)
     database = service.settings.database_path
