@@ -65,7 +65,7 @@ def moment(
     `outcome`: the game's score when it is not the state's alone (`Table.outcome`: the game
     master may have ended it)."""
     board = view.marked(view.board(state, names, bots, resigned), view.changes(events))
-    tiles = dict(state.tiles)
+    tiles = state.tiles  # a snapshot of its own
     outcome = outcome or state.standings()
     over = state.decision is None or outcome.termination is Termination.GAME_MASTER
     return Moment(  # what players read names the islands in their language
