@@ -31,7 +31,17 @@ from pbem import __version__, export, view
 from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.commands import status_text
 from pbem.config import ConfigError, Settings, load_settings
-from pbem.db import backup, check_intact, explain, incremental, open_database, reading, session
+from pbem.db import (
+    PRIVATE_UMASK,
+    backup,
+    check_intact,
+    explain,
+    incremental,
+    make_private,
+    open_database,
+    reading,
+    session,
+)
 from pbem.db import compact as compact_database
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
@@ -120,6 +130,7 @@ def _root(
     ] = False,
 ) -> None:
     """Tongiaki by email: a play-by-email server for Tongiaki."""
+    os.umask(PRIVATE_UMASK)  # the database, its backups and the mail folders: ours alone
 
 
 ConfigOption = Annotated[
@@ -151,6 +162,7 @@ def _service(config: Path | None, *, logs: bool = False, check: bool = False) ->
             stream=sys.stderr,
         )
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    make_private(settings.data_dir)  # made before the service set its umask, maybe
     if check and not settings.on_postgres:
         check_intact(settings.database_path)
     try:

@@ -297,7 +297,9 @@ class Mailer:
         name = f"tongiaki-game-{game_id}-{secrets.token_urlsafe(16)}.html"
         folder = Path(self.settings.export_dir)
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            if not folder.is_dir():
+                folder.mkdir(parents=True)
+                folder.chmod(0o755)  # the web server enters it (the service's umask is 077)
             partial = folder / f".{name}.partial"
             partial.write_bytes(page)
             partial.chmod(0o644)  # the web server reads it

@@ -245,7 +245,7 @@ def test_serve_on_a_damaged_database_stops_at_once_with_status_4(
 ) -> None:
     """Before it takes the service lock or polls: under systemd it is not restarted."""
     data = tmp_path / "data"
-    data.mkdir()
+    data.mkdir(mode=0o700)  # private: no warning before the error
     shutil.copy(played, data / "pbem.sqlite")
     _damage(data / "pbem.sqlite")
     config = tmp_path / "pbem.toml"
