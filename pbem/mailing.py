@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 import secrets
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -30,7 +31,7 @@ from pbem.manual import (
     WATCH_HELP,
     command_help,
 )
-from pbem.models import Game, GmTag, Held, Move, Observer, Outbox, Seat, Talk
+from pbem.models import Game, GameRecord, GmTag, Held, Move, Observer, Outbox, Seat, Talk
 from pbem.picture import Seen, drawn, english_differs, seen
 from pbem.render import render
 from pbem.table import Table
@@ -92,8 +93,7 @@ class Mailer:
         # the players' help, with the host's vacation allowance
         allowance = format_duration(settings.vacation_allowance_seconds)
         self.commands = command_help(allowance=allowance)
-        self._records: dict[tuple[int, int], tuple[str, bytes]] = {}  # the last game's record
-        self._links: dict[tuple[int, int], str] = {}  # ... and its address, when linked
+        self._unpacked: tuple[bytes, bytes] = (b"", b"")  # the last record's page, unpacked
 
     def gm_addresses(self, game: Game) -> list[str]:
         """Who may act as game master of `game`: its own GM, and the host's GMs."""
@@ -262,21 +262,33 @@ class Mailer:
             return NO_COMMANDS
         return RESIGNED_HELP if letter.resigned else self.commands
 
-    def _record(self, table: Table) -> tuple[str, bytes] | None:
+    def _record(self, table: Table) -> GameRecord | None:
         """The record of the game for its game-over mails, when the host attaches it or
-        links to it: made once for all of them."""
-        if self.settings.export_on_game_over == ExportOnGameOver.NONE:
+        links to it: made at the game over, kept in the database and used for every mail
+        after (a reply after the game over builds and publishes nothing again)."""
+        how = self.settings.export_on_game_over
+        if how == ExportOnGameOver.NONE:
             return None
         game_id = table.game.id
         assert game_id is not None
-        key = (game_id, table.game.decision)
-        if self._records.get(key) is None:
-            table.db.flush()  # the last moves and the game's end, as the record reads them
-            page = game_record_html(table.db, game_id).encode()
-            self._records = {key: (f"tongiaki-game-{game_id}.html", page)}
-            if self.settings.export_on_game_over == ExportOnGameOver.LINK:
-                self._links = {key: self._publish(game_id, page)}
-        return self._records[key]
+        kept = table.db.get(GameRecord, game_id)
+        if kept is not None and (kept.link if how == ExportOnGameOver.LINK else kept.page):
+            return kept
+        table.db.flush()  # the last moves and the game's end, as the record reads them
+        page = game_record_html(table.db, game_id).encode()
+        if how == ExportOnGameOver.LINK:
+            name, link = self._publish(game_id, page)
+            if not link:  # not written: the mails go out without it, a later one tries again
+                return None
+            made = GameRecord(game_id=game_id, name=name, link=link)
+        else:
+            name = f"tongiaki-game-{game_id}.html"
+            made = GameRecord(game_id=game_id, name=name, page=zlib.compress(page))
+        if kept is not None:
+            table.db.delete(kept)  # made under the other setting
+            table.db.flush()
+        table.db.add(made)
+        return made
 
     def _attached(
         self, table: Table, mail: view.Mail
@@ -285,15 +297,24 @@ class Mailer:
         if mail.kind != MailKind.GAME_OVER:
             return mail, None
         record = self._record(table)
-        if self.settings.export_on_game_over != ExportOnGameOver.LINK:
-            return mail, record
-        link = self._links.get((table.game.id or 0, table.game.decision), "")
-        return replace(mail, record_url=link), None
+        if record is None:
+            return mail, None
+        if record.page is None:
+            return replace(mail, record_url=record.link), None
+        return mail, (record.name, self._page(record))
 
-    def _publish(self, game_id: int, page: bytes) -> str:
+    def _page(self, record: GameRecord) -> bytes:
+        """The page of an attached record, decompressed once for all the readers of a round."""
+        assert record.page is not None
+        if self._unpacked[0] != record.page:
+            self._unpacked = (record.page, zlib.decompress(record.page))
+        return self._unpacked[1]
+
+    def _publish(self, game_id: int, page: bytes) -> tuple[str, str]:
         """Write the record into `export_dir` under a name nobody can guess (a secret in it:
-        a stranger cannot list the games); its address, or "" if it could not be written
-        (logged: the game-over mails go out without it)."""
+        a stranger cannot list the games); its name and address, or an empty address if it
+        could not be written (logged: the game-over mails go out without it). The log names
+        the file by its first characters only: the rest is the secret."""
         name = f"tongiaki-game-{game_id}-{secrets.token_urlsafe(16)}.html"
         folder = Path(self.settings.export_dir)
         try:
@@ -308,9 +329,10 @@ class Mailer:
             log.error(
                 "game %s: the record could not be written into %s: %s", game_id, folder, error
             )
-            return ""
-        log.info("game %s: the record is at %s", game_id, folder / name)
-        return self.settings.export_url.rstrip("/") + "/" + name
+            return name, ""
+        shown = name[: len(f"tongiaki-game-{game_id}-") + 3]
+        log.info("game %s: the record is at %s/%s...", game_id, folder, shown)
+        return name, self.settings.export_url.rstrip("/") + "/" + name
 
     def queue_watch(
         self, table: Table, watcher: Observer, mail: view.Mail, picture: BoardPicture | None

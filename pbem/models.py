@@ -230,3 +230,14 @@ class Setting(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
+
+
+class GameRecord(SQLModel, table=True):
+    """The record of a game that is over (`export_on_game_over`), made once at the game over
+    for its game-over mails and every mail after: the file name it is attached under, or the
+    address it was published at, and, attached, the page (zlib-compressed)."""
+
+    game_id: int = Field(foreign_key="game.id", primary_key=True)
+    name: str
+    link: str = ""
+    page: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
