@@ -82,7 +82,7 @@ def open_database(where: Path | str) -> Engine:
     if isinstance(where, str) and where.startswith(POSTGRES_URL):
         return _open_postgres(where)
     path = Path(where)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # made new: ours alone
     _private_file(path)  # SQLite gives its -wal and -shm the database file's mode
     for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         make_private(part)
@@ -364,7 +364,9 @@ def _postgres_failure(error: BaseException, cause: BaseException, url: str) -> U
     if error.connection_invalidated or "connection" in said.lower():
         return Unusable(
             f"the PostgreSQL database {where} cannot be reached ({said}): check that the "
-            "server runs and that database_url names it, its user and their password",
+            "server runs, that database_url names it and its user, and the user's password "
+            "(in the file $PGPASSFILE names, or $PGPASSWORD; under systemd a credential, see "
+            "systemd/README.md)",
             FOR_NOW,
         )
     if getattr(cause, "sqlstate", "") in ("42501", "28000", "28P01", "3D000"):

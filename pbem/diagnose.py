@@ -276,7 +276,7 @@ def _imap(imap: ImapSettings) -> list[Check]:
         try:
             client.login(imap.user, imap.password)
         except (OSError, imaplib.IMAP4.error) as error:
-            refused = Check("IMAP login", Verdict.FAIL, f"{imap.user} refused: {_text(error)}")
+            refused = Check("IMAP login", Verdict.FAIL, f"{imap.user} refused: {_said(error)}")
             return [*checks, refused, *_skipped(steps[2:], "no login")]
         checks.append(Check("IMAP login", Verdict.OK, imap.user))
         try:
@@ -302,6 +302,11 @@ class _LoggedOut:
     def close(self) -> None:
         with suppress(OSError, imaplib.IMAP4.error):
             self.client.logout()
+
+
+def _said(error: BaseException) -> str:
+    """What an error says, its server's words as text (imaplib's errors hold bytes)."""
+    return _text(error.args[0]) if len(error.args) == 1 else _text(error)
 
 
 def _text(value: object) -> str:
