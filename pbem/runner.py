@@ -139,13 +139,15 @@ def read_mail(
     service: Service,
     now: datetime,
     opener: Callable[[], AbstractContextManager[Inbox]] | None = None,
+    *,
+    timer: Callable[[], float] = time.monotonic,
 ) -> int:
     """Handle every new message; each is marked handled only after the transaction that
     recorded it committed (or put it in the quarantine). A database that fails stops the
     reading: the mail stays unread and is tried again at the next poll, where what was
     committed is a duplicate. On SQLite the mails are handled in batches, a transaction each
     (`take_batch`); on PostgreSQL, where services share the database and each holds the games
-    it works on until it commits, a transaction each."""
+    it works on until it commits, a transaction each. `timer` measures a batch's time."""
     handled = 0
     with (opener or partial(open_inbox, service.settings))() as inbox:
         waiting = inbox.new_messages()
@@ -155,7 +157,7 @@ def read_mail(
                 inbox.mark_handled([key])
                 handled += 1
             return handled
-        while keys := take_batch(service, waiting, now):
+        while keys := take_batch(service, waiting, now, timer):
             inbox.mark_handled(keys)
             handled += len(keys)
     return handled
@@ -164,21 +166,26 @@ def read_mail(
 BATCH_SECONDS = 0.5  # an inbound batch grows no longer: its answers wait for its commit
 
 
-def take_batch(service: Service, waiting: Iterator[tuple[str, bytes]], now: datetime) -> list[str]:
+def take_batch(
+    service: Service,
+    waiting: Iterator[tuple[str, bytes]],
+    now: datetime,
+    timer: Callable[[], float] = time.monotonic,
+) -> list[str]:
     """Handle the next of the `waiting` mails in one transaction: as many as the
-    `inbound_batch` setting and `BATCH_SECONDS` allow; their keys once committed ([] when
-    none was waiting). A mail the service fails on rolls back its own part only, and is put
+    `inbound_batch` setting and `BATCH_SECONDS` (by `timer`) allow; their keys once committed
+    ([] when none was waiting). A mail the service fails on rolls back its own part only, and is put
     in the quarantine in that transaction; a database that fails rolls back the whole batch
     (raised)."""
     keys: list[str] = []
     taken: list[Taken] = []
-    started = time.monotonic()
+    started = timer()
     with session(service.engine) as db:
         for key, raw in waiting:
             taken.append(_take_in(service, db, raw, now))
             keys.append(key)
             full = len(keys) >= service.settings.inbound_batch
-            if full or time.monotonic() - started >= BATCH_SECONDS:
+            if full or timer() - started >= BATCH_SECONDS:
                 break
         db.commit()
     for mail in taken:
