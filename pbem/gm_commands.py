@@ -6,8 +6,9 @@ give them, the log of actions, the mails that tell everyone) is `pbem.gm`.
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 
-from sqlmodel import col, delete
+from sqlmodel import col, delete, select
 
 from engine import BOT_KINDS, BotKind, Joined, Message, Phase, State, counted
 from pbem import decision_clock, news, view
@@ -157,6 +158,11 @@ def _undo(round: Round, rest: str) -> str:
     before = round.table.state.log
     kept = before[: made - count]
     state = State.replay(round.table.state.setup, kept)
+    taken = select(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
+    clocks = {
+        m.number: (m.seat, m.clock_from, m.deadline_at, m.created_at)
+        for m in round.table.db.exec(taken)
+    }
     gone = delete(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
     round.table.db.exec(gone)
     round.table.state = state
@@ -165,6 +171,7 @@ def _undo(round: Round, rest: str) -> str:
     if game.status == GameStatus.OVER:
         game.status = GameStatus.RUNNING
     replayed = round.table.advance()
+    _clock_as_it_was(round, clocks)
     again = len(state.log) - len(kept)  # bots make their decisions again at once
     same = state.log == before  # ... as they made them before
     if not same:  # what the bots did the same way again is no news to anyone
@@ -211,6 +218,28 @@ def _undo(round: Round, rest: str) -> str:
         )
     )
     return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
+
+
+def _clock_as_it_was(
+    round: Round, clocks: dict[int, tuple[int, datetime | None, datetime | None, datetime]]
+) -> None:
+    """The decision `undo` opened again gets the clock it had when its seat made it (an
+    extension, a vacation kept), not a fresh one: `clocks` are the taken-back moves'."""
+    table = round.table
+    decision = table.state.decision
+    if decision is None or decision.number not in clocks:
+        return
+    seat, clock_from, deadline_at, decided_at = clocks[decision.number]
+    if seat != decision.seat or clock_from is None or deadline_at is None:
+        return  # the bots played another way, or it was decided at once: a fresh clock
+    decision_clock.restore(
+        table.game,
+        clock_from=clock_from,
+        deadline_at=deadline_at,
+        decided_at=decided_at,
+        reminders=table.settings.parsed_reminders,
+        now=table.now,
+    )
 
 
 def _observe(round: Round, rest: str) -> str:

@@ -19,7 +19,7 @@ from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -96,6 +96,12 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE seat ADD COLUMN asked VARCHAR NOT NULL DEFAULT ''",
         "ALTER TABLE seat ADD COLUMN asked_decision INTEGER",
         "ALTER TABLE seat ADD COLUMN asked_at TIMESTAMP",
+    ),
+    # `gm undo` keeps a reopened decision's deadline: each move keeps the clock it had (the
+    # table gamerecord, the record of a game made once at its end, is new: `create_all`)
+    9: (
+        "ALTER TABLE move ADD COLUMN clock_from TIMESTAMP",
+        "ALTER TABLE move ADD COLUMN deadline_at TIMESTAMP",
     ),
 }
 

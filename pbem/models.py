@@ -132,6 +132,10 @@ class Move(SQLModel, table=True):
     source: MoveSource = Field(sa_type=EnumText(MoveSource))
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
     created_at: datetime
+    # the clock the decision had when it was made (None for a bot's move at once): `gm undo`
+    # gives a decision it takes back its time as it was, extensions and vacations kept
+    clock_from: datetime | None = None
+    deadline_at: datetime | None = None
 
 
 class Inbound(SQLModel, table=True):

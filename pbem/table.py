@@ -156,16 +156,21 @@ class Table:
 
     def record(self, seat: int, source: MoveSource, inbound_id: int | None = None) -> None:
         """Log the choice `seat` just made (the last one in the state's log)."""
-        assert self.game.id is not None
+        game = self.game
+        assert game.id is not None
+        number = len(self.state.log)
+        timed = number == game.decision  # the decision whose clock ran (not a bot's after it)
         self.db.add(
             Move(
-                game_id=self.game.id,
-                number=len(self.state.log),
+                game_id=game.id,
+                number=number,
                 seat=seat,
                 choice=str(self.state.log[-1]),
                 source=source,
                 inbound_id=inbound_id,
                 created_at=self.now,
+                clock_from=game.clock_from if timed else None,
+                deadline_at=game.deadline_at if timed else None,
             )
         )
 

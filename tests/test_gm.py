@@ -295,6 +295,32 @@ def test_extend_moves_the_open_deadline_later(table: Table) -> None:
     assert tick(table.service, START + 72 * HOUR).automatic == 1
 
 
+def test_undo_gives_the_reopened_decision_its_extended_deadline_back(table: Table) -> None:
+    table.start()
+    table.gm("extend 1d", START + HOUR)  # decision 1: due at 72 h
+    assert table.reply(ANN, "place Tonga a", START + 2 * HOUR) == "applied"
+    table.gm("status", START + 3 * HOUR)  # by mail, `undo` answers the decision open now
+    table.gm("undo 1", START + 3 * HOUR)
+    game = _game(table.service)
+    assert game.decision == 1
+    assert _utc(game.deadline_at) == START + 72 * HOUR  # not a fresh 48 h from the undo
+    assert _utc(game.clock_from) == START + 24 * HOUR  # its reminders as they were
+    assert "Deadline: Thu 26 Nov 2026, 09:00 UTC" in text_of(table.latest[ANN])
+    assert _ticks(table.service, START + 4 * HOUR, START + 69 * HOUR) == 0
+    assert tick(table.service, START + 72 * HOUR).automatic == 1
+
+
+def test_undo_after_the_old_deadline_gives_the_time_that_was_left(table: Table) -> None:
+    table.start()
+    table.gm("extend 1d", START + HOUR)  # decision 1: due at 72 h
+    assert table.reply(ANN, "place Tonga a", START + 2 * HOUR) == "applied"  # 70 h left
+    table.gm("status", START + 80 * HOUR)
+    table.gm("undo 1", START + 80 * HOUR)  # the deadline of 72 h has passed
+    game = _game(table.service)
+    assert game.decision == 1 and _utc(game.deadline_at) == START + 150 * HOUR
+    assert tick(table.service, START + 81 * HOUR).automatic == 0
+
+
 def test_deadline_sets_the_time_of_each_decision_from_the_next_one_on(table: Table) -> None:
     table.start()
     done = table.gm("deadline 24h", START + HOUR)
@@ -381,7 +407,8 @@ def test_undo_across_a_tile_draw_gives_back_the_earlier_state_exactly(table: Tab
         "place Tonga c",
     ]
     assert State.replay(before.setup, [parse_choice(m[2]) for m in _moves(table.service)]) == before
-    assert game.decision == 5 and _utc(game.deadline_at) == at + 48 * HOUR
+    # decision 5 has its deadline as it was (it opened after the set-up's four minutes)
+    assert game.decision == 5 and _utc(game.deadline_at) == START + 3 * MINUTE + 48 * HOUR
     prompt = done.to(ANN)[0]
     assert prompt["X-Tongiaki-Decision"] == "5 turn"
 
