@@ -16,7 +16,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from engine import LETTERS, Choice, Setup, State, parse_choice
+from engine import ISLAND_ALIASES, LETTERS, Choice, Setup, State, parse_choice
 from pbem import letters, view
 from pbem.clock import as_utc
 from pbem.i18n import island, with_names
@@ -151,7 +151,8 @@ def load(db: Session, game_id: int) -> Played:
 
 
 def notation(played: Played) -> str:
-    """The set-up and one choice per line, in the order they were made."""
+    """The set-up and one choice per line, in the order they were made, with the English
+    names of the islands (Fiji: `read_notation` and every command read both)."""
     who = ", ".join(
         f"{name} ({colour})"
         for name, colour in zip(played.names, played.setup.colours, strict=True)
@@ -163,8 +164,8 @@ def notation(played: Played) -> str:
                 "# The set-up (colours in seat order, the stack top first), then one choice per "
                 "line from decision 1.",
                 f"colours: {','.join(played.setup.colours)}",
-                f"stack: {','.join(played.setup.stack)}",
-                *(move.choice for move in played.moves),
+                f"stack: {','.join(island(name) for name in played.setup.stack)}",
+                *(named_choice(move.choice) for move in played.moves),
             ]
         )
         + "\n"
@@ -182,7 +183,8 @@ def read_notation(text: str) -> tuple[Setup, list[Choice]]:
             continue
         key, colon, value = line.partition(":")
         if colon and key.strip().lower() in ("colours", "stack"):
-            fields[key.strip().lower()] = tuple(v.strip() for v in value.split(",") if v.strip())
+            names = (v.strip() for v in value.split(",") if v.strip())
+            fields[key.strip().lower()] = tuple(ISLAND_ALIASES.get(v, v) for v in names)
         else:
             choices.append(parse_choice(line))
     return Setup(fields.get("colours", ()), fields.get("stack", ())), choices

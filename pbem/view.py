@@ -204,7 +204,7 @@ def marked(board: Board, changed: Changes) -> Board:
         board,
         islands=islands,
         marked=True,
-        new_tiles=tuple(tile_words(tile) for tile in changed.tiles),
+        new_tiles=tuple(with_names(tile_words(tile)) for tile in changed.tiles),  # Fiji
     )
 
 
