@@ -22,6 +22,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from sqlalchemy import String, type_coerce
+from sqlalchemy import select as rows_of
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 from typer.core import TyperGroup
@@ -382,11 +383,16 @@ def list_games(config: ConfigOption = None) -> None:
 def game_lines(db: Session) -> list[str]:
     """One line per game, with its players: read in one query."""
     query = (
-        select(
+        rows_of(  # SQLAlchemy's select: SQLModel's types only a few columns
             col(Game.id),
             type_coerce(col(Game.status), String),  # the text as stored: no enum per row
             col(Game.decision),
-            (col(Seat.name) + " (" + col(Seat.colour) + ")").label("seat"),
+            col(Seat.name),
+            col(Seat.colour),
+            type_coerce(col(Seat.bot), String),
+            col(Seat.resigned),
+            col(Seat.kicked),
+            col(Seat.absent),
         )
         .join(Seat, col(Seat.game_id) == col(Game.id))
         .order_by(col(Game.id), col(Seat.seat))
@@ -394,15 +400,29 @@ def game_lines(db: Session) -> list[str]:
     lines: list[str] = []
     current: tuple[int, str, int] | None = None
     who: list[str] = []
-    for game_id, status, decision, seat in db.connection().execute(query):  # rows, not ORM
+    for row in db.connection().execute(query):  # rows, not ORM
+        game_id, status, decision, name, colour, bot, resigned, kicked, absent = row
         if game_id != (current[0] if current else None):
             if current is not None:
                 lines.append(_game_line(*current, who))
             current, who = (game_id or 0, status, decision), []
-        who.append(seat)
+        who.append(_seat_label(name, colour, bot, resigned, kicked, absent))
     if current is not None:
         lines.append(_game_line(*current, who))
     return lines
+
+
+def _seat_label(
+    name: str, colour: str, bot: str | None, resigned: bool, kicked: bool, absent: bool
+) -> str:
+    """'Ann (red)', and how the seat is played when not by its player: 'Cy (green, removed:
+    greedy bot)', 'Bob (blue, resigned: greedy bot)', 'Kai (red, expert bot)', 'absent'."""
+    how = f"{bot} bot" if bot else ""
+    for left, said in ((kicked, "removed"), (resigned, "resigned"), (absent, "absent")):
+        if left:
+            how = f"{said}: {how}" if how else said
+            break
+    return f"{name} ({colour}{', ' + how if how else ''})"
 
 
 def _game_line(game_id: int, status: str, decision: int, who: list[str]) -> str:

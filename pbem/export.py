@@ -71,6 +71,7 @@ class Played:
     moves: tuple[Logged, ...]
     talk: tuple[Said, ...]  # to the whole table only: what was told one player never is
     resigned: tuple[bool, ...] = ()  # the player left; a bot played on, the points are theirs
+    removed: tuple[bool, ...] = ()  # the game master removed the player; a bot played on
 
     @property
     def over(self) -> bool:
@@ -137,8 +138,9 @@ def load(db: Session, game_id: int) -> Played:
         created_at=as_utc(game.created_at),
         setup=Setup(tuple(game.colours.split(",")), tuple(game.stack.split(","))),
         names=tuple(s.name for s in seats),
-        bots=tuple(bool(s.bot) and not s.resigned for s in seats),
+        bots=tuple(bool(s.bot) and not s.resigned and not s.kicked for s in seats),
         resigned=tuple(s.resigned for s in seats),
+        removed=tuple(s.kicked for s in seats),
         moves=tuple(
             Logged(m.number, m.seat, m.choice, MoveSource(m.source), as_utc(m.created_at))
             for m in moves
@@ -238,13 +240,13 @@ def record(played: Played, progress: Progress | None = None) -> Record:
                 # the games going on
                 picture=_data_url(board_png(group.after, ("record", played.game), english=True)),
                 board=render_board_text(
-                    view.board(group.after, names, played.bots, played.resigned)
+                    view.board(group.after, names, played.bots, played.resigned, played.removed)
                 ),
             )
         )
         if progress is not None:
             progress(index + 1, len(groups))
-    players = view.players(state, names, played.bots, played.resigned)
+    players = view.players(state, names, played.bots, played.resigned, played.removed)
     return Record(
         game=played.game,
         title=f"Tongiaki, game {played.game}",

@@ -306,7 +306,7 @@ def _replace(round: Round, rest: str) -> str:
     seat.secret = secrets.token_hex(16)
     seat.bot, seat.absent, seat.auto_moves = None, False, 0
     seat.away_until, seat.vacation_used, seat.resigned = None, 0, False
-    seat.resigned_at, seat.asked = None, ""
+    seat.resigned_at, seat.asked, seat.kicked = None, "", False
     seat.tz, seat.lang = None, round.table.game.lang  # the new player's own: UTC, the game's
     _mail_settings_of(round, seat)
     _restart_if_open(round, seat)
@@ -369,7 +369,7 @@ def _kick(round: Round, rest: str) -> str:
         raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
     _farewell(round, seat, Message("The game master removed you from the game."))
     bot = round.table.settings.absent_bot
-    seat.address, seat.bot, seat.absent = None, bot, False
+    seat.address, seat.bot, seat.absent, seat.kicked = None, bot, False, True
     round.events += round.table.advance()
     round.announced.append(
         Message(

@@ -125,6 +125,7 @@ class Mailer:
             outcome=table.outcome,
             paused=game.status == GameStatus.PAUSED,
             resigned=[s.resigned for s in table.seats],
+            removed=[s.kicked for s in table.seats],
         )
         return at, picture
 

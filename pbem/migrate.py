@@ -102,6 +102,8 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
     9: (
         "ALTER TABLE move ADD COLUMN clock_from TIMESTAMP",
         "ALTER TABLE move ADD COLUMN deadline_at TIMESTAMP",
+        # a seat whose player the game master removed, marked in `pbem list` and the final
+        "ALTER TABLE seat ADD COLUMN kicked BOOLEAN NOT NULL DEFAULT FALSE",
     ),
 }
 

@@ -53,6 +53,7 @@ class Seat(SQLModel, table=True):
     away_until: datetime | None = None  # on vacation until then
     vacation_used: int = 0  # seconds of vacation taken in this game
     resigned: bool = False  # the player left; a bot plays the seat, the points stay theirs
+    kicked: bool = False  # the game master removed the player (`kick`); a bot plays on
     resigned_at: int | None = None  # the decision open when the player resigned
     # a command waiting for `confirm` alone in a reply to the mail that asked (resign): the
     # decision that mail's reply address names, and when it was asked (it acts for a day)

@@ -55,7 +55,7 @@ def test_new_game_prints_its_id_and_mails_the_players() -> None:
         "2d",
     )
     assert out.strip() == "1"
-    assert "g1  running  decision 1    Ann (red), Bob (blue), Cy (green)" in _ok("list")
+    assert "g1  running  decision 1    Ann (red), Bob (blue), Cy (green, greedy bot)" in _ok("list")
     assert "sent 3 mails" in _ok("poll")
     outbox = Path("pbem-data/mail/outbox/new")
     assert len(os.listdir(outbox)) == 3

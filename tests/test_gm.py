@@ -561,6 +561,25 @@ def test_kick_removes_the_player_for_good(table: Table) -> None:
     assert len(_moves(table.service)) == 2
 
 
+def test_a_removed_player_and_a_bot_are_marked_in_the_list_and_the_final_table(
+    by_cli: Table,
+) -> None:
+    table = by_cli
+    table.start(bot="greedy")
+    table.gm("kick bob", START + HOUR)
+    listed = runner.invoke(app, ["list", "--config", str(table.config)])
+    assert listed.exit_code == 0
+    assert listed.stdout.rstrip().endswith(
+        "Ann (red), Bob (blue, removed: greedy bot), Cy (green, greedy bot)"
+    )
+    table.gm("end", START + 2 * HOUR)
+    final = flat(text_of(table.latest[ANN]))
+    assert "; removed by the game master, a bot played on" in final
+    assert "; a bot played this seat" in final
+    html = table.latest[ANN].get_body(("html",))
+    assert html is not None and "removed by the game master, a bot played on" in html.get_content()
+
+
 def test_end_finishes_the_game_with_the_scores_as_they_stand(table: Table) -> None:
     table.start()
     table.play(START)
