@@ -257,6 +257,12 @@ def new_game(
     except GameError as error:
         _fail(str(error))
     typer.echo(game_id)
+    if seed is not None and not tiles:
+        typer.echo(
+            f"note: game {game_id}'s stack was shuffled from seed {seed}, so it is predictable; "
+            "games for real play are made without --seed.",
+            err=True,
+        )
 
 
 @app.command()
