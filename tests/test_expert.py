@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine import BOT_KINDS, COLOURS, Choice, Phase, Setup, State, make_bot
-from engine.bots import ExpertBot
-from engine.search import rollout
+import random
+
+from engine import BOT_KINDS, COLOURS, Choice, GreedyBot, Phase, Setup, State, make_bot
 from tests.support.scenario import arrange
 from tools.bench_bots import Game, play, wilson
 
@@ -43,19 +43,27 @@ def _reordered(state: State) -> State:
     return State.replay(Setup(state.colours, stack[:drawn] + hidden), state.log)
 
 
-def _peeking(state: State, seed: int, rollouts: int = 12) -> Choice:
-    """A cheat, to show that the orders the test compares matter: the expert's rollouts,
-    played from the true state (so through the true stack) after each choice."""
-    bot = make_bot("expert", seed)
-    assert isinstance(bot, ExpertBot)
-    seat = state.active
+def _peeking(state: State, seed: int, rollouts: int = 12, depth: int = 15) -> Choice:
+    """A cheat, to show that the orders the test compares matter: each choice is played on
+    from the true state (so through the true stack) by greedy bots, as the expert's
+    rollouts are, and the choice whose games leave its seat furthest ahead is taken."""
+    policy = GreedyBot(random.Random(seed), curiosity=0.1)
+    colour = state.colours[state.active]
 
-    def value(choice: Choice) -> float:
-        total = 0.0
+    def margin(played: State) -> int:
+        points = {s.colour: s.points for s in played.standings().standings}
+        return points[colour] - max(p for c, p in points.items() if c != colour)
+
+    def value(choice: Choice) -> int:
+        total = 0
         for _ in range(rollouts):
             played = state.copy()
             played.apply(choice)
-            total += rollout(played, bot.tuning.policy, bot.tuning.depth)[seat]
+            for _ in range(depth):
+                if played.decision is None:
+                    break
+                played.apply(policy.choose(played))
+            total += margin(played)
         return total
 
     return max(state.legal_choices(), key=value)
