@@ -54,7 +54,7 @@ from pbem.migrate import SchemaError
 from pbem.models import Game, Outbox, Seat
 from pbem.render import render_board_text
 from pbem.runner import ServiceRunning, one_service, run_cycle, serve, take
-from pbem.service import GameError, SeatSpec, Service
+from pbem.service import GameError, SeatSpec, Service, stack_note
 from pbem.transport import maildir
 
 log = logging.getLogger("pbem.cli")  # also when run as `python -m pbem.cli`
@@ -226,7 +226,10 @@ def new_game(
     bot: Annotated[
         list[str], typer.Option(help=f"NAME:{BOT_NOTATION}[:COLOUR], seated after the players.")
     ] = [],  # noqa: B006
-    seed: Annotated[int | None, typer.Option(help="Seed for shuffling the stack.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Shuffle the stack from this seed: reproducible, so predictable."),
+    ] = None,
     stack: Annotated[
         str | None, typer.Option(help="The whole stack, top first: Samoa,C,...")
     ] = None,
@@ -267,6 +270,12 @@ def new_game(
     except GameError as error:
         _fail(str(error))
     typer.echo(game_id)
+    if seed is not None and not tiles:
+        typer.echo(
+            f"note: game {game_id}'s stack was shuffled from seed {seed}, so it is predictable; "
+            "games for real play are made without --seed.",
+            err=True,
+        )
 
 
 @app.command()
@@ -439,6 +448,7 @@ def show(game: int, config: ConfigOption = None) -> None:
         except GameError as error:
             _fail(str(error))
         typer.echo(render_board_text(view.board(table.state, table.names, table.bots)))
+        typer.echo(stack_note(table.game))
         typer.echo(status_text(table))
 
 

@@ -9,10 +9,12 @@ Nothing here queues mail; the caller tells the players (`pbem.mailing`).
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from hashlib import sha256
 from time import monotonic
 
 from sqlmodel import Session, col, select
@@ -244,11 +246,24 @@ def bot_choice(game: Game, state: State, kind: BotKind, seconds: float = 0) -> C
     decision, so that a bot's moves can be told and checked; except the expert's when it
     is given `seconds` to think (then it searches as far as the time allows)."""
     assert state.decision is not None
-    seed = (game.seed or 0) * 1_000_003 + (game.id or 0) * 7919 + state.decision.number
+    seed = bot_seed(game, state.decision.number)
     if kind is BotKind.EXPERT and seconds > 0:
         bot = make_bot(kind, seed, simulations=EXPERT_MOST, seconds=seconds, clock=monotonic)
         return bot.choose(state)
     return make_bot(kind, seed).choose(state)
+
+
+def bot_seed(game: Game, decision: int) -> int:
+    """The seed of the bot that makes decision `decision` of `game`: the same each time it
+    is asked. A game shuffled from a seed (`--seed`, and every game made before issue 27)
+    is reproducible, its bots too: their seeds follow from the seed, the game's id and the
+    decision. Any other game's follow from a secret of its own (an HMAC keyed with the
+    game master's secret, 256 bits): no player can work them out and play the random or
+    greedy bot's next moves in advance."""
+    if game.seed is not None:
+        return game.seed * 1_000_003 + (game.id or 0) * 7919 + decision
+    digest = hmac.new(game.gm_secret.encode(), f"bot g{game.id} d{decision}".encode(), sha256)
+    return int.from_bytes(digest.digest(), "big")
 
 
 def _stored_state(db: Session, game: Game, cache: StateCache) -> State:
@@ -264,4 +279,4 @@ def _stored_state(db: Session, game: Game, cache: StateCache) -> State:
     return State.replay(setup, [parse_choice(m.choice) for m in moves])
 
 
-__all__ = ["GameError", "StateCache", "Table", "bot_choice", "outcome"]
+__all__ = ["GameError", "StateCache", "Table", "bot_choice", "bot_seed", "outcome"]

@@ -75,11 +75,11 @@ class Table:
         """Who the game master's actions are logged as."""
         return GM if self.how == "mail" else "host"
 
-    def start(self, *, bot: str | None = None) -> None:
+    def start(self, *, bot: str | None = None, seed: int | None = 4) -> None:
         seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
         if bot:
             seats.append(SeatSpec("Cy", None, "green", bot=bot))
-        self.service.new_game(seats, seed=4, deadline_seconds=48 * 3600, gm=GM, now=START)
+        self.service.new_game(seats, seed=seed, deadline_seconds=48 * 3600, gm=GM, now=START)
         self.mail()
 
     def mail(self) -> list[EmailMessage]:
@@ -457,6 +457,25 @@ def test_undo_to_a_bots_decision_has_the_bot_make_it_again_and_says_so(table: Ta
     )
     assert _moves(table.service) == moves[:1]
     assert done.to(BOB)[0]["X-Tongiaki-Decision"] == "2 setup"
+
+
+def test_undo_in_a_game_without_a_seed_has_its_random_bot_choose_the_same_again(
+    table: Table,
+) -> None:
+    """A game shuffled with the system's randomness has no seed: its bots' seeds come from
+    its secret, the same for the same decision, so `undo` replays them as they were."""
+    table.start(bot="random", seed=None)
+    assert _game(table.service).seed is None
+    table.play(START, [(ANN, "place Tonga a"), (BOB, "place Tonga b")])
+    moves = _moves(table.service)
+    assert [m[3] for m in moves] == ["mail", "mail", "bot"]
+    state = _state(table.service)
+    table.gm("status", START + HOUR)
+    done = table.gm("undo 1", START + HOUR)
+    assert done.outcome == "applied"
+    assert "the bots made the decision again the same way" in flat(done.said)
+    assert _moves(table.service) == moves
+    assert _state(table.service).to_json() == state.to_json()
 
 
 def test_replace_hands_the_seat_to_a_new_player_and_the_old_one_leaves(table: Table) -> None:
