@@ -741,6 +741,8 @@ def _watch(round: Round, argument: str) -> str:
     table, watcher = round.table, _watcher(round)
     if watcher.confirmed_at is not None:
         raise CommandError(Message("You watch this game already."))
+    if argument:  # no autoresponder's "Watch this space ..." accepts for anyone
+        raise CommandError(Message("Write watch alone on its line to accept."))
     watcher.confirmed_at = table.now
     declined = table.db.get(Declined, watcher.address.lower())
     if declined is not None:  # their own yes: game masters may invite them again

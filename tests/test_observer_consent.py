@@ -34,6 +34,7 @@ from tests.support.localmail import (
     take_mail,
     text_of,
 )
+from tests.test_poison import poisons
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
 OLGA, EVE = "olga@example.test", "eve@example.test"
@@ -95,6 +96,11 @@ def _unsubscribe(mail: EmailMessage, *, sender: str = OLGA, **headers: str) -> b
     return bytes(message)
 
 
+def _sent(service: Service) -> list[Path]:
+    """The mails the service handed to its local transport."""
+    return [p for p in service.settings.outbox_dir.rglob("*") if p.is_file()]
+
+
 def _move(service: Service, mails: list[EmailMessage], at: timedelta) -> list[EmailMessage]:
     """The player whose decision is open makes it; the mails that causes."""
     prompt = next(m for m in reversed(mails) if m["X-Tongiaki-Decision"])
@@ -122,7 +128,7 @@ def test_an_invitation_says_who_invites_and_how_to_answer_and_nothing_comes_befo
     assert OLGA not in [m["To"] for m in news]
     assert all("Olga" not in text_of(m) for m in news)
     # a reply with anything but watch or stop is not answered, and accepts nothing
-    for minute, body in enumerate(["status", "Thanks, but who are you?", "yes"], 1):
+    for minute, body in enumerate(["status", "Watch this space!", "yes", "Thanks"], 1):
         assert handle(service, reply_to(invitation, body), START + 3 * HOUR + minute * MINUTE) in (
             "rejected",
             "ignored",
@@ -442,3 +448,25 @@ def test_a_poll_killed_mid_batch_of_answers_to_invitations_acts_on_each_once(
         outcomes = [i.outcome for i in db.exec(select(Inbound).order_by(col(Inbound.id)))]
     assert outcomes.count("applied") == 2 * games  # each watch once, each stop once
     assert outcomes.count("ignored") == games  # the replays
+
+
+def test_malformed_mail_to_an_invitation_accepts_and_stops_nothing(tmp_path: Path) -> None:
+    service = local_service(tmp_path)
+    _game(service)
+    take_mail(service)
+    invitation = _invite(service)
+    target = str(invitation["Reply-To"]).split("<")[-1].rstrip(">")
+    hostile = dict(poisons(target, OLGA))
+    hostile["8 bit"] = f"From: {OLGA}\nTo: {target}\nMessage-ID: <w8@x.test>\n\n".encode() + (
+        b"watch \xff\n"
+    )
+    hostile["no text"] = f"From: {OLGA}\nTo: {target}\nMessage-ID: <w0@x.test>\n\n".encode()
+    MaildirInbox(service.settings.inbox_dir)
+    new = service.settings.inbox_dir / "new"
+    for name, raw in hostile.items():
+        (new / f"{time.time_ns()}.{name.replace(' ', '_')}").write_bytes(raw)
+    run_cycle(service, START + 2 * HOUR)  # sends what it queued: nothing to her
+    assert not any(OLGA in p.read_text(errors="replace") for p in _sent(service))
+    observer = _observer(service)
+    assert observer.confirmed_at is None and observer.ended is None
+    assert handle(service, reply_to(invitation, "watch"), START + 3 * HOUR) == "applied"
