@@ -27,9 +27,19 @@ from pbem.commands import (
 from pbem.envelope import envelope
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.inbound import shown
-from pbem.kinds import AnswerTopic, GameStatus, MailKind, MoveSource
-from pbem.models import Held, MailChoice, Move, Observer, Seat
+from pbem.kinds import AnswerTopic, GameStatus, MailKind, MoveSource, WatchEnd
+from pbem.models import (
+    INVITATION_DAYS,
+    MAX_OBSERVERS,
+    Declined,
+    Held,
+    MailChoice,
+    Move,
+    Observer,
+    Seat,
+)
 from pbem.play import read_choice
+from pbem.table import Table
 from pbem.view import Answer, when
 
 
@@ -243,48 +253,106 @@ def _clock_as_it_was(
 
 
 def _observe(round: Round, rest: str) -> str:
-    """Someone watches the game: every update and the final board, never a prompt."""
+    """Someone is invited to watch the game: one mail that asks them, and nothing more
+    until they accept (then every update and the final board, never a prompt)."""
     parts = rest.split()
     if not parts:
         raise GmError("Write it as: observe ADDRESS [NAME].")
     table = round.table
+    rows = every_observer(table)
     try:
         address = check_address(parts[0])
         if len(parts) > 1:
             name = check_name(" ".join(parts[1:]))
         else:
-            name = unnamed_observer(o.name for o in table.observers)
+            name = unnamed_observer(o.name for o in rows)
     except IdentityError as error:
         raise GmError(str(error)) from error
-    taken = [s.address for s in table.seats] + [o.address for o in table.observers]
-    if any(a and a.lower() == address.lower() for a in taken):
+    if any(s.address and s.address.lower() == address.lower() for s in table.seats):
         raise GmError(f"{address} has a seat or watches this game already.")
+    found = next((o for o in rows if o.address.lower() == address.lower()), None)
+    if found is not None:
+        _refuse_again(found)
+    declined = table.db.get(Declined, address.lower())
+    if declined is not None:
+        raise GmError(
+            f"{address} said stop to an invitation to watch (game {declined.game_id}, "
+            f"{when(as_utc(declined.at))}): no game master invites it again. The host may "
+            "still add it to a new game (new-game --observer), or its owner accept another "
+            "invitation."
+        )
+    if sum(1 for o in rows if _counted(o)) >= MAX_OBSERVERS:
+        raise GmError(
+            f"A game has at most {MAX_OBSERVERS} observers, counting the invitations not "
+            "accepted (waiting, declined, lapsed or withdrawn); this one has them all."
+        )
     assert table.game.id is not None
-    watcher = Observer(
-        game_id=table.game.id,
-        address=address,
-        name=name,
-        secret=secrets.token_hex(16),
-        added_at=table.now,
-    )
-    table.db.add(watcher)
+    if found is None:  # found: they watched once, and the game master removed them
+        found = Observer(
+            game_id=table.game.id, address=address, name=name, secret="", added_at=table.now
+        )
+    found.name, found.secret, found.added_at = name, secrets.token_hex(16), table.now
+    found.confirmed_at = found.ended_at = found.ended = None
+    table.db.add(found)
     table.db.flush()
-    table.observers.append(watcher)
-    round.watchers.append(watcher)
-    round.announced.append(Message("{name} watches the game now.", name=name))
-    return f"{name} ({address}) watches the game"
+    round.invited.append(found)
+    return (
+        f"{name} ({address}) is invited to watch: they get the game's mails once they accept "
+        f"(within {INVITATION_DAYS} days)"
+    )
+
+
+def every_observer(table: Table) -> list[Observer]:
+    """Everyone the game ever invited or had watch, whether they watch now or not."""
+    query = select(Observer).where(Observer.game_id == table.game.id)
+    return list(table.db.exec(query.order_by(col(Observer.id))))
+
+
+def _counted(observer: Observer) -> bool:
+    """Whether an observer counts towards MAX_OBSERVERS: they watch now, or an invitation
+    to them was never accepted (so that a game master cannot mail stranger after stranger
+    by withdrawing each invitation)."""
+    return observer.ended is None or observer.confirmed_at is None
+
+
+def _refuse_again(found: Observer) -> None:
+    """Refuse to invite an address the game has had: it watches or is invited, it said
+    stop, or it let an invitation lapse; one removed before it accepted is not asked twice.
+    Raises nothing for one who watched and was removed by the game master."""
+    since = when(as_utc(found.ended_at or found.added_at))
+    if found.ended is None and found.confirmed_at is not None:
+        raise GmError(f"{found.address} has a seat or watches this game already.")
+    if found.ended is None:
+        raise GmError(f"{found.address} is invited already ({since}); they watch once they accept.")
+    if found.ended == WatchEnd.STOP:
+        raise GmError(f"{found.address} said stop to this game ({since}): it is not invited again.")
+    if found.ended == WatchEnd.LAPSED:
+        raise GmError(
+            f"{found.address} did not accept the invitation to this game within "
+            f"{INVITATION_DAYS} days ({since}): it is not invited again."
+        )
+    if found.confirmed_at is None:
+        raise GmError(
+            f"{found.address} was invited to this game and did not accept before the "
+            f"invitation was withdrawn ({since}): an address is invited once."
+        )
 
 
 def _unobserve(round: Round, rest: str) -> str:
     table = round.table
     text = rest.strip().lower()
-    found = [o for o in table.observers if text in (o.address.lower(), o.name.lower())]
+    active = [o for o in every_observer(table) if o.ended is None]
+    found = [o for o in active if text in (o.address.lower(), o.name.lower())]
     if not text or not found:
-        watching = ", ".join(o.name for o in table.observers) or "nobody"
-        raise GmError(f"Nobody watches as {shown(rest, 40)!r}; watching: {watching}.")
+        watching = ", ".join(
+            o.name if o.confirmed_at is not None else f"{o.name} (invited)" for o in active
+        )
+        raise GmError(f"Nobody watches as {shown(rest, 40)!r}; watching: {watching or 'nobody'}.")
     watcher = found[0]
-    table.db.delete(watcher)
-    table.observers.remove(watcher)
+    watcher.ended, watcher.ended_at = WatchEnd.GM, table.now
+    if watcher.confirmed_at is None:  # the players never heard of them
+        return f"the invitation to {watcher.name} ({watcher.address}) is withdrawn"
+    table.observers[:] = [o for o in table.observers if o is not watcher]
     round.announced.append(Message("{name} no longer watches the game.", name=watcher.name))
     return f"{watcher.name} no longer watches the game"
 
@@ -516,7 +584,7 @@ GM_COMMANDS = Commands(
         Command(
             "observe",
             "observe ADDRESS [NAME]",
-            "someone watches the game (every update, never a prompt)",
+            "invite someone to watch the game (every update once they accept, never a prompt)",
             _observe,
             example="observe olga@example.org Olga",
         ),
@@ -550,4 +618,4 @@ def gm_examples() -> str:
     return f"{changes}; or {looks}"
 
 
-__all__ = ["GM_COMMANDS", "GmError", "gm_examples", "gm_help"]
+__all__ = ["GM_COMMANDS", "GmError", "every_observer", "gm_examples", "gm_help"]

@@ -10,7 +10,7 @@ import secrets
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlmodel import Session, func, select
@@ -19,7 +19,7 @@ from engine import Event, Joined, Message, State
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc, format_duration
-from pbem.compose import Picture, compose
+from pbem.compose import Picture, compose, list_unsubscribe
 from pbem.config import ExportOnGameOver, Settings
 from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
@@ -31,7 +31,18 @@ from pbem.manual import (
     WATCH_HELP,
     command_help,
 )
-from pbem.models import Game, GameRecord, GmTag, Held, Move, Observer, Outbox, Seat, Talk
+from pbem.models import (
+    INVITATION_DAYS,
+    Game,
+    GameRecord,
+    GmTag,
+    Held,
+    Move,
+    Observer,
+    Outbox,
+    Seat,
+    Talk,
+)
 from pbem.picture import Seen, drawn, english_differs, seen
 from pbem.render import render
 from pbem.table import Table
@@ -335,20 +346,22 @@ class Mailer:
         log.info("game %s: the record is at %s/%s...", game_id, folder, shown)
         return name, self.settings.export_url.rstrip("/") + "/" + name
 
+    def observer_tag(self, table: Table, watcher: Observer) -> Tag:
+        """The tag of a mail to an observer: their reply address, for their commands and
+        their `stop`."""
+        game = table.game
+        assert game.id is not None and watcher.id is not None
+        seat = observer_seat(watcher.id)
+        signed = token(watcher.secret, game.id, seat, game.decision, game.epoch)
+        return Tag(game.id, seat, game.decision, signed)
+
     def queue_watch(
         self, table: Table, watcher: Observer, mail: view.Mail, picture: BoardPicture | None
     ) -> None:
         """A mail to someone who watches the game; its reply address is theirs (for `say`,
-        `status` and the other commands that look)."""
+        `status` and the other commands that look), and so is its List-Unsubscribe."""
         game = table.game
-        assert game.id is not None and watcher.id is not None
-        seat = observer_seat(watcher.id)
-        tag = Tag(
-            game.id,
-            seat,
-            game.decision,
-            token(watcher.secret, game.id, seat, game.decision, game.epoch),
-        )
+        tag = self.observer_tag(table, watcher)
         talk = [t for t in talk_for(table, watcher.talk_seen, None) if t.observer_id != watcher.id]
         if talk:
             watcher.talk_seen = talk[-1].id or watcher.talk_seen
@@ -367,6 +380,7 @@ class Mailer:
             record=record,
             words=i18n.words(game.lang),
             commands=WATCH_HELP if game.observers_talk else QUIET_WATCH_HELP,
+            unsubscribe=True,
         )
 
     def welcome_watchers(self, table: Table, watchers: Sequence[Observer]) -> None:
@@ -379,6 +393,92 @@ class Mailer:
             self.queue_watch(
                 table, watcher, letters.watch(at, watcher.name, subject=subject), picture
             )
+
+    def invite(self, table: Table, watchers: Sequence[Observer]) -> None:
+        """Someone the game master named is asked whether they will watch: who invites
+        (the game, its game master, never their address nor the names and words the game
+        master gave), how to accept, how to decline; nothing else goes to them until then."""
+        game = table.game
+        for watcher in watchers:
+            lapses = when(as_utc(watcher.added_at) + timedelta(days=INVITATION_DAYS))
+            notice = view.Notice(
+                kind=MailKind.INVITATION,
+                subject=Message("Will you watch game {game}?", game=game.id),
+                paragraphs=(
+                    Message(
+                        "The game master of game {game} of Tongiaki by email (a board game "
+                        "played by mail) invites you to watch it: a mail after each round with "
+                        "the news and the board, and the final result. You make no moves and "
+                        "nobody waits for you.",
+                        game=game.id,
+                    ),
+                    Message(
+                        "To accept, reply to this mail with the word watch. Until you do, "
+                        "this game mails you nothing more; without an answer by {time}, the "
+                        "invitation lapses.",
+                        time=lapses,
+                    ),
+                    Message(
+                        "If you do not want it, do nothing, or reply stop (your mail "
+                        "program's unsubscribe does the same): then no game master of this "
+                        "service invites you again."
+                    ),
+                ),
+                footer=Message(
+                    "Tongiaki by email. You get this mail because the game master of game "
+                    "{game} gave your address; a reply to it is read only for watch or stop.",
+                    game=game.id,
+                ),
+            )
+            self._queue_observer_notice(table, watcher, notice)
+
+    def queue_stopped(self, table: Table, watcher: Observer, *, invited: bool) -> None:
+        """The one short answer to an observer's `stop` (a stop that was `invited` declined
+        an invitation): after it, nothing."""
+        game = table.game
+        said = (
+            Message(
+                "You said stop: this is the last mail you get from game {game}, and no game "
+                "master of this service invites you to watch a game again.",
+                game=game.id,
+            )
+            if invited
+            else Message(
+                "You said stop: this is the last mail you get from game {game}.", game=game.id
+            )
+        )
+        notice = view.Notice(
+            kind=MailKind.NOTICE,
+            subject=Message("No more mail from game {game}", game=game.id),
+            paragraphs=(said,),
+            footer=Message("Tongiaki by email. A reply to this mail is not read."),
+        )
+        self._queue_observer_notice(table, watcher, notice)
+
+    def _queue_observer_notice(self, table: Table, watcher: Observer, notice: view.Notice) -> None:
+        """A short mail to an observer (an invitation, the answer to a stop) in the game's
+        language, answerable with their own reply address and List-Unsubscribe."""
+        game = table.game
+        assert game.id is not None
+        tag = self.observer_tag(table, watcher)
+        words = i18n.words(game.lang)
+        said = words.translated(notice)
+        text, html = render(said, NO_COMMANDS, words)
+        message = compose(
+            self.settings,
+            recipient=watcher.address,
+            subject=f"[Tongiaki g{game.id}] {said.subject}",
+            text=text,
+            html=html,
+            game_id=game.id,
+            tag=tag,
+            now=table.now,
+            headers={
+                "X-Tongiaki-Kind": str(notice.kind),
+                "List-Unsubscribe": list_unsubscribe(self.settings, tag),
+            },
+        )
+        _outbox(table.db, game.id, watcher.address, message, table.now)
 
     def watchers_hear(
         self,
@@ -537,8 +637,10 @@ class Mailer:
         record: tuple[str, bytes] | None = None,
         words: i18n.Words = i18n.ENGLISH_WORDS,
         commands: CommandHelp | None = None,
+        unsubscribe: bool = False,
     ) -> None:
-        """Render `mail` in `words`, compose it with its parts and put it in the outbox."""
+        """Render `mail` in `words`, compose it with its parts and put it in the outbox;
+        with `unsubscribe` (an observer's mail) its List-Unsubscribe is `stop` to `tag`."""
         game, now = table.game, table.now
         assert game.id is not None
         mail = words.translated(mail)
@@ -553,7 +655,8 @@ class Mailer:
             game_id=game.id,
             tag=tag,
             now=now,
-            headers=_headers(mail),
+            headers=_headers(mail)
+            | ({"List-Unsubscribe": list_unsubscribe(self.settings, tag)} if unsubscribe else {}),
             calendar=calendar,
             record=record,
         )

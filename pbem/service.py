@@ -28,7 +28,7 @@ from pbem.db import session
 from pbem.i18n import ENGLISH, choices, known
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.mailing import Mailer
-from pbem.models import Game, MailChoice, Observer, Seat
+from pbem.models import MAX_OBSERVERS, Game, MailChoice, Observer, Seat
 from pbem.table import GameError, StateCache, Table
 
 log = logging.getLogger(__name__)
@@ -143,6 +143,7 @@ class Service:
                     name=name,
                     secret=secrets.token_hex(16),
                     added_at=now,
+                    confirmed_at=now,  # the host's word is their consent
                 )
                 for address, name in watchers
             ]
@@ -200,6 +201,8 @@ def _check_observers(
     observers: Sequence[tuple[str, str | None]], seats: Sequence[SeatSpec]
 ) -> list[tuple[str, str]]:
     """Observers' addresses and names, checked; raises GameError."""
+    if len(observers) > MAX_OBSERVERS:
+        raise GameError(f"A game has at most {MAX_OBSERVERS} observers, not {len(observers)}.")
     taken = {s.address.lower() for s in seats if s.address}
     checked: list[tuple[str, str]] = []
     for address, name in observers:

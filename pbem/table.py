@@ -81,7 +81,7 @@ class Table:
     now: datetime
     settings: Settings
     cache: StateCache
-    observers: list[Observer] = field(default_factory=list)
+    observers: list[Observer] = field(default_factory=list)  # those who watch (accepted)
     opened: int = field(init=False)  # the decision open when the table was loaded
 
     def __post_init__(self) -> None:
@@ -96,9 +96,12 @@ class Table:
         if game is None:
             raise GameError(f"There is no game {game_id}.")
         seats = list(db.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
-        observers = list(
-            db.exec(select(Observer).where(Observer.game_id == game_id).order_by(col(Observer.id)))
+        watching = select(Observer).where(
+            Observer.game_id == game_id,
+            col(Observer.confirmed_at).is_not(None),
+            col(Observer.ended_at).is_(None),
         )
+        observers = list(db.exec(watching.order_by(col(Observer.id))))
         state = _stored_state(db, game, cache)
         return cls(db, game, seats, state, now, settings, cache, observers)
 

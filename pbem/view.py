@@ -300,10 +300,11 @@ class Notice:
     """A short mail about a mail that was refused (too large, from another address, for no
     game): a few paragraphs, and the games of the person it goes to."""
 
-    kind: MailKind  # notice
+    kind: MailKind  # notice, invitation
     subject: str
     paragraphs: tuple[str, ...]
     games: tuple[str, ...] = ()
+    footer: str = ""  # the last line, when it is not about a refused reply
 
 
 @dataclass(frozen=True)
