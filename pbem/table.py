@@ -261,7 +261,7 @@ def bot_seed(game: Game, decision: int) -> int:
     is asked. A game shuffled from a seed (`--seed`, and every game made before issue 27)
     is reproducible, its bots too: their seeds follow from the seed, the game's id and the
     decision. Any other game's follow from a secret of its own (an HMAC keyed with the
-    game master's secret, 256 bits): no player can work them out and play the random or
+    game master's secret, 128 bits): no player can work them out and play the random or
     greedy bot's next moves in advance."""
     if game.seed is not None:
         return game.seed * 1_000_003 + (game.id or 0) * 7919 + decision
