@@ -19,7 +19,7 @@ from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -31,6 +31,13 @@ def _hash_message_ids(connection: Connection) -> None:
         "pbem_sha256", 1, lambda text: hashlib.sha256(str(text).encode()).hexdigest()
     )
     connection.exec_driver_sql("UPDATE inbound SET message_hash = pbem_sha256(message_id)")
+
+
+def _held_cause(connection: Connection) -> None:
+    """Whose command made the news a digest holds (a database from before version 5 has no
+    `held` table yet: `create_all` makes it whole)."""
+    if inspect(connection).has_table("held"):
+        connection.exec_driver_sql("ALTER TABLE held ADD COLUMN cause VARCHAR NOT NULL DEFAULT ''")
 
 
 Step = str | Callable[[Connection], None]
@@ -96,6 +103,15 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE seat ADD COLUMN asked VARCHAR NOT NULL DEFAULT ''",
         "ALTER TABLE seat ADD COLUMN asked_decision INTEGER",
         "ALTER TABLE seat ADD COLUMN asked_at TIMESTAMP",
+    ),
+    # one sender cannot flood the table (issue 27): when a vacation began and whether the
+    # others were told (a vacation running now was told at once, as before), whose command
+    # made the news a digest holds (the table caused is new: `create_all` makes it)
+    9: (
+        "ALTER TABLE seat ADD COLUMN away_since TIMESTAMP",
+        "ALTER TABLE seat ADD COLUMN away_told BOOLEAN NOT NULL DEFAULT FALSE",
+        "UPDATE seat SET away_told = TRUE WHERE away_until IS NOT NULL",
+        _held_cause,
     ),
 }
 
