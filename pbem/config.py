@@ -102,6 +102,7 @@ class Settings:
     gm_addresses: tuple[str, ...] = ()  # may act as game master in every game
     max_message_bytes: int = 1_000_000  # larger inbound mail is quarantined unread
     answers_per_day: int = 10  # error and refusal answers to one address in 24 hours
+    command_answers_per_day: int = 40  # answers to a seat's own commands in 24 hours
     token_lifetime: str = "14d"  # a reply address acts this long after its decision closed
     authenticated_from: AuthenticatedFrom = AuthenticatedFrom.OFF
     authserv_id: str = ""  # the receiving servers' names in Authentication-Results, spaced
@@ -110,6 +111,9 @@ class Settings:
     absent_bot: BotKind = BotKind.GREEDY  # plays absent, resigned and kicked seats
     expert_seconds: float = 1.0  # the expert bot's time per decision; 0: a fixed search
     talk_per_day: int = 20  # table talk (say, tell) per player and game in 24 hours
+    # mails to each other reader caused by one person's commands that move nothing (the
+    # news of a vacation, table talk at once) per game in 24 hours; the rest waits
+    caused_per_day: int = 3
     gm_reads_talk: bool = False  # the game masters get all table talk, private talk too
     export_on_game_over: ExportOnGameOver = ExportOnGameOver.NONE
     export_dir: str = ""  # link: the folder the records are written to (the host serves it)
@@ -236,6 +240,10 @@ def _check(settings: Settings) -> None:
         raise ConfigError("'max_message_bytes' must be at least 10000")
     if settings.answers_per_day < 1:
         raise ConfigError("'answers_per_day' must be 1 or more")
+    if settings.command_answers_per_day < 1:
+        raise ConfigError("'command_answers_per_day' must be 1 or more")
+    if settings.caused_per_day < 0:
+        raise ConfigError("'caused_per_day' must be 0 (such news waits for the next mail) or more")
     if settings.authenticated_from is AuthenticatedFrom.DMARC and not settings.authserv_id.strip():
         raise ConfigError(
             "'authserv_id' must name the receiving server (as in its Authentication-Results "

@@ -11,7 +11,6 @@ Services sharing a PostgreSQL database may tick at once: each game is woken unde
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,7 +25,9 @@ from pbem.clock import as_utc, due_reminder, format_duration
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
 from pbem.gm_commands import GM_COMMANDS
 from pbem.kinds import GameStatus, MailMode, MoveSource, WatchEnd
+from pbem.mailing import held_news
 from pbem.models import INVITATION_DAYS, Game, Held, Observer, Seat, Setting
+from pbem.play import TELL_AFTER, on_vacation
 from pbem.service import Service
 from pbem.table import Table, bot_choice
 from pbem.view import when
@@ -43,6 +44,7 @@ class TickReport:
     graced: int = 0  # games whose passed deadline got fresh time after the service was down
     digests: int = 0  # daily digests sent
     lapsed: int = 0  # invitations to watch not accepted in time, ended (nobody is mailed)
+    vacations: int = 0  # vacations told to the others, an hour after they began
 
 
 class Woke(Enum):
@@ -81,6 +83,7 @@ def tick(service: Service, now: datetime) -> TickReport:
             report.reminders += 1
         elif done is Woke.AUTOMATIC:
             report.automatic += 1
+    report.vacations = _tell_vacations(service, now)
     report.digests = _send_digests(service, now)
     report.lapsed = _lapse_invitations(service, now)
     return report
@@ -106,6 +109,39 @@ def _lapse_invitations(service: Service, now: datetime) -> int:
     if lapsed:
         log.info("%d invitation(s) to watch lapsed", lapsed)
     return lapsed
+
+
+def _tell_vacations(service: Service, now: datetime) -> int:
+    """A vacation on for an hour (`TELL_AFTER`) is news to the others now, charged to its
+    player as if they had told it (one switched off within the hour told nobody)."""
+    with session(service.engine) as db:
+        due = db.exec(
+            select(Seat.game_id, Seat.seat)
+            .join(Game)
+            .where(
+                col(Seat.away_told).is_(False),
+                col(Seat.away_since) <= now - TELL_AFTER,
+                col(Seat.away_until) > now,
+                col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
+            )
+        ).all()
+        db.commit()
+    told = 0
+    for game_id, number in due:
+        with session(service.engine) as db:
+            hold_game(db, game_id)
+            table = service.table(db, game_id, now)
+            seat = table.seats[number]
+            since, until = seat.away_since, seat.away_until
+            if seat.away_told or since is None or as_utc(since) > now - TELL_AFTER:
+                continue  # told by another service meanwhile, or ended
+            if until is None or as_utc(until) <= now:
+                continue
+            seat.away_told = True
+            service.mail.queue_round(table, [], announced=[on_vacation(seat)], cause=seat)
+            db.commit()
+            told += 1
+    return told
 
 
 def digest_due(seat: Seat, since: datetime) -> datetime:
@@ -142,8 +178,6 @@ def _send_digests(service: Service, now: datetime) -> int:
                 since = as_utc(seat.digest_at)
             else:
                 since = as_utc(first)
-            if now < digest_due(seat, since) and seat.mail_mode == MailMode.DIGEST:
-                continue
             held = list(
                 db.exec(
                     select(Held)
@@ -153,9 +187,14 @@ def _send_digests(service: Service, now: datetime) -> int:
             )
             if not held:
                 continue  # another service sent this digest meanwhile
-            lines: list[str] = []
+            # news a player's commands made past `caused_per_day` waits for the digest hour
+            # (or the reader's next mail) whatever the mail mode; the news of a digest kept
+            # before the player chose every mail goes at once
+            waits = seat.mail_mode == MailMode.DIGEST or all(row.cause for row in held)
+            if now < digest_due(seat, since) and waits:
+                continue
+            lines = held_news(held)
             for row in held:
-                lines += json.loads(row.lines)
                 db.delete(row)
             seat.digest_at = now
             if seat.address and not seat.resigned:
@@ -164,7 +203,9 @@ def _send_digests(service: Service, now: datetime) -> int:
                     at,
                     seat.seat,
                     remark=service.mail.remark(seat),
-                    subject=Message("Your daily digest of game {game}", game=game_id),
+                    subject=Message("Your daily digest of game {game}", game=game_id)
+                    if seat.mail_mode == MailMode.DIGEST
+                    else Message("News of game {game} held for you", game=game_id),
                     deadline=service.mail.deadline_view(table.game, seat),
                 )
                 service.mail.queue(table, seat, mail, picture)

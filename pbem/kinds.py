@@ -98,6 +98,7 @@ class AnswerKind(StrEnum):
     UNTAGGED = "untagged"
     OTHER_SENDER = "other-sender"
     TOO_LARGE = "too-large"
+    COMMAND = "command"  # to a seat's own address, for real commands: a budget of its own
 
 
 E = TypeVar("E", bound=StrEnum)

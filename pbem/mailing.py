@@ -13,9 +13,9 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, delete, func, select
 
-from engine import Event, Joined, Message, State
+from engine import Event, Joined, Message, State, counted
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc, format_duration
@@ -33,6 +33,7 @@ from pbem.manual import (
 )
 from pbem.models import (
     INVITATION_DAYS,
+    Caused,
     Game,
     GameRecord,
     GmTag,
@@ -43,12 +44,15 @@ from pbem.models import (
     Seat,
     Talk,
 )
+from pbem.news import colour
 from pbem.picture import Seen, drawn, english_differs, seen
 from pbem.render import render
 from pbem.table import Table
 from pbem.view import Answer, CommandHelp, LineResult, when
 
 log = logging.getLogger(__name__)
+
+DAY = timedelta(days=1)
 
 
 def news_seen(moves: Sequence[Move], seat: int) -> int:
@@ -154,12 +158,18 @@ class Mailer:
         welcomed: Sequence[Observer] = (),
         told: Mapping[int, str] | None = None,
         note: str = "",
+        cause: Seat | None = None,
     ) -> None:
         """The sender hears how their reply went (and the `note`, a word to them alone); if
         anything moved or is announced, everyone hears what happened (but observers
         `welcomed` in this round, who got the board), and whoever decides next gets their
         options. The seats `told` (by number) get this
-        mail whatever their mail mode, under the subject given: news about them."""
+        mail whatever their mail mode, under the subject given: news about them.
+
+        `cause`: the seat whose command that moved nothing made this round's news (a
+        vacation, a resignation): they hear nothing more of it, and each other reader gets
+        at most `caused_per_day` such mails of theirs a day; past that, the reader's news
+        waits for their next mail (`_hold`)."""
         told = told or {}
         at, picture = self.moment(table, events, announced)
         news = bool(events) or bool(announced)
@@ -167,6 +177,9 @@ class Mailer:
             if not seat.address or (not news and seat is not sender):
                 continue
             mine = seat is sender
+            if seat is cause and not mine:
+                continue  # the news of their own command: they had their answer
+            named = i18n.words(seat.lang, seat.tz).say(_name(cause)) if cause else ""
 
             def letter(
                 earlier: Sequence[Event] = (), seat: Seat = seat, mine: bool = mine
@@ -184,20 +197,78 @@ class Mailer:
                 )
 
             mail = letter()
-            if mine or (seat.seat in told and not seat.resigned) or self.wanted(table, seat, mail):
+            if (
+                mine
+                or (seat.seat in told and not seat.resigned)
+                or self.wanted(table, seat, mail, cause=named)
+            ):
+                if cause is not None and not mine and not self._may_cause(table, cause, seat):
+                    if seat.mail_mode == MailMode.ALL:  # the news waits for their next mail
+                        self._hold(table, seat, mail.happened, named)
+                    continue
                 if news and seat.mail_mode == MailMode.TURNS and not seat.resigned:
                     seen = news_seen(table.moves(), seat.seat)
                     if seen + 1 < table.opened:  # rounds this player got no mail of
                         mail = letter(table.events_between(seen, table.opened))
-                self.queue(table, seat, mail, picture)
+                self.queue(table, seat, self._with_held(table, seat, mail), picture)
         if news:
-            self.watchers_hear(table, at, picture, skip=welcomed)
+            self.watchers_hear(table, at, picture, skip=welcomed, cause=cause)
 
-    def wanted(self, table: Table, seat: Seat, mail: view.Mail) -> bool:
+    def _may_cause(self, table: Table, cause: Seat | Observer, reader: Seat | Observer) -> bool:
+        """Whether `cause`'s commands that moved nothing may mail `reader` once more now (and
+        it is counted): at most `caused_per_day` such mails in 24 hours per game."""
+        assert table.game.id is not None and cause.address and reader.address
+        db, now, game_id = table.db, table.now, table.game.id
+        who, whom = cause.address.lower(), reader.address.lower()
+        db.exec(delete(Caused).where(col(Caused.game_id) == game_id, col(Caused.at) < now - DAY))
+        sent = db.exec(
+            select(func.count())
+            .select_from(Caused)
+            .where(Caused.game_id == game_id, Caused.cause == who, Caused.reader == whom)
+        ).one()
+        if sent >= self.settings.caused_per_day:
+            log.info(
+                "game %s: no mail to %s caused by %s today: %d already", game_id, whom, who, sent
+            )
+            return False
+        db.add(Caused(game_id=game_id, cause=who, reader=whom, at=now))
+        return True
+
+    def _hold(self, table: Table, seat: Seat, happened: Sequence[str], cause: str = "") -> None:
+        """Keep news for `seat`'s digest or next mail, as the player reads it; `cause`: whose
+        command that moved nothing made it, named as the reader reads it."""
+        if not happened:
+            return
+        assert table.game.id is not None
+        lines = json.dumps([i18n.words(seat.lang, seat.tz).say(line) for line in happened])
+        row = Held(game_id=table.game.id, seat=seat.seat, at=table.now, lines=lines, cause=cause)
+        table.db.add(row)
+
+    def _with_held(self, table: Table, seat: Seat, mail: view.Mail) -> view.Mail:
+        """A mail that tells news or asks for a decision, with the news held for `seat`
+        before its own (unless they get a digest, which tells it): the news of other
+        players' commands that waited past `caused_per_day`."""
+        if seat.mail_mode == MailMode.DIGEST or not (mail.happened or mail.decision):
+            return mail
+        rows = list(
+            table.db.exec(
+                select(Held)
+                .where(Held.game_id == table.game.id, Held.seat == seat.seat)
+                .order_by(col(Held.id))
+            )
+        )
+        if not rows:
+            return mail
+        for row in rows:
+            table.db.delete(row)
+        return replace(mail, happened=(*held_news(rows), *mail.happened))
+
+    def wanted(self, table: Table, seat: Seat, mail: view.Mail, *, cause: str = "") -> bool:
         """Whether `seat` gets this mail now, by how much mail its player wants: a mail that
         asks for their decision and the final result always; news by their mail mode (for a
-        digest, the news is held for the day's mail). A player who resigned gets only the
-        final result."""
+        digest, the news is held for the day's mail, marked with its `cause` if a player's
+        command that moved nothing made it). A player who resigned gets only the final
+        result."""
         if seat.resigned:
             return mail.kind == MailKind.GAME_OVER
         if mail.decision is not None or mail.kind in (MailKind.GAME_OVER, MailKind.REMINDER):
@@ -205,18 +276,7 @@ class Mailer:
         if seat.mail_mode == MailMode.TURNS:
             return False
         if seat.mail_mode == MailMode.DIGEST:
-            assert table.game.id is not None
-            if mail.happened:
-                held = Held(
-                    game_id=table.game.id,
-                    seat=seat.seat,
-                    at=table.now,
-                    # kept as the player reads them: the digest is in their language
-                    lines=json.dumps(
-                        [i18n.words(seat.lang, seat.tz).say(line) for line in mail.happened]
-                    ),
-                )
-                table.db.add(held)
+            self._hold(table, seat, mail.happened, cause)
             return False
         return True
 
@@ -490,13 +550,18 @@ class Mailer:
         results: Sequence[LineResult] = (),
         answers: Sequence[Answer] = (),
         skip: Sequence[Observer] = (),
+        cause: Seat | None = None,
     ) -> None:
-        """Everyone who watches gets the news of this moment (the sender their answer)."""
+        """Everyone who watches gets the news of this moment (the sender their answer); news
+        a player's command that moved nothing made (`cause`), at most `caused_per_day`
+        times a day of each player (past that, an observer does without it)."""
         for watcher in table.observers:
             if any(watcher is other for other in skip):
                 continue
             mine = watcher is sender
             if not mine and not at.happened and at.final is None:
+                continue
+            if cause is not None and not mine and not self._may_cause(table, cause, watcher):
                 continue
             mail = letters.watch(
                 at,
@@ -506,9 +571,13 @@ class Mailer:
             )
             self.queue_watch(table, watcher, mail, picture)
 
-    def deliver_talk(self, table: Table, said: Sequence[Talk]) -> None:
+    def deliver_talk(
+        self, table: Table, said: Sequence[Talk], speaker: Seat | Observer | None = None
+    ) -> None:
         """Table talk just said reaches at once those who want it so (the others get it
-        with their next mail of the game), and the game masters when the host lets them."""
+        with their next mail of the game; so does a reader who got `caused_per_day` such
+        mails of the `speaker` today), and the game masters when the host lets them (every
+        time: `talk_per_day` bounds them)."""
         if not said:
             return
         waiting = [
@@ -518,6 +587,7 @@ class Mailer:
             and not seat.resigned
             and seat.talk_now
             and talk_for(table, seat.talk_seen, seat.seat)
+            and (speaker is None or self._may_cause(table, speaker, seat))
         ]
         if waiting:
             at, _ = self.moment(table)
@@ -661,6 +731,38 @@ class Mailer:
             record=record,
         )
         _outbox(table.db, game.id, address, message, now)
+
+
+HELD_LINES = 5  # lines of news of one player's commands that moved nothing, in one mail
+
+
+def held_news(rows: Sequence[Held]) -> list[str]:
+    """The news held for a reader, oldest first: of each player whose commands that moved
+    nothing made news, at most HELD_LINES lines, then how many more there were."""
+    lines: list[str] = []
+    told: dict[str, int] = {}
+    for row in rows:
+        for line in json.loads(row.lines):
+            if row.cause:
+                told[row.cause] = told.get(row.cause, 0) + 1
+                if told[row.cause] > HELD_LINES:
+                    continue
+            lines.append(line)
+    for name, count in told.items():
+        if count > HELD_LINES:
+            lines.append(
+                counted(
+                    "... and {count} more line about {name}, left out",
+                    "... and {count} more lines about {name}, left out",
+                    count - HELD_LINES,
+                    name=name,
+                )
+            )
+    return lines
+
+
+def _name(seat: Seat) -> str:
+    return Message("{name} ({colour})", name=seat.name, colour=colour(seat.colour))
 
 
 def _outbox(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:

@@ -19,7 +19,7 @@ from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -46,6 +46,13 @@ def _observers_consent(connection: Connection) -> None:
         "UPDATE observer SET confirmed_at = added_at",
     ):
         connection.exec_driver_sql(step)
+
+
+def _held_cause(connection: Connection) -> None:
+    """Whose command made the news a digest holds (a database from before version 5 has no
+    `held` table yet: `create_all` makes it whole)."""
+    if inspect(connection).has_table("held"):
+        connection.exec_driver_sql("ALTER TABLE held ADD COLUMN cause VARCHAR NOT NULL DEFAULT ''")
 
 
 Step = str | Callable[[Connection], None]
@@ -122,6 +129,15 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
     ),
     # nobody is mailed without consent: observers invited, their stop, addresses that declined
     10: (_observers_consent,),
+    # one sender cannot flood the table (issue 27): when a vacation began and whether the
+    # others were told (a vacation running now was told at once, as before), whose command
+    # made the news a digest holds (the table caused is new: `create_all` makes it)
+    11: (
+        "ALTER TABLE seat ADD COLUMN away_since TIMESTAMP",
+        "ALTER TABLE seat ADD COLUMN away_told BOOLEAN NOT NULL DEFAULT FALSE",
+        "UPDATE seat SET away_told = TRUE WHERE away_until IS NOT NULL",
+        _held_cause,
+    ),
 }
 
 

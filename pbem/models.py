@@ -59,6 +59,8 @@ class Seat(SQLModel, table=True):
     auto_moves: int = 0  # automatic moves in a row, since the player last moved
     absent: bool = False  # played by the greedy bot until the player writes again
     away_until: datetime | None = None  # on vacation until then
+    away_since: datetime | None = None  # when that vacation began (None: from before v9)
+    away_told: bool = False  # whether the others were told of it (after an hour, or never)
     vacation_used: int = 0  # seconds of vacation taken in this game
     resigned: bool = False  # the player left; a bot plays the seat, the points stay theirs
     kicked: bool = False  # the game master removed the player (`kick`); a bot plays on
@@ -151,6 +153,21 @@ class Held(SQLModel, table=True):
     seat: int
     at: datetime
     lines: str  # what happened, one line each, as the update would have said it
+    # whose command that moved nothing made this news (their name as the reader reads it),
+    # "" for news of the game: a digest tells at most a few lines of each such person
+    cause: str = ""
+
+
+class Caused(SQLModel, table=True):
+    """A mail to a reader caused by another person's command that moved nothing (the news
+    of a vacation, table talk at once): counted against `caused_per_day` per person and
+    reader in a game."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    cause: str  # the address of whoever wrote the command, lower case
+    reader: str  # the address mailed, lower case
+    at: datetime
 
 
 class Move(SQLModel, table=True):

@@ -44,6 +44,8 @@ from pbem.models import Declined, Game, MailChoice, Observer, Seat, Talk
 from pbem.view import Answer, numbered, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
+HOUR = 3600  # seconds: a vacation counts by the hour it was on
+TELL_AFTER = timedelta(hours=1)  # a vacation is news to the others once on this long
 TALK_LENGTH = 300  # characters of one thing said to the table
 ENDS = ("off", "back", "0", "end", "over", "none", "stop")  # vacation off: back now
 
@@ -297,37 +299,67 @@ def _time_zone(text: str) -> str:
     )
 
 
-def _back_from_vacation(round: Round) -> int:
-    """End the sender's vacation now, if they are away: the time not used is theirs again,
-    and the open decision's deadline comes back by as much. Returns the seconds given back."""
+def on_vacation(seat: Seat) -> str:
+    """The news of a vacation, as everyone reads it."""
+    assert seat.away_until is not None
+    return Message(
+        "{name} ({colour}) is on vacation until {back}: their deadlines wait.",
+        name=seat.name,
+        colour=news.colour(seat.colour),
+        back=when(as_utc(seat.away_until)),
+    )
+
+
+def vacation_used(seat: Seat, now: datetime) -> int:
+    """The seconds the vacation running now (since `away_since`) takes from the allowance
+    if it ends at `now`: the time it was on, rounded up to the hour, at least an hour
+    (switching it on and off is not free), at most what was asked for."""
+    assert seat.away_until is not None and seat.away_since is not None
+    on = (now - as_utc(seat.away_since)).total_seconds()
+    hours = max(1, -int(-on // HOUR))
+    planned = int((as_utc(seat.away_until) - as_utc(seat.away_since)).total_seconds())
+    return min(hours * HOUR, planned)
+
+
+def _back_from_vacation(round: Round) -> int | None:
+    """End the sender's vacation now, if they are away (None if not): the time not used,
+    rounded down to the hour it was on, is theirs again, and the open decision's deadline
+    comes back by the time not used. The others hear of it if they heard of the vacation.
+    Returns the seconds given back."""
     table, seat = round.table, _seat(round)
     now = table.now
     if seat.away_until is None or as_utc(seat.away_until) <= now:
-        return 0
+        return None
     unused = int((as_utc(seat.away_until) - now).total_seconds())
-    seat.away_until = None
-    seat.vacation_used = max(seat.vacation_used - unused, 0)
+    given_back = unused
+    if seat.away_since is not None:
+        planned = int((as_utc(seat.away_until) - as_utc(seat.away_since)).total_seconds())
+        given_back = planned - vacation_used(seat, now)
+    told = seat.away_told
+    seat.away_until, seat.away_since, seat.away_told = None, None, False
+    seat.vacation_used = max(seat.vacation_used - given_back, 0)
     decision = table.state.decision
     if decision is not None and decision.seat == seat.seat and table.game.deadline_at is not None:
         decision_clock.shift(table.game, -unused, table.settings.parsed_reminders, now)
-    round.announced.append(
-        Message(
-            "{name} ({colour}) is back from vacation.",
-            name=seat.name,
-            colour=news.colour(seat.colour),
+    if told:  # a vacation switched off within the hour told nobody, nor does its end
+        round.announced.append(
+            Message(
+                "{name} ({colour}) is back from vacation.",
+                name=seat.name,
+                colour=news.colour(seat.colour),
+            )
         )
-    )
-    return unused
+    return given_back
 
 
 def _vacation(round: Round, argument: str) -> str:
     """Time away: the seat's deadlines wait until the player is back; `vacation off` ends
-    it early."""
+    it early. The others are told once it has been on for an hour (`TELL_AFTER`, by the
+    clock: `pbem.deadlines`), at once of a longer one they know of already."""
     table, seat = round.table, _seat(round)
     game, now, settings = table.game, table.now, table.settings
     if argument.rstrip(".").lower() in ENDS:
-        given_back = _back_from_vacation(round)
-        if not given_back:
+        if _back_from_vacation(round) is None:
             raise CommandError(Message("You are not on vacation."))
         remaining = format_duration(settings.vacation_allowance_seconds - seat.vacation_used)
         return Message(
@@ -341,7 +373,7 @@ def _vacation(round: Round, argument: str) -> str:
         ) from error
     allowance = settings.vacation_allowance_seconds
     left = allowance - seat.vacation_used
-    if seconds < SHORTEST_VACATION:  # each vacation is news to everyone: not too many
+    if seconds < SHORTEST_VACATION:  # each vacation may be news to everyone: not too many
         raise CommandError(
             Message(
                 "A vacation lasts at least {shortest}; write it as: vacation 3d.",
@@ -359,25 +391,21 @@ def _vacation(round: Round, argument: str) -> str:
         )
     if game.status == GameStatus.OVER:
         raise CommandError(Message("The game is over."))
-    start = max(now, as_utc(seat.away_until)) if seat.away_until else now
-    seat.away_until = start + timedelta(seconds=seconds)
+    away = seat.away_until is not None and as_utc(seat.away_until) > now
+    if not away:  # a new vacation: the others hear of it once it has been on for an hour
+        seat.away_until, seat.away_since, seat.away_told = now, now, False
+    assert seat.away_until is not None
+    seat.away_until = as_utc(seat.away_until) + timedelta(seconds=seconds)
     seat.vacation_used += seconds
     decision = table.state.decision
     if decision is not None and decision.seat == seat.seat and game.deadline_at is not None:
         decision_clock.shift(game, seconds, settings.parsed_reminders, now)
-    back = when(seat.away_until)
-    round.announced.append(
-        Message(
-            "{name} ({colour}) is on vacation until {back}: their deadlines wait.",
-            name=seat.name,
-            colour=news.colour(seat.colour),
-            back=back,
-        )
-    )
+    if away and seat.away_told:  # longer: the others knew of the vacation
+        round.announced.append(on_vacation(seat))
     left_after = format_duration(allowance - seat.vacation_used)
     return Message(
         "you are away until {back}; your deadlines wait until then ({left} of vacation left)",
-        back=back,
+        back=when(seat.away_until),
         left=left_after,
     )
 
@@ -399,6 +427,8 @@ def _talk_text(text: str) -> str:
 
 def _talk(round: Round, text: str, to: Seat | None) -> Talk:
     table, watcher = round.table, round.observer
+    if table.game.status == GameStatus.OVER:  # talk ends with the game: nobody reads on
+        raise CommandError(Message("The game is over."))
     if watcher is not None:
         if not table.game.observers_talk:
             raise CommandError(
@@ -871,9 +901,11 @@ __all__ = [
     "SAY",
     "SHORTEST_VACATION",
     "STOP",
+    "TELL_AFTER",
     "WATCH",
     "asked_before",
     "left_game",
+    "on_vacation",
     "read_choice",
     "remember_asked",
     "vacation_summary",

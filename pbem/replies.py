@@ -14,13 +14,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 import engine
+from engine import is_move_word
 from pbem import letters, news, view
 from pbem.addressing import GM_SEAT, Tag, find_tag, gm_token_ok, observer_of, token_epoch
 from pbem.authres import sender_refusal
 from pbem.automatic import automatic_reason
 from pbem.budget import may_answer, spent_until
 from pbem.clock import as_utc, format_duration
-from pbem.commands import Round, after_rejected, run_lines
+from pbem.commands import Commands, Round, after_rejected, run_lines
 from pbem.db import hold_game, session
 from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
@@ -465,7 +466,7 @@ class Replies:
                 else engine.Message("Your answer"),
             )
             mail.queue_watch(table, watcher, answer, picture)
-        mail.deliver_talk(table, round.talk)
+        mail.deliver_talk(table, round.talk, watcher)
         return outcome, told
 
     def _play(
@@ -482,7 +483,8 @@ class Replies:
             asked_before=asked_before(seat, tag.decision, table.now),
         )
         # a player who resigned may still look at the game, and do nothing else
-        run_lines(round, lines, RESIGNED_COMMANDS if seat.resigned else PLAYER_COMMANDS)
+        commands = RESIGNED_COMMANDS if seat.resigned else PLAYER_COMMANDS
+        run_lines(round, lines, commands)
         remember_asked(round)
         results, announced = round.results, round.announced
         moved = round.moves > 0
@@ -508,9 +510,13 @@ class Replies:
             assert seat.address is not None
             kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER
             per_day = self.settings.answers_per_day
+            if real_commands(results, commands):  # a person trying the commands
+                kind, per_day = AnswerKind.COMMAND, self.settings.command_answers_per_day
             if not may_answer(table.db, seat.address, kind, table.now, per_day):
+                # what was said still reaches whoever reads it at once, the game masters too
+                self.service.mail.deliver_talk(table, round.talk, seat)
                 return outcome, _told(results) + "; not answered (answer budget spent)", acted
-            note = _last_answer(table, seat.address, per_day)
+            note = _last_answer(table, seat.address, per_day, kind)
         if round.farewell:  # the game masters hear who left
             self.service.mail.queue_gm(
                 table,
@@ -527,8 +533,10 @@ class Replies:
             show_board=round.show_board,
             announced=announced,
             note=note,
+            # news of a command that moved nothing is charged to its sender: bounded per reader
+            cause=seat if not moved and not round.events else None,
         )
-        self.service.mail.deliver_talk(table, round.talk)
+        self.service.mail.deliver_talk(table, round.talk, seat)
         return outcome, _told(results), acted
 
     def _answer_lost(self, db: Session, sender: str, now: datetime) -> None:
@@ -635,13 +643,47 @@ def _replay_keys(tag: Tag, lines: Sequence[str], game: Game, seat: Seat | None) 
     return acted, unchanged
 
 
-def _last_answer(table: Table, address: str, per_day: int) -> str:
+def real_commands(results: Sequence[LineResult], commands: Commands) -> bool:
+    """Whether every line of a mail that was read is a real command: carried out, or
+    refused but written as a command (its own word in any language, a move's word, an
+    option's number alone). Their answers count against the larger budget; text that is
+    no command, a misspelt word, a number with other words ('1 2 (auto-reply)'), a command
+    that looks written with more ('status (3)') are what autoresponders write."""
+    read = [r for r in results if r.outcome != LineOutcome.IGNORED]
+    done = (LineOutcome.APPLIED, LineOutcome.ANSWERED)
+    return bool(read) and all(
+        r.outcome in done or _written_as_command(r.line, commands) for r in read
+    )
+
+
+def _written_as_command(line: str, commands: Commands) -> bool:
+    whole = line.lower().strip(" .!")
+    found = commands.named(whole)
+    if found is not None and found.looks:
+        return True
+    verb = whole.partition(" ")[0]
+    found = commands.named(verb)
+    return (found is not None and not found.looks) or is_move_word(verb) or whole.isdecimal()
+
+
+def _last_answer(
+    table: Table, address: str, per_day: int, kind: AnswerKind = AnswerKind.ERROR
+) -> str:
     """A word in the answer that spends the sender's answer budget: until when a reply that
     moves nothing goes unanswered (else a player whose refused move meets silence would
     wait for the deadline)."""
-    until = spent_until(table.db, address, table.now, per_day)
+    until = spent_until(table.db, address, table.now, per_day, kind)
     if until is None:
         return ""
+    if kind == AnswerKind.COMMAND:
+        return engine.Message(
+            "This is the last answer to your commands that move nothing (help, status, tz "
+            "...) that you get before {time}: until then such replies get no answer (a "
+            "setting such as tz or lang is still made), so that no autoresponder can make the "
+            "game mail without end. A move you make is still applied, and everyone is mailed "
+            "the news.",
+            time=view.when(until),
+        )
     return engine.Message(
         "This is the last answer to a reply that moves nothing (a refused line, help, status "
         "...) that you get before {time}: until then such replies get no answer, so that no "

@@ -19,7 +19,6 @@ from pbem.service import Service
 from tests.support.localmail import START, local_service, reply_to, text_of
 from tests.test_open_address import (
     ANN,
-    BOB,
     DAY,
     GM,
     MINUTE,
@@ -42,7 +41,7 @@ def test_a_vacation_with_a_trailing_rejected_line_acts_once(tmp_path: Path) -> N
     body = "vacation 1d\nplace Nowhere a"  # no such island: rejected
     assert table.handle(reply_to(prompt, body), START + MINUTE) == "rejected"
     first = table.sent()
-    assert [to for to, _, _ in first] == [ANN, BOB]  # everyone hears of the vacation
+    assert [to for to, _, _ in first] == [ANN]  # the others once it was on an hour
     assert _seat(table.service, 0).vacation_used == 86400
     after = _rows(table.service)
 
@@ -76,7 +75,8 @@ def test_a_move_then_a_rejected_line_leaves_the_acted_key(tmp_path: Path) -> Non
 def test_a_forger_with_one_reply_address_cannot_make_unbounded_answers(tmp_path: Path) -> None:
     """README 8 and 'What a stranger can do': 'cannot make the service mail anyone more
     than the budget allows'. One reply address of Ann's (a forwarded mail), From forged
-    (authenticated_from = off, the default), commands varied so that none is a replay."""
+    (authenticated_from = off, the default), commands varied so that none is a replay: real
+    commands from the seat's address, so the budget of real commands (40) bounds them."""
     table = _start(tmp_path)
     prompt = table.latest[ANN]
     metas = ["status", "log", "board", "help"]
@@ -86,7 +86,7 @@ def test_a_forger_with_one_reply_address_cannot_make_unbounded_answers(tmp_path:
         outcome = table.handle(reply_to(prompt, "\n".join(lines)), START + n * MINUTE)
         assert outcome == "answered"
         count += len([s for s in table.sent() if s[0] == ANN])
-    assert count <= 10, f"{count} answers to one address in an hour"
+    assert count <= 40, f"{count} answers to one address in an hour"
 
 
 def test_a_game_master_address_gets_unbounded_answers(tmp_path: Path) -> None:
@@ -273,8 +273,10 @@ def test_a_forger_with_one_reply_address_cannot_mail_every_player_without_end(
     tmp_path: Path,
 ) -> None:
     """The same forger (one reply address, From forged, dmarc off): each `vacation` is a new
-    command (a new replay key) and news to every player; a vacation lasts at least 6 hours,
-    so the allowance (7d) bounds it at 28 rounds."""
+    command (a new replay key); a vacation lasts at least 6 hours, so the allowance (7d)
+    bounds it at 28 rounds; a vacation is news to the others only once it was on an hour,
+    so these, within the hour, tell nobody (`caused_per_day` bounds what told ones may:
+    tests/test_fair_table.py)."""
     table = _start(tmp_path)
     prompt = table.latest[ANN]
     assert table.handle(reply_to(prompt, "vacation 1s"), START) == "rejected"
@@ -287,7 +289,7 @@ def test_a_forger_with_one_reply_address_cannot_mail_every_player_without_end(
             break
         rounds += 1
     assert rounds == 27  # 27 vacations of a little over 6 hours fit in 7 days
-    assert count <= 2 * rounds + 1
+    assert count <= rounds + 1  # Ann's answers alone
 
 
 # -- F8: a mail too large is marked seen in `inbound` before it is kept in the quarantine

@@ -315,10 +315,16 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
     )
     assert "(4d of vacation left)" in " ".join(text_of(ann).split())
     assert "Deadline: Sat 28 Nov 2026, 09:00 UTC" in text_of(ann)
-    bob = next(m for m in mails if m["To"] == BOB)
+    assert [m["To"] for m in mails] == [ANN]  # the others hear of it once it was on an hour
+    assert tick(service, at + HOUR / 2).vacations == 0
+    assert take_mail(service) == []
+    assert tick(service, at + HOUR).vacations == 1
+    (bob,) = take_mail(service)  # Ann hears no more of her own vacation
+    assert bob["To"] == BOB
     assert "Ann (red) is on vacation until Thu 26 Nov 2026, 19:00 UTC" in " ".join(
         text_of(bob).split()
     )
+    assert tick(service, at + 2 * HOUR).vacations == 0  # told once
     # Bob's `status` says why the deadline is days away, and says the deadline once
     assert handle(service, reply_to(bob, "status"), at + HOUR / 2) == "answered"
     status = " ".join(text_of(next(m for m in take_mail(service) if m["To"] == BOB)).split())
@@ -344,7 +350,7 @@ def test_a_decision_that_opens_during_a_vacation_counts_from_its_end(service: Se
     mails = take_mail(service)
     bob = next(m for m in mails if m["To"] == BOB)
     assert handle(service, reply_to(bob, "vacation 2d"), START + HOUR) == "applied"
-    ann = _prompt(take_mail(service), ANN)
+    ann = _prompt(mails, ANN)
     assert handle(service, reply_to(ann, "1"), START + 2 * HOUR) == "applied"
     game, _, _ = _row(service)
     assert as_utc(game.clock_from) == START + HOUR + timedelta(days=2)

@@ -17,7 +17,7 @@ from pbem.clock import as_utc
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
-from pbem.models import Declined, Game, Inbound, Observer, Outbox, Seat
+from pbem.models import Declined, Game, Held, Inbound, Observer, Outbox, Seat
 from pbem.replies import handle
 from pbem.service import Service
 from tests.support.localmail import START, later, local_service, take_mail
@@ -299,7 +299,8 @@ def test_a_version_7_database_gets_when_players_resigned_and_plays_on(tmp_path: 
     assert upgrade(engine) == []
 
 
-FIXTURE_V8 = Path(__file__).parent / "fixtures" / "schema-v8.sql"
+FIXTURE_V8 = Path(__file__).parent / "fixtures" / "schema-v8-observers.sql"
+FIXTURE_V8_VACATION = Path(__file__).parent / "fixtures" / "schema-v8-vacation.sql"
 
 
 def test_a_version_8_database_keeps_its_observers_watching_who_may_now_stop(
@@ -342,4 +343,45 @@ def test_a_version_8_database_keeps_its_observers_watching_who_may_now_stop(
     with session(engine) as db:
         assert [o.name for o in service.table(db, 1, START).observers] == ["Olga"]
         db.commit()
+    assert upgrade(engine) == []
+
+
+def test_a_version_8_database_keeps_a_vacation_told_and_a_digests_news_and_plays_on(
+    tmp_path: Path,
+) -> None:
+    """Version 8 (the previous one) left game 1 (Ann red, Bob blue, Cy green, game master
+    gm@example.test) at decision 1 with Cy in digest mode and Bob on vacation for 2 days
+    from 09:02, told to everyone at once as it then was (Cy's digest holds the news)."""
+    service = local_service(tmp_path)
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V8_VACATION)
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 8
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        seats = service.table(db, 1, START).seats
+        bob = seats[1]
+        assert (bob.away_since, bob.away_told, bob.vacation_used) == (None, True, 2 * 86400)
+        assert [h.cause for h in db.exec(select(Held))] == [""]
+        db.commit()
+    assert tick(service, later(90)).vacations == 0  # told already, by version 8
+
+    def mail(seat: int, body: str, n: int) -> bytes:
+        signed = token(seats[seat].secret, 1, seat, 1)
+        address = reply_address("tongiaki@example.test", Tag(1, seat, 1, signed))
+        return (
+            f"From: {seats[seat].address}\r\nTo: {address}\r\nSubject: Re: game 1\r\n"
+            f"Message-ID: <after-upgrade-9-{n}@example.test>\r\n\r\n{body}\r\n"
+        ).encode()
+
+    back = START + timedelta(hours=10, minutes=2)  # on for 10 hours: the rest given back
+    assert handle(service, mail(1, "vacation off", 1), back) == "applied"
+    sent = take_mail(service)
+    assert sorted(str(m["To"]) for m in sent) == ["ann@example.test", "bob@example.test"]
+    with session(engine) as db:
+        bob = service.table(db, 1, START).seats[1]
+        assert (bob.away_until, bob.vacation_used) == (None, 10 * 3600)
+        assert len(db.exec(select(Held)).all()) == 2  # Cy's digest: both news, kept
+        db.commit()
+    assert handle(service, mail(0, "1", 2), back + timedelta(minutes=1)) == "applied"
     assert upgrade(engine) == []

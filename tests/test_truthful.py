@@ -222,6 +222,7 @@ def test_a_vacation_ends_when_asked_and_the_days_not_used_come_back(
         away_deadline = game.deadline_at
     assert away_deadline is not None
     mails = take_mail(service)
+    assert tick(service, START + 2 * HOUR).vacations == 1  # the others hear of it now
     assert handle(service, reply_to(mails[0], off), START + 25 * HOUR) == "applied"
     with session(service.engine) as db:
         table = service.table(db, 1, START)
@@ -247,7 +248,8 @@ def test_the_vacation_left_is_told_to_the_minute(tmp_path: Path) -> None:
     ann = next(m for m in take_mail(service) if m["To"] == ANN)
     back = START + HOUR + timedelta(seconds=27)
     assert handle(service, reply_to(ann, "vacation off"), back) == "applied"
-    assert "7d of vacation left in this game" in _detail(service)  # not 6d 23h 59m 33s
+    # a vacation uses the hours it was on, at least one: not 6d 23h 59m 33s left, nor 7d
+    assert "6d 23h of vacation left in this game" in _detail(service)
     assert format_duration(27) == "27s" and format_duration(89) == "1m"
     assert format_duration(3 * 3600 + 29) == "3h" and format_duration(3 * 3600 + 31) == "3h 1m"
 
@@ -258,6 +260,7 @@ def test_a_move_ends_a_vacation_and_keeps_the_days_left(tmp_path: Path) -> None:
     assert handle(service, reply_to(prompt, "vacation 4d"), START + HOUR) == "applied"
     mails = take_mail(service)
     ann = next(m for m in mails if m["To"] == ANN)
+    assert tick(service, START + 2 * HOUR).vacations == 1  # the others hear of it now
     assert handle(service, reply_to(ann, "place Tonga a"), START + 13 * HOUR) == "applied"
     with session(service.engine) as db:
         seat = db.exec(select(Seat).where(Seat.seat == 0)).one()
@@ -291,14 +294,16 @@ def test_status_and_vacation_answers_show_the_players_own_zone(tmp_path: Path) -
         "Tonga. The deadline is Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 22:00 "
         "Pacific/Tongatapu)." in to_ann
     )
-    # the news, as each reader reads it: in their own zone, or in UTC alone
+    # the news, as each reader reads it (in their own zone, or in UTC alone), once the
+    # vacation was on for an hour; Ann had her answer
     told = "WHAT HAPPENED - Ann (red) is on vacation until {}: their deadlines wait. "
-    assert told.format(f"{back} (Wed 25 Nov, 00:00 Pacific/Tongatapu)") in to_ann
-    to_bob = _lines(next(m for m in mails if m["To"] == BOB))
+    assert "WHAT HAPPENED" not in to_ann and [m["To"] for m in mails] == [ANN]
+    assert tick(service, START + 3 * HOUR).vacations == 1
+    to_bob = _lines(next(m for m in take_mail(service) if m["To"] == BOB))
     assert told.format(f"{back} (Tue 24 Nov, 06:00 America/New_York)") in to_bob
     assert handle(service, reply_to(bob, "tz utc"), START + 3 * HOUR) == "applied"
     take_mail(service)
-    ann = _prompt_for(mails, ANN)
+    ann = _prompt_for(mails, ANN)  # a longer vacation the others know of: told at once
     assert handle(service, reply_to(ann, "vacation 1d"), START + 4 * HOUR) == "applied"
     to_bob = _lines(next(m for m in take_mail(service) if m["To"] == BOB))
     assert told.format("Wed 25 Nov 2026, 11:00 UTC") in to_bob
