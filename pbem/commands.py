@@ -13,6 +13,7 @@ import difflib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from sqlmodel import col, select
 
@@ -80,6 +81,14 @@ class Round:
     # last mails to players who lost their seat in this round (`replace`, `kick`), addressed
     # as the seat was; the game master's flow queues them
     farewells: list[Envelope] = field(default_factory=list)
+    # answers that tell the game as it stands once every line was run (a `status` before a
+    # move in the same mail tells the state after the move): made by `run_lines` at its end
+    later: dict[int, Callable[[], Answer]] = field(default_factory=dict)
+
+    def answer_when_done(self, kind: AnswerTopic, make: Callable[[], str]) -> None:
+        """An answer of `kind` whose text `make` gives once all the lines of the mail ran."""
+        self.later[len(self.answers)] = lambda: Answer(kind, make())
+        self.answers.append(Answer(kind))
 
     @property
     def failed(self) -> bool:
@@ -275,6 +284,9 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
             continue
         outcome = LineOutcome.ANSWERED if command.looks else LineOutcome.APPLIED
         round.results.append(LineResult(line, outcome, detail))
+    for index, make in round.later.items():  # the game after every line, not halfway
+        round.answers[index] = make()
+    round.later.clear()
 
 
 def after_rejected(line: str) -> LineResult:
@@ -341,6 +353,11 @@ def status_text(table: Table, tz: str | None = None) -> str:
 
 
 def _status(round: Round, argument: str) -> str:
+    round.answer_when_done(AnswerTopic.STATUS, partial(_status_text, round))
+    return ""
+
+
+def _status_text(round: Round) -> str:
     tz = round.seat.tz if round.seat is not None else None
     status = status_text(round.table, tz)
     if round.seat is not None:
@@ -351,12 +368,11 @@ def _status(round: Round, argument: str) -> str:
             code=lang,
         )
         status = Joined(" ", [status, said])
-    round.answers.append(Answer(AnswerTopic.STATUS, status))
-    return ""
+    return status
 
 
 def _log(round: Round, argument: str) -> str:
-    round.answers.append(Answer(AnswerTopic.LOG, round.table.log_text()))
+    round.answer_when_done(AnswerTopic.LOG, lambda: round.table.log_text())
     return ""
 
 
@@ -409,7 +425,7 @@ def board_text(table: Table) -> str:
 def _board(round: Round, argument: str) -> str:
     round.show_board = True
     if round.answering is None:  # the host reads the board on the command line
-        round.answers.append(Answer(AnswerTopic.BOARD, board_text(round.table)))
+        round.answer_when_done(AnswerTopic.BOARD, lambda: board_text(round.table))
     return ""
 
 

@@ -202,6 +202,22 @@ def test_meta_commands_answer_at_any_time(service: Service) -> None:
     assert _moves(service) == []
 
 
+def test_status_and_log_after_a_move_in_one_reply_tell_the_game_after_every_line(
+    service: Service,
+) -> None:
+    """`status` before the move of the same reply, and `log` too: they tell the game as
+    the reply left it, not as it stood when their line was read."""
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    outcome = handle(service, reply_to(prompt, "status\nlog\nplace Tonga c"), later(1))
+    assert outcome == "applied"
+    (ann,) = [m for m in take_mail(service) if m["To"] == ANN]
+    text = " ".join(text_of(ann).split())
+    assert "Now waiting for Bob (blue), decision 2" in text
+    assert "Now waiting for Ann (red), decision 1" not in text
+    assert "1 Ann place Tonga c" in text  # the log has the move made after it
+
+
 def test_a_whole_game_played_by_mail(service: Service) -> None:
     game = _game(service, bot=True, seed=5)
     rng = random.Random(5)
