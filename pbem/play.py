@@ -5,6 +5,7 @@ notation), the commands that look at the game, and a seat's settings (vacation, 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -548,6 +549,33 @@ def asked_before(seat: Seat, answering: int, now: datetime) -> str:
     return seat.asked if now < as_utc(seat.asked_at) + CONFIRM_WITHIN else ""
 
 
+GREETING_LINES = 3  # leading lines of a reply that may be skipped as a greeting, at most
+
+
+def greeting(round: Round, lines: Sequence[str], commands: Commands) -> int:
+    """How many leading lines of a player's reply to skip as a greeting ("Hi everyone!",
+    "Sorry I was away."): at most GREETING_LINES lines that are no command, followed by a
+    line that is a move the sender's open decision allows (its notation, or an option's
+    number). An autoresponder's prose, with no such move in it, is never skipped: it is
+    refused as before, and moves nothing."""
+    state, seat = round.table.state, round.seat
+    decision = state.decision
+    if decision is None or seat is None or decision.seat != seat.seat:
+        return 0
+    numbers = round.answering is not None and round.answering.decision == round.opened
+    for index, line in enumerate(lines[: GREETING_LINES + 1]):
+        if commands.knows(line):
+            return index if index and _allowed_move(state, line, numbers) else 0
+    return 0
+
+
+def _allowed_move(state: State, line: str, numbers: bool) -> bool:
+    try:
+        return state.is_legal(read_choice(state, line, numbers=numbers))
+    except ChoiceError:  # not notation, or not allowed now
+        return False
+
+
 def remember_asked(round: Round) -> None:
     """After a player's mail: a command it asked to confirm waits for a reply to the answer
     (whose reply address names the decision open now)."""
@@ -904,6 +932,7 @@ __all__ = [
     "TELL_AFTER",
     "WATCH",
     "asked_before",
+    "greeting",
     "left_game",
     "on_vacation",
     "read_choice",

@@ -34,6 +34,7 @@ from pbem.play import (
     QUIET_OBSERVER_COMMANDS,
     RESIGNED_COMMANDS,
     asked_before,
+    greeting,
     remember_asked,
     wants_stop,
 )
@@ -484,7 +485,11 @@ class Replies:
         )
         # a player who resigned may still look at the game, and do nothing else
         commands = RESIGNED_COMMANDS if seat.resigned else PLAYER_COMMANDS
-        run_lines(round, lines, commands)
+        skipped = greeting(round, lines, commands)
+        for line in lines[:skipped]:  # "Hi everyone!" above a move
+            said = engine.Message("a greeting, not a command: skipped, as a line after it moves")
+            round.results.append(LineResult(line, LineOutcome.IGNORED, said))
+        run_lines(round, lines[skipped:], commands)
         remember_asked(round)
         results, announced = round.results, round.announced
         moved = round.moves > 0

@@ -218,6 +218,57 @@ def test_status_and_log_after_a_move_in_one_reply_tell_the_game_after_every_line
     assert "1 Ann place Tonga c" in text  # the log has the move made after it
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Hi everyone!\nplace tonga c",
+        "Hi! Sorry I was away.\n\nThanks for waiting.\n3",  # the option's number: Tonga c
+        "Hello all,\nback again\nhere is my move\nplace Tonga c.",
+    ],
+)
+def test_a_greeting_above_a_move_is_skipped_and_said_so(service: Service, reply: str) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    assert handle(service, reply_to(prompt, reply), later(1)) == "applied"
+    assert _moves(service) == ["place Tonga c"]
+    (ann,) = [m for m in take_mail(service) if m["To"] == ANN]
+    greeting = reply.splitlines()[0]
+    said = " ".join(text_of(ann).split())
+    assert f"> {greeting} ignored: a greeting, not a command: skipped, as a line after it" in said
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I am out of the office until Monday.\nI will answer when I am back.\nRegards",
+        "Hello,\n1. I am away\n2. I will reply later",  # numbered prose is no option
+        "Hi\nall\nof\nyou\nplace Tonga c",  # more than three lines above it
+        "Hi everyone!\nplace Tonga z",  # not a move the decision allows
+        "Hi everyone!\nstatus",  # a command, but no move
+    ],
+)
+def test_prose_without_a_move_for_the_open_decision_is_not_skipped(
+    service: Service, reply: str
+) -> None:
+    _game(service)
+    prompt = _prompts(take_mail(service), ANN)[0]
+    assert handle(service, reply_to(prompt, reply), later(1)) == "rejected"
+    assert _moves(service) == []
+    text = " ".join(text_of(take_mail(service)[0]).split())
+    assert "a greeting, not a command" not in text
+
+
+def test_a_greeting_above_a_move_for_another_players_decision_is_not_skipped(
+    service: Service,
+) -> None:
+    _game(service)
+    welcome = next(m for m in take_mail(service) if m["To"] == BOB)  # Ann decides now
+    assert handle(service, reply_to(welcome, "Hi!\nplace Tonga c"), later(1)) == "rejected"
+    assert _moves(service) == []
+    text = " ".join(text_of(take_mail(service)[0]).split())
+    assert "a greeting, not a command" not in text
+
+
 def test_a_whole_game_played_by_mail(service: Service) -> None:
     game = _game(service, bot=True, seed=5)
     rng = random.Random(5)
