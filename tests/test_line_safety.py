@@ -551,3 +551,14 @@ def test_every_command_with_any_argument_is_done_or_refused_never_fails(
             db.rollback()
 
     run()
+
+
+def test_the_line_that_failed_is_told_in_the_senders_language(tmp_path: Path, crash: None) -> None:
+    service = local_service(tmp_path)
+    seats = [SeatSpec("Ann", ANN, "red", lang="it"), SeatSpec("Bob", BOB, "blue")]
+    service.new_game(seats, seed=4, now=START)
+    prompt = _latest(take_mail(service), ANN)
+    assert handle(service, reply_to(prompt, "1\ncrash"), later(1)) == "rejected"
+    said = flat(text_of(_latest(take_mail(service), ANN)))
+    assert "crash" in said and "il servizio ha avuto un guasto su questa riga" in said, said
+    assert _moves(service) == ["place Tonga a"]
