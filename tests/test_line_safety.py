@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -41,7 +42,18 @@ from pbem.replies import handle
 from pbem.runner import read_mail
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirInbox
-from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail, text_of
+from tests.support.localmail import (
+    START,
+    handled,
+    killed_mid_batch,
+    later,
+    local_service,
+    parse,
+    poll_command,
+    reply_to,
+    take_mail,
+    text_of,
+)
 
 ANN, BOB, CY, GM = "ann@example.test", "bob@example.test", "cy@example.test", "gm@example.test"
 OLGA = "olga@example.test"
@@ -341,6 +353,74 @@ def test_a_mail_with_a_line_that_raises_in_a_batch_beside_other_mails(
     assert copy.raw == bob_first
     # the next poll reads nothing again
     assert read_mail(service, later(2)) == 0
+
+
+def test_a_stranger_or_an_autoresponder_with_a_failing_line_reaches_no_line(
+    tmp_path: Path, crash: None
+) -> None:
+    """The lines run only for the seat's own address, and never for automatic mail: neither
+    a stranger nor an autoresponder can fill the host's quarantine with copies."""
+    service = local_service(tmp_path)
+    _new_game(service)
+    prompt = _latest(take_mail(service), ANN)
+    before = _rows(service)
+    stranger = reply_to(prompt, "1\ncrash", sender="eve@example.test")
+    assert handle(service, stranger, later(1)) == "refused"
+    automatic = reply_to(prompt, "1\ncrash", Auto_Submitted="auto-replied")
+    assert handle(service, automatic, later(2)) == "ignored"
+    assert _rows(service) == before and _quarantined(service) == []
+    assert [m["To"] for m in take_mail(service)] == [ANN]  # told of the other sender, once
+
+
+CRASHING_POLL = """
+import sys
+from pbem.commands import Command
+from pbem.play import PLAYER_COMMANDS
+
+def crash(round, argument):
+    round.table.game.deadline_seconds = 60
+    raise IsADirectoryError(21, "Is a directory")
+
+CRASH = Command("crash", "crash", "", crash)
+PLAYER_COMMANDS.commands += (CRASH,)
+PLAYER_COMMANDS.by_name["crash"] = CRASH
+from pbem.cli import app
+app()
+"""
+
+
+def test_a_poll_killed_mid_batch_of_mails_with_failing_lines_acts_on_each_once(
+    tmp_path: Path, crash: None
+) -> None:
+    """kill -9 in the middle: a mail's kept lines, its copy in the quarantine and its record
+    are committed together or not at all; the next poll takes each mail once."""
+    service = local_service(tmp_path, inbound_batch=2)
+    games = 6
+    new = service.settings.inbox_dir / "new"
+    MaildirInbox(service.settings.inbox_dir)
+    for game in range(1, games + 1):
+        _new_game(service)
+        prompt = _latest(take_mail(service), ANN)
+        for n in range(2):  # the mail and its replay (a new Message-ID, the same lines)
+            (new / f"{time.time_ns()}.{game:02}{n}").write_bytes(reply_to(prompt, "1\ncrash"))
+    command = poll_command(service, tmp_path, later(5))
+    command = [sys.executable, "-c", CRASHING_POLL, *command[1:]]
+    database = service.settings.database_path
+    killed_at = killed_mid_batch(command, database)
+    assert 0 < killed_at < 2 * games, "the kill did not land in the middle of the poll"
+    read_mail(service, later(6))  # the next poll, as the service restarted would make it
+    assert handled(database) == 2 * games
+    with session(service.engine) as db:
+        for game in range(1, games + 1):
+            moves = db.exec(select(Move.choice).where(Move.game_id == game))
+            assert list(moves) == ["place Tonga a"], game
+            found = db.get(Game, game)
+            assert found is not None and found.deadline_seconds == 48 * 3600
+        outcomes = [i.outcome for i in db.exec(select(Inbound))]
+    assert sorted(outcomes) == ["ignored"] * games + ["rejected"] * games
+    assert len(_quarantined(service)) == games  # one copy a mail; the replays made none
+    for game in range(1, games + 1):
+        _stored_state_is_the_moves(service, game)
 
 
 # -- every command of every registry, with generated arguments ---------------------------
