@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from zoneinfo import ZoneInfo, available_timezones
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from engine import Message
 from pbem.errors import PbemError
@@ -64,21 +64,29 @@ def parse_duration(text: str) -> int:
 # names in the zone folders that are no zone of the world: the host's own, the old rules
 HOST_ZONES = frozenset({"localtime", "posixrules"})
 LONGEST_ZONE = 60  # characters of a time zone's name; the longest has 32
+_ZONE_FORM = re.compile(r"[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*")  # no dot, no root, no NUL
 
 
 @cache
 def time_zones() -> dict[str, str]:
-    """Every time zone the host knows (its tz database), by its name in lower case."""
+    """Every time zone the host knows (its tz database), by its name in lower case; read
+    once (a walk of the zone folders), when a name is not found as written."""
     return {name.lower(): name for name in available_timezones() if name not in HOST_ZONES}
 
 
 def zone_named(text: str) -> str | None:
     """The name of the time zone `text` names, in its own case ('europe/berlin' ->
     'Europe/Berlin'); None for anything else (a region alone like 'Europe', a path, a name
-    the host does not know). Only names of the host's tz database are ever opened."""
-    if len(text) > LONGEST_ZONE:
+    the host does not know). Only names of the form of a zone's are ever opened, and
+    whatever opening one raises means no zone."""
+    name = text.strip()
+    if len(name) > LONGEST_ZONE or not _ZONE_FORM.fullmatch(name) or name in HOST_ZONES:
         return None
-    return time_zones().get(text.strip().lower())
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError, UnicodeError):
+        return time_zones().get(name.lower())
+    return name
 
 
 def zone_meant(text: str) -> str | None:
