@@ -25,18 +25,42 @@ def venv_python() -> Path:
     return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def ensure_venv() -> Path:
-    """Create or refresh .venv so that it holds the project and its dev dependencies."""
+def ensure_venv(extras: str = "dev") -> Path:
+    """Create or refresh .venv so that it holds the project (with `extras`: "dev" for the
+    tests and tools, "" for running the service alone, as `python3 dev.py run` does)."""
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if STAMP.exists() and STAMP.read_text() == wanted and venv_python().exists():
+    have = STAMP.read_text().split() if STAMP.exists() and venv_python().exists() else []
+    if have[:1] == [wanted] and (not extras or extras in have[1:]):
         return venv_python()
-    print("Preparing .venv (first run, or pyproject.toml changed) ...", flush=True)
+    what = "the service and the tools of the tests" if extras else "what the service needs"
+    print(f"Preparing .venv with {what} (first run, or pyproject.toml changed):", flush=True)
+    if not venv_python().exists():
+        print("  making the virtual environment ...", flush=True)
     venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
-    python = str(venv_python())
-    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True)
-    STAMP.write_text(wanted)
+    target = f"{ROOT}[{extras}]" if extras else str(ROOT)
+    _pip(str(venv_python()), "-e", target)
+    STAMP.write_text(" ".join([wanted, *([extras] if extras else [])]))
+    print("  .venv is ready", flush=True)
     return venv_python()
+
+
+def _pip(python: str, *args: str) -> None:
+    """pip install, showing one line per package as it goes (a first install takes a
+    minute or more on a busy machine); pip's whole output only if it fails."""
+    command = [python, "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar"]
+    child = subprocess.Popen(
+        [*command, "off", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    said: list[str] = []
+    assert child.stdout is not None
+    for line in child.stdout:
+        said.append(line)
+        if line.startswith(("Collecting ", "Installing collected", "Successfully installed")):
+            shown = line.strip()
+            print(f"  {shown[:100]}{'...' if len(shown) > 100 else ''}", flush=True)
+    if child.wait() != 0:
+        print("".join(said), end="", file=sys.stderr)
+        raise SystemExit(f"pip failed (exit status {child.returncode}); see above")
 
 
 # what the tests run for real, by the program's name: the Debian package that has it
@@ -123,8 +147,8 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {*COMMANDS, "test"}:
         print(f"usage: python3 dev.py {'|'.join([*COMMANDS, 'test'])} [args...]", file=sys.stderr)
         return 2
-    python = ensure_venv()
     command, rest = argv[0], argv[1:]
+    python = ensure_venv("" if command == "run" else "dev")  # running needs no test tools
     if command == "bench-mail" and ensure_debian(("dovecot",)) != 0:
         return 1
     if command == "screenshots" and ensure_debian(("chromium",)) != 0:

@@ -43,9 +43,17 @@ class Setup:
 
     @classmethod
     def from_seed(cls, colours: Sequence[str], seed: int) -> Setup:
-        """The stack shuffled by a generator of its own seeded with `seed`."""
+        """The stack shuffled by a generator of its own seeded with `seed`: reproducible, and
+        so predictable by whoever knows or tries the seed (a game for real play is shuffled
+        by `shuffled` with the operating system's randomness)."""
+        return cls.shuffled(colours, random.Random(seed))
+
+    @classmethod
+    def shuffled(cls, colours: Sequence[str], rng: random.Random) -> Setup:
+        """The stack shuffled by `rng`, the caller's: `secrets.SystemRandom()` for a stack
+        nobody can work out from the tiles drawn."""
         stack = list(STACK_TILES)
-        random.Random(seed).shuffle(stack)
+        rng.shuffle(stack)
         return cls(tuple(colours), tuple(stack))
 
     @classmethod

@@ -22,6 +22,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from sqlalchemy import String, type_coerce
+from sqlalchemy import select as rows_of
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 from typer.core import TyperGroup
@@ -31,7 +32,17 @@ from pbem import __version__, export, view
 from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.commands import status_text
 from pbem.config import ConfigError, Settings, load_settings
-from pbem.db import backup, check_intact, explain, incremental, open_database, reading, session
+from pbem.db import (
+    PRIVATE_UMASK,
+    backup,
+    check_intact,
+    explain,
+    incremental,
+    make_private,
+    open_database,
+    reading,
+    session,
+)
 from pbem.db import compact as compact_database
 from pbem.diagnose import check_settings, report
 from pbem.gm import GameMaster
@@ -43,7 +54,7 @@ from pbem.migrate import SchemaError
 from pbem.models import Game, Outbox, Seat
 from pbem.render import render_board_text
 from pbem.runner import ServiceRunning, one_service, run_cycle, serve, take
-from pbem.service import GameError, SeatSpec, Service
+from pbem.service import GameError, SeatSpec, Service, stack_note
 from pbem.transport import maildir
 
 log = logging.getLogger("pbem.cli")  # also when run as `python -m pbem.cli`
@@ -120,6 +131,7 @@ def _root(
     ] = False,
 ) -> None:
     """Tongiaki by email: a play-by-email server for Tongiaki."""
+    os.umask(PRIVATE_UMASK)  # the database, its backups and the mail folders: ours alone
 
 
 ConfigOption = Annotated[
@@ -151,6 +163,7 @@ def _service(config: Path | None, *, logs: bool = False, check: bool = False) ->
             stream=sys.stderr,
         )
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    make_private(settings.data_dir)  # made before the service set its umask, maybe
     if check and not settings.on_postgres:
         check_intact(settings.database_path)
     try:
@@ -213,7 +226,10 @@ def new_game(
     bot: Annotated[
         list[str], typer.Option(help=f"NAME:{BOT_NOTATION}[:COLOUR], seated after the players.")
     ] = [],  # noqa: B006
-    seed: Annotated[int | None, typer.Option(help="Seed for shuffling the stack.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Shuffle the stack from this seed: reproducible, so predictable."),
+    ] = None,
     stack: Annotated[
         str | None, typer.Option(help="The whole stack, top first: Samoa,C,...")
     ] = None,
@@ -254,6 +270,12 @@ def new_game(
     except GameError as error:
         _fail(str(error))
     typer.echo(game_id)
+    if seed is not None and not tiles:
+        typer.echo(
+            f"note: game {game_id}'s stack was shuffled from seed {seed}, so it is predictable; "
+            "games for real play are made without --seed.",
+            err=True,
+        )
 
 
 @app.command()
@@ -370,11 +392,16 @@ def list_games(config: ConfigOption = None) -> None:
 def game_lines(db: Session) -> list[str]:
     """One line per game, with its players: read in one query."""
     query = (
-        select(
+        rows_of(  # SQLAlchemy's select: SQLModel's types only a few columns
             col(Game.id),
             type_coerce(col(Game.status), String),  # the text as stored: no enum per row
             col(Game.decision),
-            (col(Seat.name) + " (" + col(Seat.colour) + ")").label("seat"),
+            col(Seat.name),
+            col(Seat.colour),
+            type_coerce(col(Seat.bot), String),
+            col(Seat.resigned),
+            col(Seat.kicked),
+            col(Seat.absent),
         )
         .join(Seat, col(Seat.game_id) == col(Game.id))
         .order_by(col(Game.id), col(Seat.seat))
@@ -382,15 +409,29 @@ def game_lines(db: Session) -> list[str]:
     lines: list[str] = []
     current: tuple[int, str, int] | None = None
     who: list[str] = []
-    for game_id, status, decision, seat in db.connection().execute(query):  # rows, not ORM
+    for row in db.connection().execute(query):  # rows, not ORM
+        game_id, status, decision, name, colour, bot, resigned, kicked, absent = row
         if game_id != (current[0] if current else None):
             if current is not None:
                 lines.append(_game_line(*current, who))
             current, who = (game_id or 0, status, decision), []
-        who.append(seat)
+        who.append(_seat_label(name, colour, bot, resigned, kicked, absent))
     if current is not None:
         lines.append(_game_line(*current, who))
     return lines
+
+
+def _seat_label(
+    name: str, colour: str, bot: str | None, resigned: bool, kicked: bool, absent: bool
+) -> str:
+    """'Ann (red)', and how the seat is played when not by its player: 'Cy (green, removed:
+    greedy bot)', 'Bob (blue, resigned: greedy bot)', 'Kai (red, expert bot)', 'absent'."""
+    how = f"{bot} bot" if bot else ""
+    for left, said in ((kicked, "removed"), (resigned, "resigned"), (absent, "absent")):
+        if left:
+            how = f"{said}: {how}" if how else said
+            break
+    return f"{name} ({colour}{', ' + how if how else ''})"
 
 
 def _game_line(game_id: int, status: str, decision: int, who: list[str]) -> str:
@@ -407,6 +448,7 @@ def show(game: int, config: ConfigOption = None) -> None:
         except GameError as error:
             _fail(str(error))
         typer.echo(render_board_text(view.board(table.state, table.names, table.bots)))
+        typer.echo(stack_note(table.game))
         typer.echo(status_text(table))
 
 

@@ -78,13 +78,14 @@ class Round:
     announced: list[str] = field(default_factory=list)  # news for everyone
     events: list[Event] = field(default_factory=list)
     welcome: list[Seat] = field(default_factory=list)  # seats handed to a new address
-    watchers: list[Observer] = field(default_factory=list)  # observers added
+    watchers: list[Observer] = field(default_factory=list)  # observers who watch from now on
+    invited: list[Observer] = field(default_factory=list)  # asked by the game master to watch
     show_board: bool = False
     moves: int = 0  # decisions the sender made in this round
     asked: str = ""  # a command that waits for `confirm` on the next line (`resign`)
     asked_before: str = ""  # one the mail answered asked about: `confirm` alone acts
     talk: list[Talk] = field(default_factory=list)  # table talk said in this round
-    farewell: bool = False  # the sender left the game in this round
+    farewell: bool = False  # the sender left the game (or an observer stopped) in this round
     # last mails to players who lost their seat in this round (`replace`, `kick`), addressed
     # as the seat was; the game master's flow queues them
     farewells: list[Envelope] = field(default_factory=list)

@@ -12,6 +12,7 @@ from datetime import datetime
 from email.header import Header
 from email.message import Message
 from email.utils import format_datetime, formataddr, make_msgid
+from urllib.parse import quote
 
 from pbem.addressing import Tag, reply_address, subject_tag
 from pbem.config import Settings
@@ -23,6 +24,17 @@ def game_thread_id(settings: Settings, game_id: int) -> str:
     """The Message-ID every mail of a game refers to, so that clients keep one thread."""
     domain = settings.from_address.partition("@")[2] or "localhost"
     return f"<tongiaki-game-{game_id}@{domain}>"
+
+
+def list_unsubscribe(settings: Settings, tag: Tag) -> str:
+    """The List-Unsubscribe of an observer's mail (RFC 2369): a mail saying `stop` to their
+    own reply address (the tag in the subject when the host has no plus addressing). No
+    List-Unsubscribe-Post: one-click unsubscribing (RFC 8058) is for https addresses."""
+    if settings.plus_addressing:
+        address, subject = reply_address(settings.from_address, tag), "stop"
+    else:
+        address, subject = settings.from_address, f"stop {subject_tag(tag)}"
+    return f"<mailto:{address}?subject={quote(subject)}&body=stop>"
 
 
 def _header(value: str) -> str | Header:

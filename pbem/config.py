@@ -91,6 +91,9 @@ class Settings:
     plus_addressing: bool = True
     poll_seconds: float = 60.0
     outbox_seconds: float = 30.0
+    # PostgreSQL: how long a service's claim on the mails it sends lasts unless renewed (it
+    # renews it every third of this while it sends): a dead service's mails go to the others
+    outbox_claim_seconds: float = 25.0
     default_deadline: str = "48h"  # time per decision, when a game does not set its own
     reminders: tuple[str, ...] = ("50%", "6h")  # when N% of the time is left; or before
     absence_after: int = 3  # automatic moves in a row that mark a seat absent
@@ -255,6 +258,8 @@ def _check(settings: Settings) -> None:
     for name in ("poll_seconds", "outbox_seconds"):
         if getattr(settings, name) <= 0:
             raise ConfigError(f"{name!r} must be more than 0")
+    if settings.outbox_claim_seconds < 1:
+        raise ConfigError("'outbox_claim_seconds' must be 1 or more")
     if settings.expert_seconds < 0:
         raise ConfigError("'expert_seconds' must be 0 (a fixed search) or more")
     if settings.state_cache_games < 1:

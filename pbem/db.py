@@ -8,11 +8,13 @@ disk, a folder that cannot be read, a PostgreSQL server that cannot be reached."
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import pwd
 import sqlite3
+import stat
 import threading
-from contextlib import closing
+from contextlib import closing, suppress
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,43 @@ CONNECT_SECONDS = 10  # how long a connection to PostgreSQL may take
 GAME_LOCK = 2
 CLOCK_LOCK = (3, 0)  # the service-wide clock (`pbem.deadlines`)
 NO_GAME = 2**31  # game numbers are this or more nowhere (PostgreSQL's integer)
+# what the service makes is its user's alone: the database holds every seat's secret
+PRIVATE_UMASK = 0o077
+
+log = logging.getLogger(__name__)
+
+
+def others_may_read(path: Path) -> bool:
+    """Whether users other than the owner may read or enter `path` (False if it is not there)."""
+    try:
+        return bool(path.stat().st_mode & PRIVATE_UMASK)
+    except OSError:  # not there, or in a folder this user cannot read
+        return False
+
+
+def make_private(path: Path) -> None:
+    """Take group's and others' access to `path` away (a file or folder of the service's, made
+    before the service set its umask), saying so in the log; a path it may not change is left
+    as it is and logged (`pbem check-config` warns of it too)."""
+    if not others_may_read(path):
+        return
+    mode = stat.S_IMODE(path.stat().st_mode)
+    try:
+        path.chmod(mode & ~PRIVATE_UMASK)
+    except OSError as error:
+        log.warning("%s may be read by other users of the host: %s", path, error.strerror)
+        return
+    log.warning(
+        "%s could be read by other users of the host (mode %o): now by its owner only",
+        path,
+        mode,
+    )
+
+
+def _private_file(path: Path) -> None:
+    """Create `path` empty and readable by its owner only, unless it is there already."""
+    with suppress(OSError):  # there already; or SQLite says what is wrong, as `explain` reads it
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def open_database(where: Path | str) -> Engine:
@@ -43,7 +82,10 @@ def open_database(where: Path | str) -> Engine:
     if isinstance(where, str) and where.startswith(POSTGRES_URL):
         return _open_postgres(where)
     path = Path(where)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # made new: ours alone
+    _private_file(path)  # SQLite gives its -wal and -shm the database file's mode
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        make_private(part)
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_SECONDS})
 
     @event.listens_for(engine, "connect")
@@ -177,6 +219,7 @@ def backup(path: Path, target: Path) -> None:
     check_intact(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        _private_file(target)  # a copy of every seat's secret: its owner's alone
         with (
             closing(sqlite3.connect(path, timeout=BUSY_SECONDS)) as source,
             closing(sqlite3.connect(target)) as copy,
@@ -321,7 +364,9 @@ def _postgres_failure(error: BaseException, cause: BaseException, url: str) -> U
     if error.connection_invalidated or "connection" in said.lower():
         return Unusable(
             f"the PostgreSQL database {where} cannot be reached ({said}): check that the "
-            "server runs and that database_url names it, its user and their password",
+            "server runs, that database_url names it and its user, and the user's password "
+            "(in the file $PGPASSFILE names, or $PGPASSWORD; under systemd a credential, see "
+            "systemd/README.md)",
             FOR_NOW,
         )
     if getattr(cause, "sqlstate", "") in ("42501", "28000", "28P01", "3D000"):

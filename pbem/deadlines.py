@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 
-from sqlmodel import Session, col, func, or_, select
+from sqlmodel import Session, col, func, or_, select, update
 
 from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem import decision_clock, letters, news
 from pbem.clock import as_utc, due_reminder, format_duration, time_zone
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
 from pbem.gm_commands import GM_COMMANDS
-from pbem.kinds import GameStatus, MailMode, MoveSource
-from pbem.models import Game, Held, Seat, Setting
+from pbem.kinds import GameStatus, MailMode, MoveSource, WatchEnd
+from pbem.models import INVITATION_DAYS, Game, Held, Observer, Seat, Setting
 from pbem.service import Service
 from pbem.table import Table, bot_choice
 from pbem.view import when
@@ -41,6 +41,7 @@ class TickReport:
     automatic: int = 0  # automatic moves at a deadline
     graced: int = 0  # games whose passed deadline got fresh time after the service was down
     digests: int = 0  # daily digests sent
+    lapsed: int = 0  # invitations to watch not accepted in time, ended (nobody is mailed)
 
 
 class Woke(Enum):
@@ -80,7 +81,30 @@ def tick(service: Service, now: datetime) -> TickReport:
         elif done is Woke.AUTOMATIC:
             report.automatic += 1
     report.digests = _send_digests(service, now)
+    report.lapsed = _lapse_invitations(service, now)
     return report
+
+
+def _lapse_invitations(service: Service, now: datetime) -> int:
+    """Invitations to watch not accepted within INVITATION_DAYS end, without a word to
+    anyone; the address is not invited to that game again. One statement, which skips an
+    invitation accepted meanwhile (PostgreSQL reads the row again after its lock)."""
+    cutoff = now - timedelta(days=INVITATION_DAYS)
+    with session(service.engine) as db:
+        result = db.exec(
+            update(Observer)
+            .where(
+                col(Observer.confirmed_at).is_(None),
+                col(Observer.ended_at).is_(None),
+                col(Observer.added_at) <= cutoff,
+            )
+            .values(ended=WatchEnd.LAPSED, ended_at=now)
+        )
+        db.commit()
+    lapsed = int(result.rowcount)
+    if lapsed:
+        log.info("%d invitation(s) to watch lapsed", lapsed)
+    return lapsed
 
 
 def digest_due(seat: Seat, since: datetime) -> datetime:

@@ -40,6 +40,30 @@ def start(
         game.wake_at = wake_time(game, reminders, now)
 
 
+def restore(
+    game: Game,
+    *,
+    clock_from: datetime,
+    deadline_at: datetime,
+    decided_at: datetime,
+    reminders: Sequence[Reminder],
+    now: datetime,
+) -> None:
+    """A decision taken back (`gm undo`) gets the clock it had when it was made at
+    `decided_at`: its deadline with the extensions and vacations it had; if that has passed,
+    the time it had left then, counted from now. Reminders already due are not sent again."""
+    begin, deadline = as_utc(clock_from), as_utc(deadline_at)
+    if deadline <= now:
+        later = now - as_utc(decided_at)
+        begin, deadline = begin + later, deadline + later
+    game.clock_from, game.deadline_at, game.reminded_at = begin, deadline, now
+    if game.status == GameStatus.PAUSED:
+        game.paused_left = max(int((deadline - now).total_seconds()), 0)
+        game.wake_at = None
+    else:
+        game.wake_at = wake_time(game, reminders, now)
+
+
 def stop(game: Game) -> None:
     """No decision is open (the game is over): no clock."""
     game.clock_from = game.deadline_at = game.wake_at = game.reminded_at = None

@@ -30,7 +30,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import DBAPIError
 
 from pbem.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls
-from pbem.db import damaged, explain, problems, storage_problem
+from pbem.db import damaged, explain, others_may_read, problems, storage_problem
 from pbem.i18n import TRANSLATED, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
 from pbem.transport import imap_connect, quote_mailbox, tls_context
@@ -125,6 +125,22 @@ def _database(settings: Settings) -> Iterator[Check]:
         yield Check("database", Verdict.FAIL, str(explained) if explained else f"{path}: {failure}")
         return
     yield from _contents(str(path), row, games, (waiting, tries, error))
+    yield _privacy(settings.data_dir, path)
+
+
+def _privacy(data_dir: Path, path: Path) -> Check:
+    """Whether other users of the host may read the database (every seat's secret is in it)
+    or enter the data folder; the service takes their access away when it starts."""
+    files = (data_dir, path, Path(f"{path}-wal"), Path(f"{path}-shm"))
+    open_to_others = [f"{f} ({f.stat().st_mode & 0o777:o})" for f in files if others_may_read(f)]
+    if not open_to_others:
+        return Check("privacy", Verdict.OK, f"{data_dir} and the database: their owner's only")
+    return Check(
+        "privacy",
+        Verdict.WARN,
+        f"other users of the host may read {', '.join(open_to_others)}: the service makes "
+        "them its user's only when it starts (or `chmod go= PATH`)",
+    )
 
 
 def _postgres(settings: Settings) -> Iterator[Check]:
@@ -260,7 +276,7 @@ def _imap(imap: ImapSettings) -> list[Check]:
         try:
             client.login(imap.user, imap.password)
         except (OSError, imaplib.IMAP4.error) as error:
-            refused = Check("IMAP login", Verdict.FAIL, f"{imap.user} refused: {_text(error)}")
+            refused = Check("IMAP login", Verdict.FAIL, f"{imap.user} refused: {_said(error)}")
             return [*checks, refused, *_skipped(steps[2:], "no login")]
         checks.append(Check("IMAP login", Verdict.OK, imap.user))
         try:
@@ -286,6 +302,11 @@ class _LoggedOut:
     def close(self) -> None:
         with suppress(OSError, imaplib.IMAP4.error):
             self.client.logout()
+
+
+def _said(error: BaseException) -> str:
+    """What an error says, its server's words as text (imaplib's errors hold bytes)."""
+    return _text(error.args[0]) if len(error.args) == 1 else _text(error)
 
 
 def _text(value: object) -> str:

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from engine import LETTERS, Choice, Setup, State, parse_choice
+from engine import ISLAND_ALIASES, LETTERS, Choice, Setup, State, parse_choice
 from pbem import letters, view
 from pbem.clock import as_utc
 from pbem.i18n import island, with_names
@@ -71,6 +71,7 @@ class Played:
     moves: tuple[Logged, ...]
     talk: tuple[Said, ...]  # to the whole table only: what was told one player never is
     resigned: tuple[bool, ...] = ()  # the player left; a bot played on, the points are theirs
+    removed: tuple[bool, ...] = ()  # the game master removed the player; a bot played on
 
     @property
     def over(self) -> bool:
@@ -137,8 +138,9 @@ def load(db: Session, game_id: int) -> Played:
         created_at=as_utc(game.created_at),
         setup=Setup(tuple(game.colours.split(",")), tuple(game.stack.split(","))),
         names=tuple(s.name for s in seats),
-        bots=tuple(bool(s.bot) and not s.resigned for s in seats),
+        bots=tuple(bool(s.bot) and not s.resigned and not s.kicked for s in seats),
         resigned=tuple(s.resigned for s in seats),
+        removed=tuple(s.kicked for s in seats),
         moves=tuple(
             Logged(m.number, m.seat, m.choice, MoveSource(m.source), as_utc(m.created_at))
             for m in moves
@@ -151,7 +153,8 @@ def load(db: Session, game_id: int) -> Played:
 
 
 def notation(played: Played) -> str:
-    """The set-up and one choice per line, in the order they were made."""
+    """The set-up and one choice per line, in the order they were made, with the English
+    names of the islands (Fiji: `read_notation` and every command read both)."""
     who = ", ".join(
         f"{name} ({colour})"
         for name, colour in zip(played.names, played.setup.colours, strict=True)
@@ -163,8 +166,8 @@ def notation(played: Played) -> str:
                 "# The set-up (colours in seat order, the stack top first), then one choice per "
                 "line from decision 1.",
                 f"colours: {','.join(played.setup.colours)}",
-                f"stack: {','.join(played.setup.stack)}",
-                *(move.choice for move in played.moves),
+                f"stack: {','.join(island(name) for name in played.setup.stack)}",
+                *(named_choice(move.choice) for move in played.moves),
             ]
         )
         + "\n"
@@ -182,7 +185,8 @@ def read_notation(text: str) -> tuple[Setup, list[Choice]]:
             continue
         key, colon, value = line.partition(":")
         if colon and key.strip().lower() in ("colours", "stack"):
-            fields[key.strip().lower()] = tuple(v.strip() for v in value.split(",") if v.strip())
+            names = (v.strip() for v in value.split(",") if v.strip())
+            fields[key.strip().lower()] = tuple(ISLAND_ALIASES.get(v, v) for v in names)
         else:
             choices.append(parse_choice(line))
     return Setup(fields.get("colours", ()), fields.get("stack", ())), choices
@@ -236,13 +240,13 @@ def record(played: Played, progress: Progress | None = None) -> Record:
                 # the games going on
                 picture=_data_url(board_png(group.after, ("record", played.game), english=True)),
                 board=render_board_text(
-                    view.board(group.after, names, played.bots, played.resigned)
+                    view.board(group.after, names, played.bots, played.resigned, played.removed)
                 ),
             )
         )
         if progress is not None:
             progress(index + 1, len(groups))
-    players = view.players(state, names, played.bots, played.resigned)
+    players = view.players(state, names, played.bots, played.resigned, played.removed)
     return Record(
         game=played.game,
         title=f"Tongiaki, game {played.game}",

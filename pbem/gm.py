@@ -96,6 +96,7 @@ class GameMaster:
             for seat in round.welcome:
                 mail.queue(table, seat, letters.welcome(at, seat.seat), None)
         mail.welcome_watchers(table, round.watchers)
+        mail.invite(table, round.invited)
         if round.announced or round.events:
             mail.queue_round(
                 table,

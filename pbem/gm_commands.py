@@ -6,9 +6,9 @@ give them, the log of actions, the mails that tell everyone) is `pbem.gm`.
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlmodel import col, delete
+from sqlmodel import col, delete, select
 
 from engine import BOT_KINDS, BotKind, Joined, Message, Phase, State, counted
 from pbem import decision_clock, news, view
@@ -27,9 +27,19 @@ from pbem.commands import (
 from pbem.envelope import envelope
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.inbound import shown
-from pbem.kinds import AnswerTopic, GameStatus, MailKind, MoveSource
-from pbem.models import Held, MailChoice, Move, Observer, Seat
+from pbem.kinds import AnswerTopic, GameStatus, MailKind, MoveSource, WatchEnd
+from pbem.models import (
+    INVITATION_DAYS,
+    MAX_OBSERVERS,
+    Declined,
+    Held,
+    MailChoice,
+    Move,
+    Observer,
+    Seat,
+)
 from pbem.play import read_choice
+from pbem.table import Table
 from pbem.view import Answer, when
 
 
@@ -162,6 +172,11 @@ def _undo(round: Round, rest: str) -> str:
     before = round.table.state.log
     kept = before[: made - count]
     state = State.replay(round.table.state.setup, kept)
+    taken = select(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
+    clocks = {
+        m.number: (m.seat, m.clock_from, m.deadline_at, m.created_at)
+        for m in round.table.db.exec(taken)
+    }
     gone = delete(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
     round.table.db.exec(gone)
     round.table.state = state
@@ -170,6 +185,7 @@ def _undo(round: Round, rest: str) -> str:
     if game.status == GameStatus.OVER:
         game.status = GameStatus.RUNNING
     replayed = round.table.advance()
+    _clock_as_it_was(round, clocks)
     again = len(state.log) - len(kept)  # bots make their decisions again at once
     same = state.log == before  # ... as they made them before
     if not same:  # what the bots did the same way again is no news to anyone
@@ -218,49 +234,129 @@ def _undo(round: Round, rest: str) -> str:
     return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
 
 
+def _clock_as_it_was(
+    round: Round, clocks: dict[int, tuple[int, datetime | None, datetime | None, datetime]]
+) -> None:
+    """The decision `undo` opened again gets the clock it had when its seat made it (an
+    extension, a vacation kept), not a fresh one: `clocks` are the taken-back moves'."""
+    table = round.table
+    decision = table.state.decision
+    if decision is None or decision.number not in clocks:
+        return
+    seat, clock_from, deadline_at, decided_at = clocks[decision.number]
+    if seat != decision.seat or clock_from is None or deadline_at is None:
+        return  # the bots played another way, or it was decided at once: a fresh clock
+    decision_clock.restore(
+        table.game,
+        clock_from=clock_from,
+        deadline_at=deadline_at,
+        decided_at=decided_at,
+        reminders=table.settings.parsed_reminders,
+        now=table.now,
+    )
+
+
 def _observe(round: Round, rest: str) -> str:
-    """Someone watches the game: every update and the final board, never a prompt."""
+    """Someone is invited to watch the game: one mail that asks them, and nothing more
+    until they accept (then every update and the final board, never a prompt)."""
     parts = rest.split()
     if not parts:
         raise GmError("Write it as: observe ADDRESS [NAME].")
     table = round.table
+    rows = every_observer(table)
     try:
         address = check_address(parts[0])
         if len(parts) > 1:
             name = check_name(" ".join(parts[1:]))
         else:
-            name = unnamed_observer(o.name for o in table.observers)
+            name = unnamed_observer(o.name for o in rows)
     except IdentityError as error:
         raise GmError(str(error)) from error
-    taken = [s.address for s in table.seats] + [o.address for o in table.observers]
-    if any(a and a.lower() == address.lower() for a in taken):
+    if any(s.address and s.address.lower() == address.lower() for s in table.seats):
         raise GmError(f"{address} has a seat or watches this game already.")
+    found = next((o for o in rows if o.address.lower() == address.lower()), None)
+    if found is not None:
+        _refuse_again(found)
+    declined = table.db.get(Declined, address.lower())
+    if declined is not None:
+        raise GmError(
+            f"{address} said stop to an invitation to watch (game {declined.game_id}, "
+            f"{when(as_utc(declined.at))}): no game master invites it again. The host may "
+            "still add it to a new game (new-game --observer), or its owner accept another "
+            "invitation."
+        )
+    if sum(1 for o in rows if _counted(o)) >= MAX_OBSERVERS:
+        raise GmError(
+            f"A game has at most {MAX_OBSERVERS} observers, counting the invitations not "
+            "accepted (waiting, declined, lapsed or withdrawn); this one has them all."
+        )
     assert table.game.id is not None
-    watcher = Observer(
-        game_id=table.game.id,
-        address=address,
-        name=name,
-        secret=secrets.token_hex(16),
-        added_at=table.now,
-    )
-    table.db.add(watcher)
+    if found is None:  # found: they watched once, and the game master removed them
+        found = Observer(
+            game_id=table.game.id, address=address, name=name, secret="", added_at=table.now
+        )
+    found.name, found.secret, found.added_at = name, secrets.token_hex(16), table.now
+    found.confirmed_at = found.ended_at = found.ended = None
+    table.db.add(found)
     table.db.flush()
-    table.observers.append(watcher)
-    round.watchers.append(watcher)
-    round.announced.append(Message("{name} watches the game now.", name=name))
-    return f"{name} ({address}) watches the game"
+    round.invited.append(found)
+    return (
+        f"{name} ({address}) is invited to watch: they get the game's mails once they accept "
+        f"(within {INVITATION_DAYS} days)"
+    )
+
+
+def every_observer(table: Table) -> list[Observer]:
+    """Everyone the game ever invited or had watch, whether they watch now or not."""
+    query = select(Observer).where(Observer.game_id == table.game.id)
+    return list(table.db.exec(query.order_by(col(Observer.id))))
+
+
+def _counted(observer: Observer) -> bool:
+    """Whether an observer counts towards MAX_OBSERVERS: they watch now, or an invitation
+    to them was never accepted (so that a game master cannot mail stranger after stranger
+    by withdrawing each invitation)."""
+    return observer.ended is None or observer.confirmed_at is None
+
+
+def _refuse_again(found: Observer) -> None:
+    """Refuse to invite an address the game has had: it watches or is invited, it said
+    stop, or it let an invitation lapse; one removed before it accepted is not asked twice.
+    Raises nothing for one who watched and was removed by the game master."""
+    since = when(as_utc(found.ended_at or found.added_at))
+    if found.ended is None and found.confirmed_at is not None:
+        raise GmError(f"{found.address} has a seat or watches this game already.")
+    if found.ended is None:
+        raise GmError(f"{found.address} is invited already ({since}); they watch once they accept.")
+    if found.ended == WatchEnd.STOP:
+        raise GmError(f"{found.address} said stop to this game ({since}): it is not invited again.")
+    if found.ended == WatchEnd.LAPSED:
+        raise GmError(
+            f"{found.address} did not accept the invitation to this game within "
+            f"{INVITATION_DAYS} days ({since}): it is not invited again."
+        )
+    if found.confirmed_at is None:
+        raise GmError(
+            f"{found.address} was invited to this game and did not accept before the "
+            f"invitation was withdrawn ({since}): an address is invited once."
+        )
 
 
 def _unobserve(round: Round, rest: str) -> str:
     table = round.table
     text = rest.strip().lower()
-    found = [o for o in table.observers if text in (o.address.lower(), o.name.lower())]
+    active = [o for o in every_observer(table) if o.ended is None]
+    found = [o for o in active if text in (o.address.lower(), o.name.lower())]
     if not text or not found:
-        watching = ", ".join(o.name for o in table.observers) or "nobody"
-        raise GmError(f"Nobody watches as {shown(rest, 40)!r}; watching: {watching}.")
+        watching = ", ".join(
+            o.name if o.confirmed_at is not None else f"{o.name} (invited)" for o in active
+        )
+        raise GmError(f"Nobody watches as {shown(rest, 40)!r}; watching: {watching or 'nobody'}.")
     watcher = found[0]
-    table.db.delete(watcher)
-    table.observers.remove(watcher)
+    watcher.ended, watcher.ended_at = WatchEnd.GM, table.now
+    if watcher.confirmed_at is None:  # the players never heard of them
+        return f"the invitation to {watcher.name} ({watcher.address}) is withdrawn"
+    table.observers[:] = [o for o in table.observers if o is not watcher]
     round.announced.append(Message("{name} no longer watches the game.", name=watcher.name))
     return f"{watcher.name} no longer watches the game"
 
@@ -282,7 +378,7 @@ def _replace(round: Round, rest: str) -> str:
     seat.secret = secrets.token_hex(16)
     seat.bot, seat.absent, seat.auto_moves = None, False, 0
     seat.away_until, seat.vacation_used, seat.resigned = None, 0, False
-    seat.resigned_at, seat.asked = None, ""
+    seat.resigned_at, seat.asked, seat.kicked = None, "", False
     seat.tz, seat.lang = None, round.table.game.lang  # the new player's own: UTC, the game's
     _mail_settings_of(round, seat)
     _restart_if_open(round, seat)
@@ -345,7 +441,7 @@ def _kick(round: Round, rest: str) -> str:
         raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
     _farewell(round, seat, Message("The game master removed you from the game."))
     bot = round.table.settings.absent_bot
-    seat.address, seat.bot, seat.absent = None, bot, False
+    seat.address, seat.bot, seat.absent, seat.kicked = None, bot, False, True
     round.events += round.table.advance()
     round.announced.append(
         Message(
@@ -492,7 +588,7 @@ GM_COMMANDS = Commands(
         Command(
             "observe",
             "observe ADDRESS [NAME]",
-            "someone watches the game (every update, never a prompt)",
+            "invite someone to watch the game (every update once they accept, never a prompt)",
             _observe,
             example="observe olga@example.org Olga",
         ),
@@ -526,4 +622,4 @@ def gm_examples() -> str:
     return f"{changes}; or {looks}"
 
 
-__all__ = ["GM_COMMANDS", "GmError", "gm_examples", "gm_help"]
+__all__ = ["GM_COMMANDS", "GmError", "every_observer", "gm_examples", "gm_help"]

@@ -71,6 +71,8 @@ COMMAND_WORDS: dict[str, dict[str, str]] = {
         "mail": "posta",
         "lang": "lingua",
         "tz": "fuso",
+        "watch": "guarda",
+        "stop": "basta",
     },
     "nl": {
         "help": "hulp",
@@ -86,6 +88,8 @@ COMMAND_WORDS: dict[str, dict[str, str]] = {
         "mail": "post",
         "lang": "taal",
         "tz": "tijdzone",
+        "watch": "meekijken",
+        "stop": "afmelden",
     },
     "fi": {
         "help": "apua",
@@ -101,6 +105,8 @@ COMMAND_WORDS: dict[str, dict[str, str]] = {
         "mail": "posti",
         "lang": "kieli",
         "tz": "aikavyöhyke",
+        "watch": "seuraa",
+        "stop": "lopeta",
     },
     "hu": {
         "help": "segítség",
@@ -116,6 +122,8 @@ COMMAND_WORDS: dict[str, dict[str, str]] = {
         "mail": "levél",
         "lang": "nyelv",
         "tz": "időzóna",
+        "watch": "figyelem",
+        "stop": "leiratkozom",
     },
     "he": {
         "help": "עזרה",
@@ -131,6 +139,8 @@ COMMAND_WORDS: dict[str, dict[str, str]] = {
         "mail": "דואר",
         "lang": "שפה",
         "tz": "אזור",
+        "watch": "צפייה",
+        "stop": "הסרה",
     },
 }
 # every language's word, to the command it names
@@ -144,9 +154,19 @@ def word_for(name: str, lang: str) -> str:
     return COMMAND_WORDS.get(lang, {}).get(name, name)
 
 
+# the commands only those invited to watch and observers write: the players' help leaves
+# their words out
+WATCHING_ONLY = ("watch", "stop")
+
+
 def words_of(lang: str) -> str:
-    """'aiuto = help, regole = rules, ...': the words of `lang` ('' for English)."""
-    return ", ".join(f"{word} = {name}" for name, word in COMMAND_WORDS.get(lang, {}).items())
+    """'aiuto = help, regole = rules, ...': the words of `lang` for a player's commands
+    ('' for English)."""
+    return ", ".join(
+        f"{word} = {name}"
+        for name, word in COMMAND_WORDS.get(lang, {}).items()
+        if name not in WATCHING_ONLY
+    )
 
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"

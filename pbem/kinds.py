@@ -69,6 +69,15 @@ class MailKind(StrEnum):
     GAME_OVER = "game_over"
     GM = "gm"
     WATCH = "watch"  # news for someone who watches the game
+    INVITATION = "invitation"  # asks someone the game master named whether they will watch
+
+
+class WatchEnd(StrEnum):
+    """Why an observer no longer watches (nor is invited)."""
+
+    STOP = "stop"  # they wrote `stop` (or unsubscribed)
+    LAPSED = "lapsed"  # they did not accept the invitation in time
+    GM = "gm"  # the game master's `unobserve`
 
 
 class AnswerTopic(StrEnum):

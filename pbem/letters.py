@@ -60,11 +60,12 @@ def moment(
     outcome: Outcome | None = None,
     paused: bool = False,
     resigned: Sequence[bool] = (),
+    removed: Sequence[bool] = (),
 ) -> Moment:
     """`announced`: what the service or the game master did, told before the events;
     `outcome`: the game's score when it is not the state's alone (`Table.outcome`: the game
     master may have ended it)."""
-    board = view.marked(view.board(state, names, bots, resigned), view.changes(events))
+    board = view.marked(view.board(state, names, bots, resigned, removed), view.changes(events))
     tiles = state.tiles  # a snapshot of its own
     outcome = outcome or state.standings()
     over = state.decision is None or outcome.termination is Termination.GAME_MASTER

@@ -7,9 +7,10 @@ import hashlib
 import json
 import logging
 import secrets
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlmodel import Session, func, select
@@ -18,7 +19,7 @@ from engine import Event, Joined, Message, State
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.clock import as_utc, format_duration
-from pbem.compose import Picture, compose
+from pbem.compose import Picture, compose, list_unsubscribe
 from pbem.config import ExportOnGameOver, Settings
 from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
@@ -30,7 +31,18 @@ from pbem.manual import (
     WATCH_HELP,
     command_help,
 )
-from pbem.models import Game, GmTag, Held, Move, Observer, Outbox, Seat, Talk
+from pbem.models import (
+    INVITATION_DAYS,
+    Game,
+    GameRecord,
+    GmTag,
+    Held,
+    Move,
+    Observer,
+    Outbox,
+    Seat,
+    Talk,
+)
 from pbem.picture import Seen, drawn, english_differs, seen
 from pbem.render import render
 from pbem.table import Table
@@ -92,8 +104,7 @@ class Mailer:
         # the players' help, with the host's vacation allowance
         allowance = format_duration(settings.vacation_allowance_seconds)
         self.commands = command_help(allowance=allowance)
-        self._records: dict[tuple[int, int], tuple[str, bytes]] = {}  # the last game's record
-        self._links: dict[tuple[int, int], str] = {}  # ... and its address, when linked
+        self._unpacked: tuple[bytes, bytes] = (b"", b"")  # the last record's page, unpacked
 
     def gm_addresses(self, game: Game) -> list[str]:
         """Who may act as game master of `game`: its own GM, and the host's GMs."""
@@ -125,6 +136,7 @@ class Mailer:
             outcome=table.outcome,
             paused=game.status == GameStatus.PAUSED,
             resigned=[s.resigned for s in table.seats],
+            removed=[s.kicked for s in table.seats],
         )
         return at, picture
 
@@ -262,21 +274,33 @@ class Mailer:
             return NO_COMMANDS
         return RESIGNED_HELP if letter.resigned else self.commands
 
-    def _record(self, table: Table) -> tuple[str, bytes] | None:
+    def _record(self, table: Table) -> GameRecord | None:
         """The record of the game for its game-over mails, when the host attaches it or
-        links to it: made once for all of them."""
-        if self.settings.export_on_game_over == ExportOnGameOver.NONE:
+        links to it: made at the game over, kept in the database and used for every mail
+        after (a reply after the game over builds and publishes nothing again)."""
+        how = self.settings.export_on_game_over
+        if how == ExportOnGameOver.NONE:
             return None
         game_id = table.game.id
         assert game_id is not None
-        key = (game_id, table.game.decision)
-        if self._records.get(key) is None:
-            table.db.flush()  # the last moves and the game's end, as the record reads them
-            page = game_record_html(table.db, game_id).encode()
-            self._records = {key: (f"tongiaki-game-{game_id}.html", page)}
-            if self.settings.export_on_game_over == ExportOnGameOver.LINK:
-                self._links = {key: self._publish(game_id, page)}
-        return self._records[key]
+        kept = table.db.get(GameRecord, game_id)
+        if kept is not None and (kept.link if how == ExportOnGameOver.LINK else kept.page):
+            return kept
+        table.db.flush()  # the last moves and the game's end, as the record reads them
+        page = game_record_html(table.db, game_id).encode()
+        if how == ExportOnGameOver.LINK:
+            name, link = self._publish(game_id, page)
+            if not link:  # not written: the mails go out without it, a later one tries again
+                return None
+            made = GameRecord(game_id=game_id, name=name, link=link)
+        else:
+            name = f"tongiaki-game-{game_id}.html"
+            made = GameRecord(game_id=game_id, name=name, page=zlib.compress(page))
+        if kept is not None:
+            table.db.delete(kept)  # made under the other setting
+            table.db.flush()
+        table.db.add(made)
+        return made
 
     def _attached(
         self, table: Table, mail: view.Mail
@@ -285,19 +309,30 @@ class Mailer:
         if mail.kind != MailKind.GAME_OVER:
             return mail, None
         record = self._record(table)
-        if self.settings.export_on_game_over != ExportOnGameOver.LINK:
-            return mail, record
-        link = self._links.get((table.game.id or 0, table.game.decision), "")
-        return replace(mail, record_url=link), None
+        if record is None:
+            return mail, None
+        if record.page is None:
+            return replace(mail, record_url=record.link), None
+        return mail, (record.name, self._page(record))
 
-    def _publish(self, game_id: int, page: bytes) -> str:
+    def _page(self, record: GameRecord) -> bytes:
+        """The page of an attached record, decompressed once for all the readers of a round."""
+        assert record.page is not None
+        if self._unpacked[0] != record.page:
+            self._unpacked = (record.page, zlib.decompress(record.page))
+        return self._unpacked[1]
+
+    def _publish(self, game_id: int, page: bytes) -> tuple[str, str]:
         """Write the record into `export_dir` under a name nobody can guess (a secret in it:
-        a stranger cannot list the games); its address, or "" if it could not be written
-        (logged: the game-over mails go out without it)."""
+        a stranger cannot list the games); its name and address, or an empty address if it
+        could not be written (logged: the game-over mails go out without it). The log names
+        the file by its first characters only: the rest is the secret."""
         name = f"tongiaki-game-{game_id}-{secrets.token_urlsafe(16)}.html"
         folder = Path(self.settings.export_dir)
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            if not folder.is_dir():
+                folder.mkdir(parents=True)
+                folder.chmod(0o755)  # the web server enters it (the service's umask is 077)
             partial = folder / f".{name}.partial"
             partial.write_bytes(page)
             partial.chmod(0o644)  # the web server reads it
@@ -306,24 +341,27 @@ class Mailer:
             log.error(
                 "game %s: the record could not be written into %s: %s", game_id, folder, error
             )
-            return ""
-        log.info("game %s: the record is at %s", game_id, folder / name)
-        return self.settings.export_url.rstrip("/") + "/" + name
+            return name, ""
+        shown = name[: len(f"tongiaki-game-{game_id}-") + 3]
+        log.info("game %s: the record is at %s/%s...", game_id, folder, shown)
+        return name, self.settings.export_url.rstrip("/") + "/" + name
+
+    def observer_tag(self, table: Table, watcher: Observer) -> Tag:
+        """The tag of a mail to an observer: their reply address, for their commands and
+        their `stop`."""
+        game = table.game
+        assert game.id is not None and watcher.id is not None
+        seat = observer_seat(watcher.id)
+        signed = token(watcher.secret, game.id, seat, game.decision, game.epoch)
+        return Tag(game.id, seat, game.decision, signed)
 
     def queue_watch(
         self, table: Table, watcher: Observer, mail: view.Mail, picture: BoardPicture | None
     ) -> None:
         """A mail to someone who watches the game; its reply address is theirs (for `say`,
-        `status` and the other commands that look)."""
+        `status` and the other commands that look), and so is its List-Unsubscribe."""
         game = table.game
-        assert game.id is not None and watcher.id is not None
-        seat = observer_seat(watcher.id)
-        tag = Tag(
-            game.id,
-            seat,
-            game.decision,
-            token(watcher.secret, game.id, seat, game.decision, game.epoch),
-        )
+        tag = self.observer_tag(table, watcher)
         talk = [t for t in talk_for(table, watcher.talk_seen, None) if t.observer_id != watcher.id]
         if talk:
             watcher.talk_seen = talk[-1].id or watcher.talk_seen
@@ -342,6 +380,7 @@ class Mailer:
             record=record,
             words=i18n.words(game.lang),
             commands=WATCH_HELP if game.observers_talk else QUIET_WATCH_HELP,
+            unsubscribe=True,
         )
 
     def welcome_watchers(self, table: Table, watchers: Sequence[Observer]) -> None:
@@ -354,6 +393,92 @@ class Mailer:
             self.queue_watch(
                 table, watcher, letters.watch(at, watcher.name, subject=subject), picture
             )
+
+    def invite(self, table: Table, watchers: Sequence[Observer]) -> None:
+        """Someone the game master named is asked whether they will watch: who invites
+        (the game, its game master, never their address nor the names and words the game
+        master gave), how to accept, how to decline; nothing else goes to them until then."""
+        game = table.game
+        for watcher in watchers:
+            lapses = when(as_utc(watcher.added_at) + timedelta(days=INVITATION_DAYS))
+            notice = view.Notice(
+                kind=MailKind.INVITATION,
+                subject=Message("Will you watch game {game}?", game=game.id),
+                paragraphs=(
+                    Message(
+                        "The game master of game {game} of Tongiaki by email (a board game "
+                        "played by mail) invites you to watch it: a mail after each round with "
+                        "the news and the board, and the final result. You make no moves and "
+                        "nobody waits for you.",
+                        game=game.id,
+                    ),
+                    Message(
+                        "To accept, reply to this mail with the word watch. Until you do, "
+                        "this game mails you nothing more; without an answer by {time}, the "
+                        "invitation lapses.",
+                        time=lapses,
+                    ),
+                    Message(
+                        "If you do not want it, do nothing, or reply stop (your mail "
+                        "program's unsubscribe does the same): then no game master of this "
+                        "service invites you again."
+                    ),
+                ),
+                footer=Message(
+                    "Tongiaki by email. You get this mail because the game master of game "
+                    "{game} gave your address; a reply to it is read only for watch or stop.",
+                    game=game.id,
+                ),
+            )
+            self._queue_observer_notice(table, watcher, notice)
+
+    def queue_stopped(self, table: Table, watcher: Observer, *, invited: bool) -> None:
+        """The one short answer to an observer's `stop` (a stop that was `invited` declined
+        an invitation): after it, nothing."""
+        game = table.game
+        said = (
+            Message(
+                "You said stop: this is the last mail you get from game {game}, and no game "
+                "master of this service invites you to watch a game again.",
+                game=game.id,
+            )
+            if invited
+            else Message(
+                "You said stop: this is the last mail you get from game {game}.", game=game.id
+            )
+        )
+        notice = view.Notice(
+            kind=MailKind.NOTICE,
+            subject=Message("No more mail from game {game}", game=game.id),
+            paragraphs=(said,),
+            footer=Message("Tongiaki by email. A reply to this mail is not read."),
+        )
+        self._queue_observer_notice(table, watcher, notice)
+
+    def _queue_observer_notice(self, table: Table, watcher: Observer, notice: view.Notice) -> None:
+        """A short mail to an observer (an invitation, the answer to a stop) in the game's
+        language, answerable with their own reply address and List-Unsubscribe."""
+        game = table.game
+        assert game.id is not None
+        tag = self.observer_tag(table, watcher)
+        words = i18n.words(game.lang)
+        said = words.translated(notice)
+        text, html = render(said, NO_COMMANDS, words)
+        message = compose(
+            self.settings,
+            recipient=watcher.address,
+            subject=f"[Tongiaki g{game.id}] {said.subject}",
+            text=text,
+            html=html,
+            game_id=game.id,
+            tag=tag,
+            now=table.now,
+            headers={
+                "X-Tongiaki-Kind": str(notice.kind),
+                "List-Unsubscribe": list_unsubscribe(self.settings, tag),
+            },
+        )
+        _outbox(table.db, game.id, watcher.address, message, table.now)
 
     def watchers_hear(
         self,
@@ -512,8 +637,10 @@ class Mailer:
         record: tuple[str, bytes] | None = None,
         words: i18n.Words = i18n.ENGLISH_WORDS,
         commands: CommandHelp | None = None,
+        unsubscribe: bool = False,
     ) -> None:
-        """Render `mail` in `words`, compose it with its parts and put it in the outbox."""
+        """Render `mail` in `words`, compose it with its parts and put it in the outbox;
+        with `unsubscribe` (an observer's mail) its List-Unsubscribe is `stop` to `tag`."""
         game, now = table.game, table.now
         assert game.id is not None
         mail = words.translated(mail)
@@ -528,7 +655,8 @@ class Mailer:
             game_id=game.id,
             tag=tag,
             now=now,
-            headers=_headers(mail),
+            headers=_headers(mail)
+            | ({"List-Unsubscribe": list_unsubscribe(self.settings, tag)} if unsubscribe else {}),
             calendar=calendar,
             record=record,
         )

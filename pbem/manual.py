@@ -11,6 +11,7 @@ from pbem.play import (
     PLAYER_COMMANDS,
     RESIGNED_COMMANDS,
     SAY,
+    STOP,
     VACATION,
     vacation_summary,
 )
@@ -18,8 +19,11 @@ from pbem.view import CommandHelp
 
 
 def _watching(observers_talk: bool | None) -> tuple[str, ...]:
-    """What an observer may write: `say` only in a game that lets observers talk."""
-    return tuple(c.name for c in OBSERVER_COMMANDS if observers_talk or c.name != SAY.name)
+    """What an observer may write: `say` only in a game that lets observers talk, and
+    `stop`."""
+    return tuple(
+        c.name for c in OBSERVER_COMMANDS if c.listed and (observers_talk or c.name != SAY.name)
+    )
 
 
 def command_help(*, observers_talk: bool = True, allowance: str = "7d") -> CommandHelp:
@@ -49,7 +53,7 @@ def looking_help(*, observers_talk: bool | None) -> CommandHelp:
         talk: tuple[str, ...] = ()
     else:
         looks = OBSERVER_COMMANDS.looks()
-        talk = (SAY.help_line,) if observers_talk else ()
+        talk = ((SAY.help_line,) if observers_talk else ()) + (STOP.help_line,)
     return CommandHelp(
         moves=(),
         looks=tuple((c.name, c.summary) for c in looks),

@@ -19,7 +19,7 @@ from sqlmodel import SQLModel
 
 from pbem.errors import PbemError
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 10
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -31,6 +31,21 @@ def _hash_message_ids(connection: Connection) -> None:
         "pbem_sha256", 1, lambda text: hashlib.sha256(str(text).encode()).hexdigest()
     )
     connection.exec_driver_sql("UPDATE inbound SET message_hash = pbem_sha256(message_id)")
+
+
+def _observers_consent(connection: Connection) -> None:
+    """Observers accept before they are mailed (issue 27): those a game has already watch
+    as they did (accepted when added); a database from before observers gets the table
+    whole from `create_all` (the table `declined` is new: `create_all` makes it)."""
+    if not inspect(connection).has_table("observer"):
+        return
+    for step in (
+        "ALTER TABLE observer ADD COLUMN confirmed_at TIMESTAMP",
+        "ALTER TABLE observer ADD COLUMN ended_at TIMESTAMP",
+        "ALTER TABLE observer ADD COLUMN ended VARCHAR",
+        "UPDATE observer SET confirmed_at = added_at",
+    ):
+        connection.exec_driver_sql(step)
 
 
 Step = str | Callable[[Connection], None]
@@ -97,6 +112,16 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE seat ADD COLUMN asked_decision INTEGER",
         "ALTER TABLE seat ADD COLUMN asked_at TIMESTAMP",
     ),
+    # `gm undo` keeps a reopened decision's deadline: each move keeps the clock it had (the
+    # table gamerecord, the record of a game made once at its end, is new: `create_all`)
+    9: (
+        "ALTER TABLE move ADD COLUMN clock_from TIMESTAMP",
+        "ALTER TABLE move ADD COLUMN deadline_at TIMESTAMP",
+        # a seat whose player the game master removed, marked in `pbem list` and the final
+        "ALTER TABLE seat ADD COLUMN kicked BOOLEAN NOT NULL DEFAULT FALSE",
+    ),
+    # nobody is mailed without consent: observers invited, their stop, addresses that declined
+    10: (_observers_consent,),
 }
 
 

@@ -9,7 +9,15 @@ from sqlalchemy import LargeBinary, UniqueConstraint
 from sqlmodel import Column, Field, SQLModel
 
 from engine import BotKind
-from pbem.kinds import AnswerKind, EnumText, GameStatus, MailMode, MailOutcome, MoveSource
+from pbem.kinds import (
+    AnswerKind,
+    EnumText,
+    GameStatus,
+    MailMode,
+    MailOutcome,
+    MoveSource,
+    WatchEnd,
+)
 
 
 class Game(SQLModel, table=True):
@@ -53,6 +61,7 @@ class Seat(SQLModel, table=True):
     away_until: datetime | None = None  # on vacation until then
     vacation_used: int = 0  # seconds of vacation taken in this game
     resigned: bool = False  # the player left; a bot plays the seat, the points stay theirs
+    kicked: bool = False  # the game master removed the player (`kick`); a bot plays on
     resigned_at: int | None = None  # the decision open when the player resigned
     # a command waiting for `confirm` alone in a reply to the mail that asked (resign): the
     # decision that mail's reply address names, and when it was asked (it acts for a day)
@@ -73,8 +82,15 @@ class Seat(SQLModel, table=True):
         return f"seat {self.seat + 1} ({self.name}, {self.colour})"
 
 
+MAX_OBSERVERS = 20  # a game's observers, invitations nobody accepted included
+INVITATION_DAYS = 7  # an invitation to watch not accepted by then lapses
+
+
 class Observer(SQLModel, table=True):
-    """Someone who watches a game: every update and the final board, never a prompt."""
+    """Someone who watches a game: every update and the final board, never a prompt. One
+    the game master adds is invited first: they get nothing else until they accept. A row
+    that ended (stop, a lapsed invitation, `unobserve`) is kept: it says who is not invited
+    again, and what its reply addresses no longer do."""
 
     __table_args__ = (UniqueConstraint("game_id", "address"),)
 
@@ -83,8 +99,26 @@ class Observer(SQLModel, table=True):
     address: str
     name: str
     secret: str  # signs the reply addresses of the observer's mails
-    added_at: datetime
+    added_at: datetime  # when they were added, or invited (again)
     talk_seen: int = 0  # the last table talk delivered (`Talk.id`)
+    confirmed_at: datetime | None = None  # when they accepted; None: invited, not yet
+    ended_at: datetime | None = None  # when they stopped watching; None: not ended
+    ended: WatchEnd | None = Field(default=None, sa_type=EnumText(WatchEnd))  # why it ended
+
+    @property
+    def watching(self) -> bool:
+        """Whether the observer gets the mails of the game now."""
+        return self.confirmed_at is not None and self.ended_at is None
+
+
+class Declined(SQLModel, table=True):
+    """An address that said `stop` to an invitation to watch: no game master invites it
+    again, to any game (the host's `new-game --observer` may still add it, and its own
+    `watch` to another invitation takes it off this list)."""
+
+    address: str = Field(primary_key=True)  # lower case
+    at: datetime
+    game_id: int  # the game whose invitation it declined
 
 
 class Talk(SQLModel, table=True):
@@ -132,6 +166,10 @@ class Move(SQLModel, table=True):
     source: MoveSource = Field(sa_type=EnumText(MoveSource))
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
     created_at: datetime
+    # the clock the decision had when it was made (None for a bot's move at once): `gm undo`
+    # gives a decision it takes back its time as it was, extensions and vacations kept
+    clock_from: datetime | None = None
+    deadline_at: datetime | None = None
 
 
 class Inbound(SQLModel, table=True):
@@ -230,3 +268,14 @@ class Setting(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
+
+
+class GameRecord(SQLModel, table=True):
+    """The record of a game that is over (`export_on_game_over`), made once at the game over
+    for its game-over mails and every mail after: the file name it is attached under, or the
+    address it was published at, and, attached, the page (zlib-compressed)."""
+
+    game_id: int = Field(foreign_key="game.id", primary_key=True)
+    name: str
+    link: str = ""
+    page: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))

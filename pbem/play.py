@@ -45,8 +45,8 @@ from pbem.commands import (
 )
 from pbem.i18n import LANGUAGES, choices, known, named
 from pbem.inbound import shown
-from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource
-from pbem.models import Game, MailChoice, Seat, Talk
+from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource, WatchEnd
+from pbem.models import Declined, Game, MailChoice, Observer, Seat, Talk
 from pbem.view import Answer, numbered, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
@@ -744,13 +744,100 @@ RESIGN = Command(
 )
 CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
 
+
+def _watcher(round: Round) -> Observer:
+    if round.observer is None:  # the registries of players never hold these commands
+        raise CommandError(Message("Only someone invited to watch a game may write this."))
+    return round.observer
+
+
+def _watch(round: Round, argument: str) -> str:
+    """An invitation to watch accepted: the game's mails from now on, and the players
+    learn who watches."""
+    table, watcher = round.table, _watcher(round)
+    if watcher.confirmed_at is not None:
+        raise CommandError(Message("You watch this game already."))
+    if argument:  # no autoresponder's "Watch this space ..." accepts for anyone
+        raise CommandError(Message("Write watch alone on its line to accept."))
+    watcher.confirmed_at = table.now
+    declined = table.db.get(Declined, watcher.address.lower())
+    if declined is not None:  # their own yes: game masters may invite them again
+        table.db.delete(declined)
+    table.observers.append(watcher)
+    round.watchers.append(watcher)
+    round.announced.append(Message("{name} watches the game now.", name=watcher.name))
+    return "accepted the invitation to watch"
+
+
+def _stop(round: Round, argument: str) -> str:
+    """No more mail of this game, whatever it was (an invitation, or watching); an address
+    that declines an invitation is invited by no game master again."""
+    table, watcher = round.table, _watcher(round)
+    watching = watcher.confirmed_at is not None
+    watcher.ended, watcher.ended_at = WatchEnd.STOP, table.now
+    round.farewell = True
+    if watching:
+        table.observers[:] = [o for o in table.observers if o is not watcher]
+        if not table.over:  # after the game over, the players hear nothing more of it
+            round.announced.append(Message("{name} no longer watches the game.", name=watcher.name))
+        return "stopped watching: no more mail of this game"
+    address = watcher.address.lower()
+    if table.db.get(Declined, address) is None:
+        assert table.game.id is not None
+        table.db.add(Declined(address=address, at=table.now, game_id=table.game.id))
+    return "declined the invitation: no game master invites this address again"
+
+
+WATCH = Command(
+    "watch",
+    "watch",
+    Message("accept the invitation to watch this game"),
+    _watch,
+    listed=False,
+)
+STOP = Command(
+    "stop",
+    "stop",
+    Message("no more mail of this game (unsubscribe)"),
+    _stop,
+)
+# the other words people write to stop a mail: the same command, never offered
+STOP_WORDS = (
+    STOP,
+    Command("unsubscribe", "unsubscribe", "", _stop, listed=False),
+    Command("unobserve", "unobserve", "", _stop, listed=False),
+)
+
+# what someone invited to watch may write, before they accept: anything else goes unanswered
+INVITED_COMMANDS = Commands(
+    (WATCH, *STOP_WORDS), noun=Message("a command for observers"), sign_off=True
+)
+
 # what an observer may write
-OBSERVING = (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, SAY)
-OBSERVER_COMMANDS = Commands(OBSERVING, noun=Message("a command for observers"), sign_off=True)
+OBSERVING = (HELP, RULES, BOARD, STATUS, LOG, LOG_TALK, SAY, *STOP_WORDS, WATCH)
+_UNOFFERED = tuple(c.name for c in (*STOP_WORDS, WATCH) if not c.listed)
+OBSERVER_COMMANDS = Commands(
+    OBSERVING, noun=Message("a command for observers"), sign_off=True, hidden=_UNOFFERED
+)
 # ... in a game whose observers only watch: `say` is answered (refused), but never offered
 QUIET_OBSERVER_COMMANDS = Commands(
-    OBSERVING, noun=Message("a command for observers"), sign_off=True, hidden=(SAY.name,)
+    OBSERVING,
+    noun=Message("a command for observers"),
+    sign_off=True,
+    hidden=(SAY.name, *_UNOFFERED),
 )
+
+
+def wants_stop(lines: list[str]) -> bool:
+    """Whether the first line of a mail says `stop` (or `unsubscribe`, in any language)."""
+    if not lines:
+        return False
+    try:
+        command, _ = INVITED_COMMANDS.find(lines[0])
+    except CommandError:
+        return False
+    return command.run is _stop
+
 
 # what a player may write; any other line is read as a move
 PLAYER_COMMANDS = Commands(
@@ -791,15 +878,20 @@ RESIGNED_COMMANDS = Commands(
 
 
 __all__ = [
+    "INVITED_COMMANDS",
     "MOVE",
+    "OBSERVER_COMMANDS",
     "PLAYER_COMMANDS",
     "QUIET_OBSERVER_COMMANDS",
     "RESIGNED_COMMANDS",
     "SAY",
     "SHORTEST_VACATION",
+    "STOP",
+    "WATCH",
     "asked_before",
     "left_game",
     "read_choice",
     "remember_asked",
     "vacation_summary",
+    "wants_stop",
 ]

@@ -24,15 +24,17 @@ from pbem.commands import Round, after_rejected, run_lines
 from pbem.db import hold_game, session
 from pbem.gm import GameMaster
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
-from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome
-from pbem.models import Game, GmTag, Inbound, Move, ReplyUse, Seat
+from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome, WatchEnd
+from pbem.models import INVITATION_DAYS, Game, GmTag, Inbound, Move, Observer, ReplyUse, Seat
 from pbem.play import (
+    INVITED_COMMANDS,
     OBSERVER_COMMANDS,
     PLAYER_COMMANDS,
     QUIET_OBSERVER_COMMANDS,
     RESIGNED_COMMANDS,
     asked_before,
     remember_asked,
+    wants_stop,
 )
 from pbem.replytext import reply_text
 from pbem.service import Service
@@ -95,10 +97,19 @@ class Replies:
         # what needs no database is done before the transaction first asks for its write lock
         turned_away = self._turned_away(message, sender)
         lines = self.command_lines(message) if tag is not None and not turned_away else []
+        automatic = False
+        if turned_away and turned_away[0] == MailOutcome.IGNORED and tag is not None:
+            # an unsubscribing agent's `stop` to an observer's address (List-Unsubscribe) may
+            # be marked automatic: it still stops their mail, and is not answered
+            first = self.command_lines(message)[:1] if observer_of(tag.seat) else []
+            if wants_stop(first):
+                turned_away, lines, automatic = None, first, True
         inbound = self._first_time(db, arrival.message_hash, arrival, now)
         if inbound is None:
             return Taken(MailOutcome.DUPLICATE)
-        outcome, detail = turned_away or self._handle(db, sender, tag, lines, inbound, now, raw)
+        outcome, detail = turned_away or self._handle(
+            db, sender, tag, lines, inbound, now, raw, automatic=automatic
+        )
         inbound.outcome, inbound.detail = outcome, shown(detail, 500)
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
         return Taken(
@@ -231,16 +242,21 @@ class Replies:
         inbound: Inbound,
         now: datetime,
         raw: bytes,
+        *,
+        automatic: bool = False,
     ) -> tuple[MailOutcome, str]:
+        """What a tagged mail does; an `automatic` one only says `stop` to an observer's
+        address (see `take_in`)."""
         if tag is not None:
             hold_game(db, tag.game)  # other services wait: one mail at a time acts on a game
         game = db.get(Game, tag.game) if tag else None
         if tag is None or game is None:
-            self._answer_lost(db, sender, now)
+            if not automatic:
+                self._answer_lost(db, sender, now)
             return MailOutcome.REFUSED, "no game tag" if tag is None else f"no game {tag.game}"
         inbound.game_id = game.id
         table = self.service.table(db, tag.game, now)
-        done = self._at_table(table, sender, tag, lines, inbound)
+        done = self._at_table(table, sender, tag, lines, inbound, automatic=automatic)
         for fault in table.faults:  # lines undone, the mail's other lines applied
             self._keep_copy(table, raw, inbound, fault)
         return done
@@ -265,7 +281,14 @@ class Replies:
         )
 
     def _at_table(
-        self, table: Table, sender: str, tag: Tag, lines: list[str], inbound: Inbound
+        self,
+        table: Table,
+        sender: str,
+        tag: Tag,
+        lines: list[str],
+        inbound: Inbound,
+        *,
+        automatic: bool = False,
     ) -> tuple[MailOutcome, str]:
         """A tagged mail on its game: by the game master, an observer or a player."""
         db, now, game, seats = table.db, table.now, table.game, table.seats
@@ -273,7 +296,9 @@ class Replies:
             return self._handle_gm(table, lines, sender, tag, inbound)
         watcher_id = observer_of(tag.seat)
         if watcher_id is not None:
-            return self._handle_watcher(table, lines, sender, tag, inbound, watcher_id)
+            return self._handle_watcher(
+                table, lines, sender, tag, inbound, watcher_id, automatic=automatic
+            )
         epoch = None
         if 0 <= tag.seat < len(seats):
             epoch = token_epoch(seats[tag.seat].secret, tag, game.epoch)
@@ -401,18 +426,36 @@ class Replies:
         tag: Tag,
         inbound: Inbound,
         watcher_id: int,
+        *,
+        automatic: bool = False,
     ) -> tuple[MailOutcome, str]:
-        """A reply from someone who watches: only the commands that look, and `say` when the
-        game lets observers talk."""
-        watcher = next((o for o in table.observers if o.id == watcher_id), None)
-        if watcher is None or token_epoch(watcher.secret, tag, table.game.epoch) is None:
+        """A reply from someone who watches, or is invited to: `stop` from anyone who has
+        their reply address; from their own address `watch` to accept an invitation, and
+        once they watch the commands that look (`say` when the game lets observers talk).
+        An invitation not accepted answers nothing else; a stopped observer hears nothing.
+        An `automatic` mail (an unsubscribing agent's) may only stop, and is not answered."""
+        db, now = table.db, table.now
+        watcher = db.get(Observer, watcher_id)
+        if (
+            watcher is None
+            or watcher.game_id != table.game.id
+            or token_epoch(watcher.secret, tag, table.game.epoch) is None
+        ):
             return MailOutcome.REFUSED, "bad token"
-        if sender != watcher.address.lower():
+        stopping = wants_stop(lines)
+        own = sender == watcher.address.lower()
+        if not own and not stopping:
             return MailOutcome.REFUSED, "sender is not the observer's address"
         keys = _replay_keys(tag, lines, table.game, None)
-        replayed = self._replayed(table.db, keys)
+        replayed = self._replayed(db, keys)
         if replayed:
             return MailOutcome.IGNORED, replayed
+        invited = watcher.confirmed_at is None
+        lapse = timedelta(days=INVITATION_DAYS)
+        if invited and watcher.ended is None and as_utc(watcher.added_at) + lapse <= now:
+            watcher.ended, watcher.ended_at = WatchEnd.LAPSED, now  # before the clock saw it
+        if watcher.ended is not None:
+            return MailOutcome.IGNORED, f"observer {watcher_id} ended ({watcher.ended}): not read"
         round = Round(
             table,
             sender,
@@ -422,15 +465,33 @@ class Replies:
             inbound_id=inbound.id,
             observer=watcher,
         )
-        talking = table.game.observers_talk
-        run_lines(round, lines, OBSERVER_COMMANDS if talking else QUIET_OBSERVER_COMMANDS)
-        table.db.add(ReplyUse(key=keys[not round.applied], inbound_id=inbound.id, at=table.now))
-        outcome = round.mail_outcome
+        if automatic or not own:
+            run_lines(round, lines[:1], INVITED_COMMANDS)
+        elif invited:
+            run_lines(round, lines, INVITED_COMMANDS)
+        else:
+            talking = table.game.observers_talk
+            run_lines(round, lines, OBSERVER_COMMANDS if talking else QUIET_OBSERVER_COMMANDS)
+        db.add(ReplyUse(key=keys[not round.applied], inbound_id=inbound.id, at=now))
+        outcome, told = round.mail_outcome, _told(round.results)
+        mail = self.service.mail
+        if round.farewell:  # stopped: one short answer (none to a machine), and nothing more
+            if not automatic:
+                mail.queue_stopped(table, watcher, invited=invited)
+            if round.announced:
+                mail.queue_round(table, [], announced=round.announced)
+            return outcome, told
+        if round.watchers:  # accepted: the first mail of the game, and the players told
+            mail.welcome_watchers(table, round.watchers)
+            mail.queue_round(table, [], announced=round.announced, welcomed=round.watchers)
+            return outcome, told
+        if invited:
+            return outcome, told + "; not answered (an invitation not accepted)"
         kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER
         per_day = self.settings.answers_per_day
-        if may_answer(table.db, sender, kind, table.now, per_day):
-            at, picture = self.service.mail.moment(table)
-            mail = letters.watch(
+        if may_answer(db, sender, kind, now, per_day):
+            at, picture = mail.moment(table)
+            answer = letters.watch(
                 at,
                 watcher.name,
                 results=round.results,
@@ -439,9 +500,9 @@ class Replies:
                 if round.failed
                 else engine.Message("Your answer"),
             )
-            self.service.mail.queue_watch(table, watcher, mail, picture)
-        self.service.mail.deliver_talk(table, round.talk)
-        return outcome, _told(round.results)
+            mail.queue_watch(table, watcher, answer, picture)
+        mail.deliver_talk(table, round.talk)
+        return outcome, told
 
     def _play(
         self, table: Table, seat: Seat, tag: Tag, lines: list[str], inbound: Inbound

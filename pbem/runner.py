@@ -13,8 +13,8 @@ import threading
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -25,7 +25,7 @@ from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_SU
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlmodel import Session, col, delete, or_, select
+from sqlmodel import Session, col, delete, or_, select, update
 
 from pbem.clock import as_utc
 from pbem.config import ImapSettings, MailTransport, Settings
@@ -139,13 +139,15 @@ def read_mail(
     service: Service,
     now: datetime,
     opener: Callable[[], AbstractContextManager[Inbox]] | None = None,
+    *,
+    timer: Callable[[], float] = time.monotonic,
 ) -> int:
     """Handle every new message; each is marked handled only after the transaction that
     recorded it committed (or put it in the quarantine). A database that fails stops the
     reading: the mail stays unread and is tried again at the next poll, where what was
     committed is a duplicate. On SQLite the mails are handled in batches, a transaction each
     (`take_batch`); on PostgreSQL, where services share the database and each holds the games
-    it works on until it commits, a transaction each."""
+    it works on until it commits, a transaction each. `timer` measures a batch's time."""
     handled = 0
     with (opener or partial(open_inbox, service.settings))() as inbox:
         waiting = inbox.new_messages()
@@ -155,7 +157,7 @@ def read_mail(
                 inbox.mark_handled([key])
                 handled += 1
             return handled
-        while keys := take_batch(service, waiting, now):
+        while keys := take_batch(service, waiting, now, timer):
             inbox.mark_handled(keys)
             handled += len(keys)
     return handled
@@ -164,21 +166,26 @@ def read_mail(
 BATCH_SECONDS = 0.5  # an inbound batch grows no longer: its answers wait for its commit
 
 
-def take_batch(service: Service, waiting: Iterator[tuple[str, bytes]], now: datetime) -> list[str]:
+def take_batch(
+    service: Service,
+    waiting: Iterator[tuple[str, bytes]],
+    now: datetime,
+    timer: Callable[[], float] = time.monotonic,
+) -> list[str]:
     """Handle the next of the `waiting` mails in one transaction: as many as the
-    `inbound_batch` setting and `BATCH_SECONDS` allow; their keys once committed ([] when
-    none was waiting). A mail the service fails on rolls back its own part only, and is put
+    `inbound_batch` setting and `BATCH_SECONDS` (by `timer`) allow; their keys once committed
+    ([] when none was waiting). A mail the service fails on rolls back its own part only, and is put
     in the quarantine in that transaction; a database that fails rolls back the whole batch
     (raised)."""
     keys: list[str] = []
     taken: list[Taken] = []
-    started = time.monotonic()
+    started = timer()
     with session(service.engine) as db:
         for key, raw in waiting:
             taken.append(_take_in(service, db, raw, now))
             keys.append(key)
             full = len(keys) >= service.settings.inbound_batch
-            if full or time.monotonic() - started >= BATCH_SECONDS:
+            if full or timer() - started >= BATCH_SECONDS:
                 break
         db.commit()
     for mail in taken:
@@ -265,7 +272,7 @@ LANES = 4  # SMTP connections used at once by a flush
 # sent mails taken out of the outbox in one transaction: a crash sends at most these again
 # (the very same mails, which servers and clients recognise as copies)
 DELETE_BATCH = 50
-CLAIM = timedelta(minutes=10)  # PostgreSQL: how long a service holds the mails it sends
+CLAIM = timedelta(seconds=25)  # PostgreSQL: a claim's life unless renewed (the default)
 BATCH = 200  # PostgreSQL: mails claimed at once
 
 
@@ -276,6 +283,7 @@ async def flush_outbox(
     now: datetime,
     *,
     force: bool = False,
+    claim: timedelta = CLAIM,
 ) -> tuple[int, int]:
     """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
     the server accepted it (at least once: a crash in between sends it again, the very same
@@ -283,13 +291,15 @@ async def flush_outbox(
     mails over one of them, in order. Returns (sent, failed).
 
     On PostgreSQL, where several services may share the outbox, a service claims the mails
-    it sends, a batch at a time (`_claim`): each mail is sent by one of them; one that died
-    before its mails left the outbox leaves them to the others after `CLAIM`."""
+    it sends, a batch at a time (`_claim`), for `claim`, and renews the claim every third of
+    it while it sends them (`_claims_renewed`): each mail is sent by one of them; one that
+    died before its mails left the outbox leaves them to the others when its claim ends."""
     if on_postgres(engine):
         sent = failed = 0
         while True:
-            due = _claim(engine, now, force)
-            done = await _send_due(engine, senders, due, from_address, now)
+            due = _claim(engine, now, force, claim)
+            async with _claims_renewed(engine, due, now, claim):
+                done = await _send_due(engine, senders, due, from_address, now)
             sent, failed = sent + done[0], failed + done[1]
             if len(due) < BATCH or done[1]:
                 return sent, failed
@@ -302,9 +312,9 @@ async def flush_outbox(
     return await _send_due(engine, senders, due, from_address, now)
 
 
-def _claim(engine: Engine, now: datetime, force: bool) -> list[Outbox]:
+def _claim(engine: Engine, now: datetime, force: bool, claim: timedelta) -> list[Outbox]:
     """Up to BATCH due mails (`force`: waiting mails) that no other service is sending, now
-    held by this one until `now + CLAIM` (PostgreSQL: rows another transaction is claiming
+    held by this one until `now + claim` (PostgreSQL: rows another transaction is claiming
     are skipped, not waited for)."""
     query = (
         select(Outbox)
@@ -318,9 +328,51 @@ def _claim(engine: Engine, now: datetime, force: bool) -> list[Outbox]:
     with session(engine) as db:
         due = list(db.exec(query))
         for mail in due:
-            mail.claimed_until = now + CLAIM
+            mail.claimed_until = now + claim
         db.commit()
     return due
+
+
+@asynccontextmanager
+async def _claims_renewed(
+    engine: Engine, mails: list[Outbox], now: datetime, claim: timedelta
+) -> AsyncIterator[None]:
+    """While the block sends `mails`, renew this service's claim on those still waiting every
+    third of `claim` (a heartbeat: the claim ends `claim` after the last beat), as long as the
+    claim is still this service's. `now` moves on by the time the block has taken."""
+    if not mails:
+        yield
+        return
+    ids = [mail.id for mail in mails]
+    started = time.monotonic()
+
+    async def beat() -> None:
+        held = now + claim
+        while True:
+            await asyncio.sleep(claim.total_seconds() / 3)
+            until = now + timedelta(seconds=time.monotonic() - started) + claim
+            held = await asyncio.to_thread(_renew, engine, ids, held, until)
+
+    beating = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        beating.cancel()
+        with suppress(asyncio.CancelledError):
+            await beating
+
+
+def _renew(engine: Engine, ids: list[int | None], held: datetime, until: datetime) -> datetime:
+    """Move the claim on the mails `ids` that this service still holds (claimed until
+    `held`: not sent, postponed or taken over) to `until`."""
+    with session(engine) as db:
+        db.exec(
+            update(Outbox)
+            .where(col(Outbox.id).in_(ids), col(Outbox.claimed_until) == held)
+            .values(claimed_until=until)
+        )
+        db.commit()
+    return until
 
 
 async def _send_due(
@@ -353,10 +405,10 @@ async def _send_lane(
                 done.append(mail.id)
                 sent += 1
                 log.info(
-                    "mail %s sent to %s (game %s)%s",
+                    "mail %s sent to %s (%s)%s",
                     mail.id,
                     mail.recipient,
-                    mail.game_id,
+                    f"game {mail.game_id}" if mail.game_id is not None else "no game",
                     f" after {mail.attempts} failed tries" if mail.attempts else "",
                 )
                 if len(done) >= DELETE_BATCH:
@@ -511,6 +563,7 @@ def run_cycle(service: Service, now: datetime) -> CycleReport:
             [make_sender(service.settings) for _ in range(LANES)],
             service.settings.from_address,
             now,
+            claim=timedelta(seconds=service.settings.outbox_claim_seconds),
         )
     )
     return report
@@ -538,6 +591,8 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
         )
         opener = kept.open if kept is not None else None
 
+        claim = timedelta(seconds=service.settings.outbox_claim_seconds)
+
         async def send_forever() -> None:
             force = True  # on start-up every waiting mail is tried at once: the server may be back
             while not stop.is_set():
@@ -545,7 +600,12 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
                 wake.clear()
                 try:
                     await flush_outbox(
-                        service.engine, senders, service.settings.from_address, clock(), force=force
+                        service.engine,
+                        senders,
+                        service.settings.from_address,
+                        clock(),
+                        force=force,
+                        claim=claim,
                     )
                 except OperationalError as error:
                     log.warning("sending mail failed: %s; will try again", one_line(error))

@@ -28,7 +28,7 @@ from pbem.db import session
 from pbem.i18n import ENGLISH, choices, known
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.mailing import Mailer
-from pbem.models import Game, MailChoice, Observer, Seat
+from pbem.models import MAX_OBSERVERS, Game, MailChoice, Observer, Seat
 from pbem.table import GameError, StateCache, Table
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,9 @@ class SeatSpec:
     colour: str | None = None
     bot: str | None = None
     lang: str | None = None  # the player's language (None: the game's)
+
+
+MAX_SEED = 2**31 - 1  # the seed column is a 32-bit integer in PostgreSQL
 
 
 class Service:
@@ -70,8 +73,12 @@ class Service:
         """Create a game, play its bot seats up to the first human decision, queue the mails.
         `observers` (address, name or None) watch it; with `observers_talk` they may `say`.
         `lang` is the game's language: its observers' and the seats' that name none;
-        `deadline_seconds` the time per decision (else the settings' `default_deadline`)."""
+        `deadline_seconds` the time per decision (else the settings' `default_deadline`).
+        The stack is `stack`, else shuffled from `seed` (reproducible, so predictable), else
+        shuffled with the operating system's randomness (no seed is stored)."""
         now = as_utc(now)
+        if seed is not None and not 0 <= seed <= MAX_SEED:
+            raise GameError(f"The seed must be a whole number from 0 to {MAX_SEED}.")
         for chosen in (lang, *(s.lang for s in specs if s.lang is not None)):
             if not known(chosen):
                 raise GameError(f"Unknown language {chosen!r}; the languages are {choices()}.")
@@ -81,9 +88,10 @@ class Service:
         try:
             if stack:
                 setup = Setup.from_names(colours, list(stack))  # type: ignore[arg-type]
-            else:
-                seed = secrets.randbelow(2**31) if seed is None else seed
+            elif seed is not None:  # reproducible, and so predictable: the host asked for it
                 setup = Setup.from_seed(colours, seed)  # type: ignore[arg-type]
+            else:  # the operating system's randomness: no seed to try (issue 27)
+                setup = Setup.shuffled(colours, secrets.SystemRandom())  # type: ignore[arg-type]
         except SetupError as error:
             raise GameError(str(error)) from error
         seconds = deadline_seconds or self.settings.default_deadline_seconds
@@ -135,6 +143,7 @@ class Service:
                     name=name,
                     secret=secrets.token_hex(16),
                     added_at=now,
+                    confirmed_at=now,  # the host's word is their consent
                 )
                 for address, name in watchers
             ]
@@ -155,7 +164,8 @@ class Service:
                 table,
                 subject=f"You are the game master of game {game.id}",
                 notice=f"You are the game master of game {game.id}. Reply to this mail "
-                "(or to any later mail of this game to you) with the commands below.",
+                "(or to any later mail of this game to you) with the commands below."
+                + ("" if game.seed is None else " " + stack_note(game, shows_seed=False)),
             )
             db.commit()
             log.info(
@@ -171,10 +181,28 @@ class Service:
         return Table.load(db, game_id, now, self.settings, self.cache)
 
 
+def stack_note(game: Game, *, shows_seed: bool = True) -> str:
+    """How the stack of `game` was made, for the host and the game master (English): a game
+    shuffled from a seed is predictable. `shows_seed` names the seed (not in mail)."""
+    if game.seed is None:
+        return (
+            "This game's stack was shuffled with the operating system's randomness (or given "
+            "with --stack): no seed predicts it."
+        )
+    seed = f" ({game.seed})" if shows_seed else ""
+    return (
+        f"This game's stack was shuffled from a seed{seed}, so it is predictable: whoever "
+        "knows the seed, or finds it by trying seeds against the tiles drawn, knows every "
+        "tile to come. Games for real play are made without --seed."
+    )
+
+
 def _check_observers(
     observers: Sequence[tuple[str, str | None]], seats: Sequence[SeatSpec]
 ) -> list[tuple[str, str]]:
     """Observers' addresses and names, checked; raises GameError."""
+    if len(observers) > MAX_OBSERVERS:
+        raise GameError(f"A game has at most {MAX_OBSERVERS} observers, not {len(observers)}.")
     taken = {s.address.lower() for s in seats if s.address}
     checked: list[tuple[str, str]] = []
     for address, name in observers:
@@ -226,4 +254,4 @@ def _check_seats(specs: Sequence[SeatSpec]) -> list[SeatSpec]:
     return [replace(s, colour=s.colour or next(free)) for s in specs]
 
 
-__all__ = ["GameError", "SeatSpec", "Service"]
+__all__ = ["MAX_SEED", "GameError", "SeatSpec", "Service", "stack_note"]

@@ -9,10 +9,12 @@ Nothing here queues mail; the caller tells the players (`pbem.mailing`).
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from hashlib import sha256
 from time import monotonic
 
 from sqlmodel import Session, col, select
@@ -90,7 +92,7 @@ class Table:
     now: datetime
     settings: Settings
     cache: StateCache
-    observers: list[Observer] = field(default_factory=list)
+    observers: list[Observer] = field(default_factory=list)  # those who watch (accepted)
     faults: list[LineFault] = field(default_factory=list)  # lines that raised, undone
     opened: int = field(init=False)  # the decision open when the table was loaded
 
@@ -106,9 +108,12 @@ class Table:
         if game is None:
             raise GameError(f"There is no game {game_id}.")
         seats = list(db.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
-        observers = list(
-            db.exec(select(Observer).where(Observer.game_id == game_id).order_by(col(Observer.id)))
+        watching = select(Observer).where(
+            Observer.game_id == game_id,
+            col(Observer.confirmed_at).is_not(None),
+            col(Observer.ended_at).is_(None),
         )
+        observers = list(db.exec(watching.order_by(col(Observer.id))))
         state = _stored_state(db, game, cache)
         return cls(db, game, seats, state, now, settings, cache, observers)
 
@@ -174,16 +179,21 @@ class Table:
 
     def record(self, seat: int, source: MoveSource, inbound_id: int | None = None) -> None:
         """Log the choice `seat` just made (the last one in the state's log)."""
-        assert self.game.id is not None
+        game = self.game
+        assert game.id is not None
+        number = len(self.state.log)
+        timed = number == game.decision  # the decision whose clock ran (not a bot's after it)
         self.db.add(
             Move(
-                game_id=self.game.id,
-                number=len(self.state.log),
+                game_id=game.id,
+                number=number,
                 seat=seat,
                 choice=str(self.state.log[-1]),
                 source=source,
                 inbound_id=inbound_id,
                 created_at=self.now,
+                clock_from=game.clock_from if timed else None,
+                deadline_at=game.deadline_at if timed else None,
             )
         )
 
@@ -257,11 +267,24 @@ def bot_choice(game: Game, state: State, kind: BotKind, seconds: float = 0) -> C
     decision, so that a bot's moves can be told and checked; except the expert's when it
     is given `seconds` to think (then it searches as far as the time allows)."""
     assert state.decision is not None
-    seed = (game.seed or 0) * 1_000_003 + (game.id or 0) * 7919 + state.decision.number
+    seed = bot_seed(game, state.decision.number)
     if kind is BotKind.EXPERT and seconds > 0:
         bot = make_bot(kind, seed, simulations=EXPERT_MOST, seconds=seconds, clock=monotonic)
         return bot.choose(state)
     return make_bot(kind, seed).choose(state)
+
+
+def bot_seed(game: Game, decision: int) -> int:
+    """The seed of the bot that makes decision `decision` of `game`: the same each time it
+    is asked. A game shuffled from a seed (`--seed`, and every game made before issue 27)
+    is reproducible, its bots too: their seeds follow from the seed, the game's id and the
+    decision. Any other game's follow from a secret of its own (an HMAC keyed with the
+    game master's secret, 128 bits): no player can work them out and play the random or
+    greedy bot's next moves in advance."""
+    if game.seed is not None:
+        return game.seed * 1_000_003 + (game.id or 0) * 7919 + decision
+    digest = hmac.new(game.gm_secret.encode(), f"bot g{game.id} d{decision}".encode(), sha256)
+    return int.from_bytes(digest.digest(), "big")
 
 
 def _stored_state(db: Session, game: Game, cache: StateCache) -> State:
@@ -277,4 +300,4 @@ def _stored_state(db: Session, game: Game, cache: StateCache) -> State:
     return State.replay(setup, [parse_choice(m.choice) for m in moves])
 
 
-__all__ = ["GameError", "LineFault", "StateCache", "Table", "bot_choice", "outcome"]
+__all__ = ["GameError", "LineFault", "StateCache", "Table", "bot_choice", "bot_seed", "outcome"]

@@ -130,6 +130,7 @@ class Player:
     reserve: int
     bot: bool = False
     resigned: bool = False  # the player left the game; a bot played on, the points are theirs
+    removed: bool = False  # the game master removed the player (`kick`); a bot played on
     points_from: str = ""  # each island the player is on and its points: "Tonga 0, Samoa 3"
 
     @property
@@ -204,7 +205,7 @@ def marked(board: Board, changed: Changes) -> Board:
         board,
         islands=islands,
         marked=True,
-        new_tiles=tuple(tile_words(tile) for tile in changed.tiles),
+        new_tiles=tuple(with_names(tile_words(tile)) for tile in changed.tiles),  # Fiji
     )
 
 
@@ -299,10 +300,11 @@ class Notice:
     """A short mail about a mail that was refused (too large, from another address, for no
     game): a few paragraphs, and the games of the person it goes to."""
 
-    kind: MailKind  # notice
+    kind: MailKind  # notice, invitation
     subject: str
     paragraphs: tuple[str, ...]
     games: tuple[str, ...] = ()
+    footer: str = ""  # the last line, when it is not about a refused reply
 
 
 @dataclass(frozen=True)
@@ -357,6 +359,7 @@ def players(
     names: Sequence[str],
     bots: Sequence[bool] = (),
     resigned: Sequence[bool] = (),
+    removed: Sequence[bool] = (),
 ) -> tuple[Player, ...]:
     by_colour = {s.colour: s for s in state.standings().standings}
     return tuple(
@@ -369,6 +372,7 @@ def players(
             reserve=state.reserve_of(seat),
             bot=bool(bots[seat]) if bots else False,
             resigned=bool(resigned[seat]) if resigned else False,
+            removed=bool(removed[seat]) if removed else False,
             points_from=points_from(by_colour[colour].islands),
         )
         for seat, colour in enumerate(state.colours)
@@ -391,9 +395,10 @@ def board(
     names: Sequence[str],
     bots: Sequence[bool] = (),
     resigned: Sequence[bool] = (),
+    removed: Sequence[bool] = (),
 ) -> Board:
     """The board as its readers read it: the islands in their language (`with_names`)."""
-    return with_names(_board(state, names, bots, resigned))
+    return with_names(_board(state, names, bots, resigned, removed))
 
 
 def _board(
@@ -401,12 +406,13 @@ def _board(
     names: Sequence[str],
     bots: Sequence[bool],
     resigned: Sequence[bool],
+    removed: Sequence[bool],
 ) -> Board:
     return Board(
         map=map_for_readers(state),
         seas=tuple(sea_legend(state)),
         islands=_islands(state),
-        players=players(state, names, bots, resigned),
+        players=players(state, names, bots, resigned, removed),
         islands_left=state.islands_left,
         seas_left=state.seas_left,
         key=(

@@ -13,6 +13,7 @@ installs it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -79,3 +80,13 @@ def postgres_url(postgres: Postgres) -> Iterator[str]:
         yield url
     finally:
         postgres.drop_database(url)
+
+
+@pytest.fixture(autouse=True)
+def _umask_kept() -> Iterator[None]:
+    """The `pbem` command sets the process's umask (077) when run in-process (CliRunner):
+    each test starts with the worker's own umask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    yield
+    os.umask(mask)

@@ -266,7 +266,7 @@ def test_observers_watch_every_update_never_get_a_prompt_and_talk_only_if_allowe
     assert welcome["X-Tongiaki-Kind"] == "welcome" and "Watching: Olga." in text_of(welcome)
     # her help lists what she may write here: not `say`
     footer = " ".join(text_of(to_olga[0]).split()).rsplit("--", 1)[1]
-    assert "Commands at any time: help, rules, board, status, log, log talk." in footer
+    assert "Commands at any time: help, rules, board, status, log, log talk, stop." in footer
     html = to_olga[0].get_body(("html",))
     assert html is not None and "<b>say</b>" not in html.get_content()
     # asked for help, she is told what she may write, not how to play or change a seat
@@ -295,7 +295,7 @@ def test_observers_watch_every_update_never_get_a_prompt_and_talk_only_if_allowe
     assert handle(service, reply_to(olga[0], "1"), START + 3 * HOUR) == "rejected"
     assert "is not a command for observers" in _detail(service)
     # what she is told she may write leaves out `say` in this game
-    assert "The commands: help, rules, board, status, log, log talk." in _detail(service)
+    assert "The commands: stop (and help, rules, board, status, log, log talk)." in _detail(service)
     take_mail(service)
     assert handle(service, reply_to(olga[0], "say hi"), START + 4 * HOUR) == "rejected"
     assert "Observers of this game watch" in _detail(service)
@@ -318,11 +318,14 @@ def test_the_game_master_adds_an_observer_who_may_talk_when_the_game_allows_it(
     take_mail(service)
     results, _ = GameMaster(service).run_host(1, ["observe olga@example.test Olga"], START + HOUR)
     assert [r.outcome for r in results] == ["applied"]
+    (invitation,) = take_mail(service)  # she watches once she accepts
+    assert invitation["X-Tongiaki-Kind"] == "invitation"
+    assert handle(service, reply_to(invitation, "watch"), START + HOUR) == "applied"
     told = take_mail(service)
     olga = _newest(told, OLGA)
     assert "You watch game 1" in str(olga["Subject"])
     footer = " ".join(text_of(olga).split()).rsplit("--", 1)[1]
-    assert "Commands at any time: help, rules, board, status, log, log talk, say." in footer
+    assert "Commands at any time: help, rules, board, status, log, log talk, say, stop." in footer
     assert handle(service, reply_to(olga, "help"), START + HOUR + HOUR / 2) == "answered"
     helped = " ".join(text_of(take_mail(service)[0]).split())
     assert "WHAT YOU MAY WRITE" in helped and "say TEXT: to everyone at the table" in helped
@@ -617,8 +620,11 @@ def test_the_game_master_adds_an_observer_by_mail_who_gets_the_game_over_mail(
     assert handle(service, reply_to(to_gm, "observe olga@example.test"), START + HOUR) == (
         "applied"
     )
-    told = take_mail(service)
-    (welcome,) = [m for m in told if m["To"] == OLGA]
+    invited = take_mail(service)
+    (invitation,) = [m for m in invited if m["To"] == OLGA]
+    assert handle(service, reply_to(invitation, "watch"), START + HOUR) == "applied"
+    told = invited + take_mail(service)
+    (welcome,) = [m for m in told if m["To"] == OLGA and m is not invitation]
     assert [welcome["X-Tongiaki-Kind"], str(welcome["Subject"])] == [
         "watch",
         "[Tongiaki g1] You watch game 1",

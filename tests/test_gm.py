@@ -75,11 +75,11 @@ class Table:
         """Who the game master's actions are logged as."""
         return GM if self.how == "mail" else "host"
 
-    def start(self, *, bot: str | None = None) -> None:
+    def start(self, *, bot: str | None = None, seed: int | None = 4) -> None:
         seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
         if bot:
             seats.append(SeatSpec("Cy", None, "green", bot=bot))
-        self.service.new_game(seats, seed=4, deadline_seconds=48 * 3600, gm=GM, now=START)
+        self.service.new_game(seats, seed=seed, deadline_seconds=48 * 3600, gm=GM, now=START)
         self.mail()
 
     def mail(self) -> list[EmailMessage]:
@@ -295,6 +295,32 @@ def test_extend_moves_the_open_deadline_later(table: Table) -> None:
     assert tick(table.service, START + 72 * HOUR).automatic == 1
 
 
+def test_undo_gives_the_reopened_decision_its_extended_deadline_back(table: Table) -> None:
+    table.start()
+    table.gm("extend 1d", START + HOUR)  # decision 1: due at 72 h
+    assert table.reply(ANN, "place Tonga a", START + 2 * HOUR) == "applied"
+    table.gm("status", START + 3 * HOUR)  # by mail, `undo` answers the decision open now
+    table.gm("undo 1", START + 3 * HOUR)
+    game = _game(table.service)
+    assert game.decision == 1
+    assert _utc(game.deadline_at) == START + 72 * HOUR  # not a fresh 48 h from the undo
+    assert _utc(game.clock_from) == START + 24 * HOUR  # its reminders as they were
+    assert "Deadline: Thu 26 Nov 2026, 09:00 UTC" in text_of(table.latest[ANN])
+    assert _ticks(table.service, START + 4 * HOUR, START + 69 * HOUR) == 0
+    assert tick(table.service, START + 72 * HOUR).automatic == 1
+
+
+def test_undo_after_the_old_deadline_gives_the_time_that_was_left(table: Table) -> None:
+    table.start()
+    table.gm("extend 1d", START + HOUR)  # decision 1: due at 72 h
+    assert table.reply(ANN, "place Tonga a", START + 2 * HOUR) == "applied"  # 70 h left
+    table.gm("status", START + 80 * HOUR)
+    table.gm("undo 1", START + 80 * HOUR)  # the deadline of 72 h has passed
+    game = _game(table.service)
+    assert game.decision == 1 and _utc(game.deadline_at) == START + 150 * HOUR
+    assert tick(table.service, START + 81 * HOUR).automatic == 0
+
+
 def test_deadline_sets_the_time_of_each_decision_from_the_next_one_on(table: Table) -> None:
     table.start()
     done = table.gm("deadline 24h", START + HOUR)
@@ -381,7 +407,8 @@ def test_undo_across_a_tile_draw_gives_back_the_earlier_state_exactly(table: Tab
         "place Tonga c",
     ]
     assert State.replay(before.setup, [parse_choice(m[2]) for m in _moves(table.service)]) == before
-    assert game.decision == 5 and _utc(game.deadline_at) == at + 48 * HOUR
+    # decision 5 has its deadline as it was (it opened after the set-up's four minutes)
+    assert game.decision == 5 and _utc(game.deadline_at) == START + 3 * MINUTE + 48 * HOUR
     prompt = done.to(ANN)[0]
     assert prompt["X-Tongiaki-Decision"] == "5 turn"
 
@@ -430,6 +457,25 @@ def test_undo_to_a_bots_decision_has_the_bot_make_it_again_and_says_so(table: Ta
     )
     assert _moves(table.service) == moves[:1]
     assert done.to(BOB)[0]["X-Tongiaki-Decision"] == "2 setup"
+
+
+def test_undo_in_a_game_without_a_seed_has_its_random_bot_choose_the_same_again(
+    table: Table,
+) -> None:
+    """A game shuffled with the system's randomness has no seed: its bots' seeds come from
+    its secret, the same for the same decision, so `undo` replays them as they were."""
+    table.start(bot="random", seed=None)
+    assert _game(table.service).seed is None
+    table.play(START, [(ANN, "place Tonga a"), (BOB, "place Tonga b")])
+    moves = _moves(table.service)
+    assert [m[3] for m in moves] == ["mail", "mail", "bot"]
+    state = _state(table.service)
+    table.gm("status", START + HOUR)
+    done = table.gm("undo 1", START + HOUR)
+    assert done.outcome == "applied"
+    assert "the bots made the decision again the same way" in flat(done.said)
+    assert _moves(table.service) == moves
+    assert _state(table.service).to_json() == state.to_json()
 
 
 def test_replace_hands_the_seat_to_a_new_player_and_the_old_one_leaves(table: Table) -> None:
@@ -532,6 +578,25 @@ def test_kick_removes_the_player_for_good(table: Table) -> None:
     assert handle(table.service, reply_to(bob, "place Tonga b"), START + 3 * HOUR) == "refused"
     assert table.mail() == []
     assert len(_moves(table.service)) == 2
+
+
+def test_a_removed_player_and_a_bot_are_marked_in_the_list_and_the_final_table(
+    by_cli: Table,
+) -> None:
+    table = by_cli
+    table.start(bot="greedy")
+    table.gm("kick bob", START + HOUR)
+    listed = runner.invoke(app, ["list", "--config", str(table.config)])
+    assert listed.exit_code == 0
+    assert listed.stdout.rstrip().endswith(
+        "Ann (red), Bob (blue, removed: greedy bot), Cy (green, greedy bot)"
+    )
+    table.gm("end", START + 2 * HOUR)
+    final = flat(text_of(table.latest[ANN]))
+    assert "; removed by the game master, a bot played on" in final
+    assert "; a bot played this seat" in final
+    html = table.latest[ANN].get_body(("html",))
+    assert html is not None and "removed by the game master, a bot played on" in html.get_content()
 
 
 def test_end_finishes_the_game_with_the_scores_as_they_stand(table: Table) -> None:

@@ -24,7 +24,7 @@ from pbem.deadlines import tick
 from pbem.i18n import ALIASES, COMMAND_WORDS, LANGUAGES, TRANSLATED, Words, stamp, words
 from pbem.models import Game, Held, Seat
 from pbem.picture import board_png
-from pbem.play import PLAYER_COMMANDS
+from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS
 from pbem.render import environment, render_board_text, said_in
 from pbem.replies import handle
 from pbem.service import GameError, SeatSpec, Service
@@ -164,7 +164,8 @@ def test_a_languages_own_word_for_a_command_works_for_everyone(service: Service)
 
 
 def test_no_command_word_hides_a_command_an_island_or_a_move() -> None:
-    names = {c.name for c in PLAYER_COMMANDS}
+    # a player's commands, and what observers and those invited to watch write
+    names = {c.name for c in PLAYER_COMMANDS} | {c.name for c in OBSERVER_COMMANDS}
     islands = {name.lower() for name in ISLANDS}
     for lang, table in COMMAND_WORDS.items():
         assert set(table) <= names | {"confirm"}, lang

@@ -46,6 +46,23 @@ def _drop(service: Service, mails: list[bytes]) -> Path:
     return new
 
 
+def STOPPED() -> float:
+    """A batch's clock that never moves: the batch window never closes a batch, however
+    loaded the machine is (the window itself is tested with a clock that ticks)."""
+    return 0.0
+
+
+class Ticking:
+    """A batch's clock that moves `step` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.step, self.now = step, 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 def _commits(service: Service) -> list[int]:
     """Counts the commits of `service`'s database from now on."""
     counted: list[int] = []
@@ -76,12 +93,25 @@ def test_waiting_mails_are_recorded_a_batch_to_a_transaction(
     strangers = [reply_to(prompt, "place Tonga a", sender=f"x{n}@example.test") for n in range(10)]
     new = _drop(service, [*strangers, reply_to(prompt, "place Tonga a")])
     counted = _commits(service)
-    assert read_mail(service, later(1)) == 11
+    assert read_mail(service, later(1), timer=STOPPED) == 11
     assert len(counted) == commits
     assert _recorded(service) == ["refused"] * 10 + ["applied"]
     assert _moves(service) == ["place Tonga a"]
     assert list(new.iterdir()) == []  # every mail marked handled
-    assert read_mail(service, later(2)) == 0
+    assert read_mail(service, later(2), timer=STOPPED) == 0
+
+
+def test_a_batch_closes_when_its_time_is_up_and_the_next_takes_the_rest(tmp_path: Path) -> None:
+    service = local_service(tmp_path, inbound_batch=25)
+    _, prompt = _game(service)
+    strangers = [reply_to(prompt, "place Tonga a", sender=f"x{n}@example.test") for n in range(10)]
+    _drop(service, [*strangers, reply_to(prompt, "place Tonga a")])
+    counted = _commits(service)
+    # 0.3 s a mail: the window of BATCH_SECONDS (0.5) closes each batch after two mails
+    assert read_mail(service, later(1), timer=Ticking(0.3)) == 11
+    assert len(counted) == 6
+    assert _recorded(service) == ["refused"] * 10 + ["applied"]
+    assert _moves(service) == ["place Tonga a"]
 
 
 def test_a_poisoned_mail_in_a_batch_rolls_back_its_own_part_only(tmp_path: Path) -> None:
@@ -95,7 +125,7 @@ def test_a_poisoned_mail_in_a_batch_rolls_back_its_own_part_only(tmp_path: Path)
     status = reply_to(prompt, "status")
     _drop(service, [poison, good, poison.replace(b"your move", b"again"), status])
     counted = _commits(service)
-    assert read_mail(service, later(1)) == 4
+    assert read_mail(service, later(1), timer=STOPPED) == 4
     assert len(counted) == 1
     assert _recorded(service) == ["applied", "answered"]  # the poisoned ones are quarantined
     assert _moves(service) == ["place Tonga a"]
@@ -131,12 +161,12 @@ def test_a_database_that_fails_mid_batch_keeps_none_of_it_and_the_next_poll_take
     # no page more: the move fits in the pages the welcome mails left free, the answers not
     limit = _limit_pages(service, 0)
     with pytest.raises(OperationalError, match="full"):
-        read_mail(service, later(1))
+        read_mail(service, later(1), timer=STOPPED)
     assert len(list(new.iterdir())) == 7  # none marked handled
     assert _recorded(service) == [] and _moves(service) == []  # none recorded
     event.remove(service.engine, "connect", limit)
     service.engine.dispose()  # the disk has room again
-    assert read_mail(service, later(2)) == 7
+    assert read_mail(service, later(2), timer=STOPPED) == 7
     assert _recorded(service) == ["applied"] + ["answered"] * 6
     assert _moves(service) == ["place Tonga a"]
     with session(service.engine) as db:
@@ -146,14 +176,14 @@ def test_a_database_that_fails_mid_batch_keeps_none_of_it_and_the_next_poll_take
             if "Your answer: status" in parse(m.message)["Subject"]
         ]
     assert answers == [ANN] * 6
-    assert read_mail(service, later(3)) == 0
+    assert read_mail(service, later(3), timer=STOPPED) == 0
 
 
 def test_the_same_mail_twice_in_one_batch_acts_once(tmp_path: Path) -> None:
     service = local_service(tmp_path)
     move, _ = _game(service)
     _drop(service, [move, move])  # delivered twice
-    assert read_mail(service, later(1)) == 2
+    assert read_mail(service, later(1), timer=STOPPED) == 2
     assert _recorded(service) == ["applied"]  # the copy is a duplicate, not recorded again
     assert _moves(service) == ["place Tonga a"]
 
@@ -163,9 +193,9 @@ def test_a_stranger_a_replay_and_an_autoresponder_in_one_batch_change_nothing(
 ) -> None:
     service = local_service(tmp_path)
     move, prompt = _game(service)
-    assert read_mail(service, later(1)) == 0
+    assert read_mail(service, later(1), timer=STOPPED) == 0
     _drop(service, [move])
-    assert read_mail(service, later(2)) == 1  # Ann's move, applied
+    assert read_mail(service, later(2), timer=STOPPED) == 1  # Ann's move, applied
     take_mail(service)
     target = str(prompt["Reply-To"]).split("<")[-1].rstrip(">")
     malformed = (  # a stranger's mail to the game's reply address that no parser reads
@@ -176,7 +206,7 @@ def test_a_stranger_a_replay_and_an_autoresponder_in_one_batch_change_nothing(
     away = [_out_of_office(prompt, "reply-to", "I am away until Monday.") for _ in range(3)]
     new = _drop(service, [malformed, replayed, *away])
     counted = _commits(service)
-    assert read_mail(service, later(3)) == 5
+    assert read_mail(service, later(3), timer=STOPPED) == 5
     assert len(counted) == 1
     assert list(new.iterdir()) == []  # all marked handled: none stops the mailbox
     # the autoresponder's first mail is refused with an answer, its copies are replays

@@ -81,6 +81,7 @@ CLOSED_SETS = {
     "bot",  # engine.BotKind
     "decided_by",  # engine.DecidedBy
     "end",  # the end of a route (engine.board.RouteEnd)
+    "ended",  # pbem.kinds.WatchEnd
     "export_on_game_over",  # pbem.config.ExportOnGameOver
     "kind",  # engine.Phase, pbem.kinds.AnswerTopic, MailKind, rulestext.BlockKind
     "mail",  # pbem.config.MailTransport

@@ -17,7 +17,7 @@ from pbem.clock import as_utc
 from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
-from pbem.models import Game, Inbound, Observer, Outbox, Seat
+from pbem.models import Declined, Game, Inbound, Observer, Outbox, Seat
 from pbem.replies import handle
 from pbem.service import Service
 from tests.support.localmail import START, later, local_service, take_mail
@@ -45,7 +45,7 @@ def test_a_version_1_database_is_upgraded_on_open_and_its_game_goes_on(tmp_path:
     path = _version_1(tmp_path / "old" / "pbem.sqlite")
     assert schema_version(create_engine(f"sqlite:///{path}")) == 1
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 8
+    assert schema_version(engine) == SCHEMA_VERSION
     service = Service(engine, service.settings)
     with session(engine) as db:
         table = service.table(db, 1, START)
@@ -191,7 +191,7 @@ def test_a_version_4_database_gets_the_seats_mail_settings_and_plays_on(tmp_path
     path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V4)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 4
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 8
+    assert schema_version(engine) == SCHEMA_VERSION
     service = Service(engine, service.settings)
     with session(engine) as db:
         table = service.table(db, 1, START)
@@ -224,7 +224,7 @@ def test_a_version_5_database_keeps_its_waiting_mail_unclaimed_and_plays_on(
     path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V5)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 5
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 8
+    assert schema_version(engine) == SCHEMA_VERSION
     service = Service(engine, service.settings)
     with session(engine) as db:
         waiting = db.exec(select(Outbox).order_by(col(Outbox.id))).all()
@@ -264,7 +264,7 @@ def test_a_version_7_database_gets_when_players_resigned_and_plays_on(tmp_path: 
     path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V7)
     assert schema_version(create_engine(f"sqlite:///{path}")) == 7
     engine = open_database(path)
-    assert schema_version(engine) == SCHEMA_VERSION == 8
+    assert schema_version(engine) == SCHEMA_VERSION
     service = Service(engine, service.settings)
     with session(engine) as db:
         table = service.table(db, 1, START)
@@ -295,5 +295,51 @@ def test_a_version_7_database_gets_when_players_resigned_and_plays_on(tmp_path: 
     with session(engine) as db:
         seats = service.table(db, 1, START).seats
         assert (seats[1].resigned, seats[1].resigned_at) == (True, 2)
+        db.commit()
+    assert upgrade(engine) == []
+
+
+FIXTURE_V8 = Path(__file__).parent / "fixtures" / "schema-v8.sql"
+
+
+def test_a_version_8_database_keeps_its_observers_watching_who_may_now_stop(
+    tmp_path: Path,
+) -> None:
+    """Version 8 (the previous one) made game 1 (Ann red, Bob blue, game master
+    gm@example.test) with Olga watching from `new-game` and Pia added by `gm observe`, before
+    observers were asked: both watch on, and each mail to them now says how to stop it."""
+    service = local_service(tmp_path)
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_V8)
+    assert schema_version(create_engine(f"sqlite:///{path}")) == 8
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        table = service.table(db, 1, START)
+        assert [(o.name, as_utc(o.confirmed_at or START), o.ended) for o in table.observers] == [
+            ("Olga", START, None),
+            ("Pia", START + timedelta(minutes=10), None),
+        ]
+        seats = table.seats
+        assert db.exec(select(Declined)).all() == []
+        db.commit()
+    signed = token(seats[0].secret, 1, 0, 1)
+    address = reply_address("tongiaki@example.test", Tag(1, 0, 1, signed))
+    reply = (
+        f"From: ann@example.test\r\nTo: {address}\r\nSubject: Re: your move\r\n"
+        "Message-ID: <after-upgrade-9@example.test>\r\n\r\n1\r\n"
+    ).encode()
+    assert handle(service, reply, later(20)) == "applied"
+    watching = [m for m in take_mail(service) if m["X-Tongiaki-Kind"] == "watch"]
+    assert sorted(str(m["To"]) for m in watching) == ["olga@example.test", "pia@example.test"]
+    pia = next(m for m in watching if m["To"] == "pia@example.test")
+    assert "?subject=stop&body=stop>" in str(pia["List-Unsubscribe"])
+    stop = (
+        f"From: pia@example.test\r\nTo: {str(pia['Reply-To']).split('<')[-1].rstrip('>')}\r\n"
+        "Subject: stop\r\nMessage-ID: <after-upgrade-9-stop@example.test>\r\n\r\nstop\r\n"
+    ).encode()
+    assert handle(service, stop, later(30)) == "applied"
+    with session(engine) as db:
+        assert [o.name for o in service.table(db, 1, START).observers] == ["Olga"]
         db.commit()
     assert upgrade(engine) == []

@@ -68,6 +68,8 @@ def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
     handle(service, reply_to(prompt, "1"), later(1))
     handle(service, reply_to(prompt, "place Tonga b", sender=BOB), later(2))
     handle(service, b"From: nobody@example.test\r\nSubject: hi\r\n\r\nhello\r\n", later(3))
+    untagged = f"From: {ANN}\r\nSubject: my move\r\nMessage-ID: <u@example.test>\r\n\r\n1\r\n"
+    handle(service, untagged.encode(), later(4))  # a notice that belongs to no game
     secrets += _secrets(service)
     tick(service, START + timedelta(hours=25))  # Bob's set-up boat is overdue
     report = run_cycle(service, START + timedelta(hours=25, minutes=1))
@@ -82,13 +84,16 @@ def test_one_log_line_per_message_mail_and_deadline_and_no_secret_in_any(
         "(Ann, red)"
     )
     assert handled[2] == "message 3 (no tag): refused: no game tag"
-    assert len(handled) == 3
+    assert handled[3].startswith("message 4 (no tag): refused: no game tag")
+    assert len(handled) == 4
     fired = [m for m in messages if "deadline passed" in m]
     assert fired == [
         "game 1 decision 2: deadline passed, automatic move for seat 2 (Bob, blue): place Tonga a"
     ]
     sent = [m for m in messages if re.fullmatch(r"mail \d+ sent to \S+ \(game 1\)", m)]
-    assert len(sent) == report.sent
+    notice = [m for m in messages if re.fullmatch(rf"mail \d+ sent to {ANN} \(no game\)", m)]
+    assert len(sent) + len(notice) == report.sent and len(notice) == 1
+    assert "game None" not in caplog.text
     for secret in secrets:
         assert secret not in caplog.text
 

@@ -352,6 +352,7 @@ def test_a_postgres_server_that_cannot_be_reached_is_a_clear_error(
     result = runner.invoke(app, ["list", "--config", str(config)])
     assert result.exit_code == 5, result.output
     assert "cannot be reached" in result.stderr and "s3cret" not in result.stderr
+    assert "$PGPASSFILE" in result.stderr
     result = runner.invoke(app, ["check-config", "--config", str(config)])
     assert "FAIL  database" in result.stdout and "s3cret" not in result.stdout
 

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pytest
 
@@ -66,7 +66,7 @@ from engine import (
     neighbour,
     preview,
 )
-from tests.support.scenario import arrange
+from tests.support.scenario import arrange, sealed_stack
 
 Boats = tuple[tuple[str, int], ...]  # (colour, number of boats), as the previews give them
 
@@ -422,32 +422,6 @@ def test_s6_preview_of_a_trail_too_dangerous_is_lost() -> None:
     check_option(state, Emigrate("Tonga", 0, 0), Tally())
 
 
-def _sealed(state: State) -> State:
-    """A copy of `state` whose stack cannot be read past the tiles already drawn."""
-
-    class Sealed(tuple[str, ...]):
-        drawn = state.drawn
-
-        def __getitem__(self, index: Any) -> Any:
-            if isinstance(index, slice):
-                hidden = index.stop is None or index.stop > self.drawn
-            else:
-                hidden = index < 0 or index >= self.drawn
-            if hidden:
-                raise AssertionError("the stack was read")
-            return super().__getitem__(index)
-
-        def __iter__(self) -> Iterator[str]:
-            raise AssertionError("the stack was read")
-
-    setup = Setup.__new__(Setup)
-    object.__setattr__(setup, "colours", state.setup.colours)
-    object.__setattr__(setup, "stack", Sealed(state.setup.stack))
-    sealed = state.copy()
-    sealed._setup = setup
-    return sealed
-
-
 def _shuffled(state: State, rng: random.Random) -> State:
     """The same position with the tiles still in the stack in another order (another tile
     on top)."""
@@ -468,7 +442,7 @@ def test_previews_never_read_the_stack() -> None:
         for state in play(seed, tally):
             if state.phase is Phase.SETUP:
                 continue
-            sealed = _sealed(state)
+            sealed = sealed_stack(state)
             with pytest.raises(AssertionError, match="the stack was read"):
                 _ = sealed.stack_left
             twin = _shuffled(state, rng)

@@ -75,7 +75,7 @@ def test_pbem_list_reads_every_game_with_its_players(tmp_path: Path) -> None:
     with reading(service.engine) as db:
         lines = game_lines(db)
     assert lines == [
-        f"g{n + 1}  running  decision {d:<4} P{n} (red), Kai (blue)"
+        f"g{n + 1}  running  decision {d:<4} P{n} (red), Kai (blue, greedy bot)"
         for n, d in zip(range(3), _decisions(service), strict=True)
     ]
 

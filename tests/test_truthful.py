@@ -406,10 +406,12 @@ def test_english_mail_says_fiji_and_italian_mail_the_printed_fidschi(tmp_path: P
     assert "\n* Fiji (5 points)\n" in english  # the islands
     assert "d: -     3 of 3 free; jetty N to Fiji" in english
     assert ":  Fiji :" in english and "Fidschi is Fiji" not in english  # the map, no key
+    assert "new tiles: Fiji." in " ".join(english.split())  # the tiles laid since the last mail
     italian = text_of(_prompt_for(mails, BOB))
     assert "- Rosso ha messo 1 barca su Fidschi (a)." in italian
     assert "\n* Fidschi (5 punti)\n" in italian and ":Fidschi:" in italian
     assert "Fidschi è Fiji" in italian and "Fiji (" not in italian
+    assert "Fidschi." in " ".join(italian.split()).split("ultima mail")[1][:40], italian[:300]
     at += HOUR
     assert handle(service, reply_to(_prompt_for(mails, BOB), "expand Tonga c,d"), at) == "applied"
     prompt = _prompt_for(take_mail(service), ANN)

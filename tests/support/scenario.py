@@ -9,7 +9,8 @@ that order, then the other tiles in the fixed order of `engine.STACK_TILES`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from engine import (
     BEACH_LETTERS,
@@ -181,3 +182,29 @@ def put_places(state: State) -> set[Position]:
     assert all(r == set(range(6)) for r in rotations.values()), rotations
     assert len(state.legal_choices()) == 6 * len(rotations)
     return set(rotations)
+
+
+def sealed_stack(state: State) -> State:
+    """A copy of `state` whose stack cannot be read past the tiles already drawn."""
+
+    class Sealed(tuple[str, ...]):
+        drawn = state.drawn
+
+        def __getitem__(self, index: Any) -> Any:
+            if isinstance(index, slice):
+                hidden = index.stop is None or index.stop > self.drawn
+            else:
+                hidden = index < 0 or index >= self.drawn
+            if hidden:
+                raise AssertionError("the stack was read")
+            return super().__getitem__(index)
+
+        def __iter__(self) -> Iterator[str]:
+            raise AssertionError("the stack was read")
+
+    setup = Setup.__new__(Setup)
+    object.__setattr__(setup, "colours", state.setup.colours)
+    object.__setattr__(setup, "stack", Sealed(state.setup.stack))
+    sealed = state.copy()
+    sealed._setup = setup
+    return sealed
