@@ -5,10 +5,13 @@ Pure: every function takes the times it needs; the service passes `now`.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from engine import Message
 from pbem.errors import PbemError
@@ -56,6 +59,50 @@ def parse_duration(text: str) -> int:
             Message("{text!r} is longer than ten years; give at most 3650d.", text=text)
         )
     return seconds
+
+
+# names in the zone folders that are no zone of the world: the host's own, the old rules
+HOST_ZONES = frozenset({"localtime", "posixrules"})
+LONGEST_ZONE = 60  # characters of a time zone's name; the longest has 32
+_ZONE_FORM = re.compile(r"[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*")  # no dot, no root, no NUL
+
+
+@cache
+def time_zones() -> dict[str, str]:
+    """Every time zone the host knows (its tz database), by its name in lower case; read
+    once (a walk of the zone folders), when a name is not found as written."""
+    return {name.lower(): name for name in available_timezones() if name not in HOST_ZONES}
+
+
+def zone_named(text: str) -> str | None:
+    """The name of the time zone `text` names, in its own case ('europe/berlin' ->
+    'Europe/Berlin'); None for anything else (a region alone like 'Europe', a path, a name
+    the host does not know). Only names of the form of a zone's are ever opened, and
+    whatever opening one raises means no zone."""
+    name = text.strip()
+    if len(name) > LONGEST_ZONE or not _ZONE_FORM.fullmatch(name) or name in HOST_ZONES:
+        return None
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError, UnicodeError):
+        return time_zones().get(name.lower())
+    return name
+
+
+def zone_meant(text: str) -> str | None:
+    """The time zone a misspelt name may mean ('Europe/Berln' -> 'Europe/Berlin')."""
+    word = text.strip().lower()
+    if not word or len(word) > LONGEST_ZONE:
+        return None
+    zones = time_zones()
+    close = difflib.get_close_matches(word, list(zones), n=1, cutoff=0.8)
+    return zones[close[0]] if close else None
+
+
+def time_zone(name: str | None) -> ZoneInfo | None:
+    """The time zone of that name, None if the host knows none of that name."""
+    found = zone_named(name or "")
+    return ZoneInfo(found) if found is not None else None
 
 
 def format_duration(seconds: int) -> str:
@@ -152,5 +199,9 @@ __all__ = [
     "parse_duration",
     "parse_reminders",
     "reminder_times",
+    "time_zone",
+    "time_zones",
     "utc_now",
+    "zone_meant",
+    "zone_named",
 ]

@@ -3,18 +3,25 @@
 
 A `Command` has its name, its syntax, its help line, whether it only looks at the game, and
 `run(round, argument)`. A `Commands` registry finds the command of a line; `run_lines`
-applies a mail's lines in order until one fails. The help texts, the command lists of the
-mails and the error for an unknown command are made from the registries, never typed again.
+applies a mail's lines in order until one fails, each in a savepoint of its own: a line that
+raises (a fault of ours) is undone alone, the lines before it stay. The help texts, the
+command lists of the mails and the error for an unknown command are made from the
+registries, never typed again.
 """
 
 from __future__ import annotations
 
 import difflib
+import logging
+import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from functools import partial
+from pathlib import Path
+from typing import Any
 
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import col, select
 
 from engine import (
@@ -37,8 +44,10 @@ from pbem.inbound import shown
 from pbem.kinds import AnswerTopic, GameStatus, LineOutcome, MailOutcome
 from pbem.models import Move, Observer, Seat, Talk
 from pbem.render import render_board_text
-from pbem.table import Table
+from pbem.table import LineFault, Table
 from pbem.view import Answer, LineResult
+
+log = logging.getLogger(__name__)
 
 # how close a misspelt first word must be to a command's for the line to be read as that
 # command (refused with "did you mean"), not as a sign-off left unread ('staus', not 'Regards')
@@ -274,19 +283,90 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
             )
             round.results.append(LineResult(line, LineOutcome.IGNORED, said))
             break
-        try:
+        result = _run_line(round, index + 1, line, commands)
+        round.results.append(result)
+    for place, make in round.later.items():  # the game after every line, not halfway
+        round.answers[place] = make()
+    round.later.clear()
+
+
+# what a line that raised says to its sender (a fault of ours, not of their line)
+FAILED = Message(
+    "the service failed on this line: nothing of it was applied, and the host was told"
+)
+
+
+def _run_line(round: Round, number: int, line: str, commands: Commands) -> LineResult:
+    """One line, in a savepoint of the mail's transaction: refused, it changes nothing;
+    should it raise (a fault of ours), it alone is undone, in the database and in memory,
+    and the fault is kept in `round.table.faults` for the host. A database error is raised:
+    the mail is tried again (or quarantined whole) by the caller."""
+    db, kept = round.table.db, _kept(round)
+    try:
+        with db.begin_nested():
             command, argument = commands.find(line)
             if not command.looks and commands.guard is not None:
                 commands.guard(round, command)
             detail = command.run(round, argument)
-        except (CommandError, ChoiceError) as error:
-            round.results.append(LineResult(line, LineOutcome.REJECTED, said_by(error)))
-            continue
-        outcome = LineOutcome.ANSWERED if command.looks else LineOutcome.APPLIED
-        round.results.append(LineResult(line, outcome, detail))
-    for index, make in round.later.items():  # the game after every line, not halfway
-        round.answers[index] = make()
-    round.later.clear()
+    except (CommandError, ChoiceError) as error:
+        return LineResult(line, LineOutcome.REJECTED, said_by(error))
+    except DBAPIError:
+        raise
+    except Exception as error:  # a fault of ours: this line alone is undone
+        _undo(round, kept)
+        fault = LineFault(number, line, _fault_text(error), traceback.format_exc())
+        round.table.faults.append(fault)
+        log.error(
+            "game %s: line %d %r failed and was undone: %s",
+            round.table.game.id,
+            number,
+            shown(line, 80),
+            fault.error,
+            exc_info=error,
+        )
+        return LineResult(line, LineOutcome.REJECTED, FAILED)
+    outcome = LineOutcome.ANSWERED if command.looks else LineOutcome.APPLIED
+    return LineResult(line, outcome, detail)
+
+
+def _kept(round: Round) -> dict[str, Any]:
+    """What a line may change in memory, as it is before the line: the round's lists
+    (copied) and values, the table's seats and observers."""
+    kept: dict[str, Any] = {
+        f.name: _copied(getattr(round, f.name)) for f in fields(round) if f.name != "table"
+    }
+    kept["table.seats"] = list(round.table.seats)
+    kept["table.observers"] = list(round.table.observers)
+    return kept
+
+
+def _copied(value: Any) -> Any:
+    """A list or dict of the round as it is now, apart from the one the line may change."""
+    if isinstance(value, list):
+        return list(value)
+    return dict(value) if isinstance(value, dict) else value
+
+
+def _undo(round: Round, kept: dict[str, Any]) -> None:
+    """After a line's savepoint was rolled back: the round and the table in memory as they
+    were before it (the rows are reloaded from the database as they are read again, the
+    state of play replayed from the moves the lines before it stored)."""
+    table = round.table
+    table.seats = kept.pop("table.seats")
+    table.observers = kept.pop("table.observers")
+    for name, value in kept.items():
+        setattr(round, name, value)
+    table.reload_state()
+
+
+def _fault_text(error: BaseException) -> str:
+    """A fault in one line: its type, its text and where it was raised (file:line in
+    function), for the host's quarantine and log."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = " < ".join(
+        f"{Path(frame.filename).name}:{frame.lineno} {frame.name}" for frame in reversed(frames)
+    )
+    return shown(f"{type(error).__name__}: {error} at {where}", 400)
 
 
 def after_rejected(line: str) -> LineResult:
@@ -443,6 +523,7 @@ LOG_TALK = Command(
 
 __all__ = [
     "BOARD",
+    "FAILED",
     "LOG",
     "LOG_TALK",
     "STATUS",

@@ -15,13 +15,12 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import Enum
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session, col, func, or_, select, update
 
 from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem import decision_clock, letters, news
-from pbem.clock import as_utc, due_reminder, format_duration
+from pbem.clock import as_utc, due_reminder, format_duration, time_zone
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
 from pbem.gm_commands import GM_COMMANDS
 from pbem.kinds import GameStatus, MailMode, MoveSource, WatchEnd
@@ -147,10 +146,7 @@ def _tell_vacations(service: Service, now: datetime) -> int:
 def digest_due(seat: Seat, since: datetime) -> datetime:
     """When the digest after `since` is due: the next `digest_hour` o'clock in the player's
     zone (UTC if they set none)."""
-    try:
-        zone = ZoneInfo(seat.tz or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = ZoneInfo("UTC")
+    zone = time_zone(seat.tz) or UTC
     local = as_utc(since).astimezone(zone)
     due = local.replace(hour=seat.digest_hour, minute=0, second=0, microsecond=0)
     if due <= local:

@@ -6,13 +6,13 @@ give them, the log of actions, the mails that tell everyone) is `pbem.gm`.
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlmodel import col, delete, select
 
 from engine import BOT_KINDS, BotKind, Joined, Message, Phase, State, counted
 from pbem import decision_clock, news, view
-from pbem.clock import DurationError, as_utc, format_duration, parse_duration
+from pbem.clock import LONGEST, DurationError, as_utc, format_duration, parse_duration
 from pbem.commands import (
     BOARD,
     LOG,
@@ -84,6 +84,9 @@ def _extend(round: Round, rest: str) -> str:
     seconds = _duration(rest, "extend 1d")
     if game.deadline_at is None:
         raise GmError("No deadline is running.")
+    now = round.table.now
+    if as_utc(game.deadline_at) + timedelta(seconds=seconds) > now + timedelta(seconds=LONGEST):
+        raise GmError("The deadline would be more than ten years from now; give a shorter time.")
     decision_clock.shift(game, seconds, round.table.settings.parsed_reminders, round.table.now)
     assert game.deadline_at is not None
     deadline = when(as_utc(game.deadline_at))
@@ -118,7 +121,8 @@ def _move(round: Round, rest: str) -> str:
     word, _, text = rest.partition(" ")
     seat = find_seat(round.table.seats, word)
     decision = state.decision
-    assert decision is not None
+    if decision is None:  # a game the last move ended while it was paused
+        raise GmError("The game is over.")
     if decision.seat != seat.seat:
         raise GmError(
             f"Decision {decision.number} is {round.table.seats[decision.seat].name}'s "

@@ -19,7 +19,6 @@ from functools import cache
 from io import BytesIO
 from pathlib import Path
 from typing import Any, TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel import Locale
 from babel.dates import format_skeleton
@@ -28,6 +27,7 @@ from babel.messages.pofile import read_po
 from markupsafe import Markup
 
 from engine import ISLAND_ALIASES, Joined, Message, counted
+from pbem.clock import time_zone
 
 ENGLISH = "en"
 
@@ -250,9 +250,8 @@ def stamp(
     """'Mon 02 Mar 2026, 18:00 UTC' (with `year`), 'Mon 02 Mar, 19:00 Europe/Berlin'; None
     when `zone` names no known time zone. A stamp for `everyone` is read in each reader's
     own zone too (`Words.when`)."""
-    try:
-        where = ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError):
+    where = time_zone(zone)
+    if where is None:
         return None
     local = moment.astimezone(where)
     text = local.strftime(f"%a %d %b{' %Y' if year else ''}, %H:%M {zone}")
@@ -260,11 +259,7 @@ def stamp(
 
 
 def zone_known(zone: str) -> bool:
-    try:
-        ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
+    return time_zone(zone) is not None
 
 
 def stamped(text: object) -> bool:
@@ -442,7 +437,7 @@ class Words:
         """One stamp in this language's way, in its own zone."""
         if self.english:
             return str(moment)
-        zone = ZoneInfo(moment.zone)
+        zone = time_zone(moment.zone)  # a stamp is made only in a known zone
         day = format_skeleton(
             "yMMMEd" if moment.year else "MMMEd", moment.moment, tzinfo=zone, locale=self.locale
         )

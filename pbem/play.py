@@ -7,7 +7,6 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import col, func, select
 
@@ -25,7 +24,14 @@ from engine import (
     parse_choice,
 )
 from pbem import decision_clock, news
-from pbem.clock import DurationError, as_utc, format_duration, parse_duration
+from pbem.clock import (
+    DurationError,
+    as_utc,
+    format_duration,
+    parse_duration,
+    zone_meant,
+    zone_named,
+)
 from pbem.commands import (
     BOARD,
     LOG,
@@ -275,7 +281,7 @@ def _lang(round: Round, argument: str) -> str:
         raise CommandError(
             Message(
                 "{word!r} is not a language of the game. The languages: {choices}.",
-                word=argument.strip(),
+                word=shown(argument.strip(), 40),
                 choices=choices(),
             )
         )
@@ -284,18 +290,25 @@ def _lang(round: Round, argument: str) -> str:
 
 
 def _time_zone(text: str) -> str:
-    """The canonical name of a time zone ('europe/berlin' -> 'Europe/Berlin')."""
-    candidates = [text, "/".join(part[:1].upper() + part[1:] for part in text.split("/"))]
-    for name in candidates:
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            continue
-        return name
+    """The canonical name of a time zone ('europe/berlin' -> 'Europe/Berlin'): only a name
+    of the host's tz database, never a region alone ('Europe'), a path or a long text."""
+    zone = zone_named(text)
+    if zone is not None:
+        return zone
+    meant = zone_meant(text)
+    if meant is not None:
+        raise CommandError(
+            Message(
+                "{word!r} is not a time zone. Did you mean {zone}? Write it as in "
+                "tz Europe/Berlin or tz America/New_York.",
+                word=shown(text, 40),
+                zone=meant,
+            )
+        )
     raise CommandError(
         Message(
             "{word!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York.",
-            word=text,
+            word=shown(text, 40),
         )
     )
 
@@ -641,7 +654,10 @@ def _mail(round: Round, argument: str) -> str:
         mode = MailMode(words[0])
         changes["mail_mode"] = mode
         if len(words) == 2:
-            if mode != MailMode.DIGEST or not (words[1].isdigit() and int(words[1]) < 24):
+            hour = words[1]
+            if mode != MailMode.DIGEST or not (
+                hour.isascii() and hour.isdigit() and len(hour) <= 2 and int(hour) < 24
+            ):
                 raise CommandError(Message("Write the digest's hour as 0-23: mail digest 18."))
             changes["digest_hour"] = int(words[1])
         if mode == MailMode.DIGEST:

@@ -40,7 +40,7 @@ from pbem.play import (
 )
 from pbem.replytext import reply_text
 from pbem.service import Service
-from pbem.table import Table
+from pbem.table import LineFault, Table
 from pbem.view import LineResult
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class Replies:
         if inbound is None:
             return Taken(MailOutcome.DUPLICATE)
         outcome, detail = turned_away or self._handle(
-            db, sender, tag, lines, inbound, now, automatic=automatic
+            db, sender, tag, lines, inbound, now, raw, automatic=automatic
         )
         inbound.outcome, inbound.detail = outcome, shown(detail, 500)
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
@@ -243,6 +243,7 @@ class Replies:
         lines: list[str],
         inbound: Inbound,
         now: datetime,
+        raw: bytes,
         *,
         automatic: bool = False,
     ) -> tuple[MailOutcome, str]:
@@ -257,7 +258,42 @@ class Replies:
             return MailOutcome.REFUSED, "no game tag" if tag is None else f"no game {tag.game}"
         inbound.game_id = game.id
         table = self.service.table(db, tag.game, now)
-        game, seats = table.game, table.seats
+        done = self._at_table(table, sender, tag, lines, inbound, automatic=automatic)
+        for fault in table.faults:  # lines undone, the mail's other lines applied
+            self._keep_copy(table, raw, inbound, fault)
+        return done
+
+    def _keep_copy(self, table: Table, raw: bytes, inbound: Inbound, fault: LineFault) -> None:
+        """A copy of a mail with a line the service failed on, in the quarantine for the
+        host: the mail itself was handled (its other lines applied, its sender answered),
+        so handing the copy to the service again does nothing (it is a duplicate)."""
+        why = (
+            f"a copy: line {fault.number} {shown(fault.line, 60)!r} failed and was undone alone; "
+            f"the mail was handled as message {inbound.id}: {fault.error}"
+        )
+        kept = quarantine_row(raw, why, table.now, self.settings.max_message_bytes)
+        table.db.add(kept)
+        table.db.flush()  # its number, for the log
+        log.warning(
+            "message %s: line %d failed; a copy is in the quarantine as %s: %s",
+            inbound.id,
+            fault.number,
+            kept.id,
+            fault.error,
+        )
+
+    def _at_table(
+        self,
+        table: Table,
+        sender: str,
+        tag: Tag,
+        lines: list[str],
+        inbound: Inbound,
+        *,
+        automatic: bool = False,
+    ) -> tuple[MailOutcome, str]:
+        """A tagged mail on its game: by the game master, an observer or a player."""
+        db, now, game, seats = table.db, table.now, table.game, table.seats
         if tag.seat == GM_SEAT:
             return self._handle_gm(table, lines, sender, tag, inbound)
         watcher_id = observer_of(tag.seat)

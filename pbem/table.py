@@ -70,6 +70,17 @@ class StateCache:
             self._states.popitem(last=False)
 
 
+@dataclass(frozen=True)
+class LineFault:
+    """A line of a mail the service failed on (a fault of ours): undone alone, its sender
+    told; the host gets a copy of the mail in the quarantine."""
+
+    number: int  # the line's number in the mail, from 1
+    line: str
+    error: str  # the error in one line, with where it was raised
+    trace: str  # the whole traceback, for the log
+
+
 @dataclass
 class Table:
     """One game, loaded once for one mail or one tick, in the caller's transaction."""
@@ -82,6 +93,7 @@ class Table:
     settings: Settings
     cache: StateCache
     observers: list[Observer] = field(default_factory=list)  # those who watch (accepted)
+    faults: list[LineFault] = field(default_factory=list)  # lines that raised, undone
     opened: int = field(init=False)  # the decision open when the table was loaded
 
     def __post_init__(self) -> None:
@@ -158,6 +170,12 @@ class Table:
         return "\n".join(f"{number:>4}  {who:<12} {choice}" for number, who, choice in self.log())
 
     # -- changing --------------------------------------------------------------------------
+
+    def reload_state(self) -> None:
+        """The state of play as the stored moves make it (after a line was undone: the
+        moves of the lines before it are stored, the game's snapshot may not be yet)."""
+        setup = Setup(tuple(self.game.colours.split(",")), tuple(self.game.stack.split(",")))
+        self.state = State.replay(setup, [parse_choice(m.choice) for m in self.moves()])
 
     def record(self, seat: int, source: MoveSource, inbound_id: int | None = None) -> None:
         """Log the choice `seat` just made (the last one in the state's log)."""
@@ -282,4 +300,4 @@ def _stored_state(db: Session, game: Game, cache: StateCache) -> State:
     return State.replay(setup, [parse_choice(m.choice) for m in moves])
 
 
-__all__ = ["GameError", "StateCache", "Table", "bot_choice", "bot_seed", "outcome"]
+__all__ = ["GameError", "LineFault", "StateCache", "Table", "bot_choice", "bot_seed", "outcome"]
