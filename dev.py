@@ -132,6 +132,7 @@ COMMANDS = {
     "run": ["-m", "pbem", "demo"],  # the service on its embedded defaults, with a demo game
     "watch": ["-m", "tools.demo"],  # a whole bot game in the terminal
     "bench": ["-m", "tools.bench"],  # the engine's speed
+    "bench-peer": ["-m", "tools.bench_peer"],  # ours beside lakenen/tongiaki's, interleaved
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
     "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails
     "bench-scale": ["-m", "tests.bench_scale"],  # pbem list of 10,000 games, cache, compact
