@@ -25,6 +25,7 @@ from engine import (
     DIRECTIONS,
     ISLANDS,
     SEAS,
+    START_ISLAND,
     Aftermath,
     Arrival,
     BoatMoved,
@@ -233,6 +234,26 @@ def emigrated(clause: str, clauses: list[str], story: Story) -> bool:
             assert drawn.tile in SEAS and not at_sea
         elif what.startswith("the last sea tile"):
             assert drawn.tile in SEAS and at_sea
+        elif what.startswith("a tile is drawn ("):  # a draw that can end the game (§12)
+            left = re.match(r"a tile is drawn \((\d+) islands? and (\d+) sea tiles? left\)", what)
+            assert left, what
+            islands, seas = int(left[1]), int(left[2])
+            assert (drawn.islands_left, drawn.seas_left) == (
+                islands - (drawn.tile in ISLANDS),
+                seas - (drawn.tile in SEAS),
+            )
+            assert 1 in (islands, seas), what
+            ends = 0 in (drawn.islands_left, drawn.seas_left)
+            if what.endswith(
+                "the game ends after this turn (on the last sea tile they stay at sea)"
+            ):
+                assert islands == seas == 1 and ends
+            elif "if it is the last sea tile" in what:
+                assert seas == 1 < islands and ends == (drawn.tile in SEAS) == at_sea
+            else:
+                assert "if it is the last island" in what and islands == 1 < seas
+                assert ends == (drawn.tile in ISLANDS)
+            story.seen["may end"] += 1
         else:
             assert what == "a tile is drawn", what
         story.seen["open water"] += 1
@@ -487,6 +508,58 @@ def test_an_emigration_to_an_empty_place_reaches_open_water() -> None:
     assert said == "2 blue, 1 red reach open water, where a tile is drawn"
 
 
+def test_a_draw_that_may_end_the_game_says_so_with_the_tiles_left() -> None:
+    """Issue 30: with one sea tile left the preview said only "a tile is drawn"; it now shows
+    what the stack holds and that this draw ends the game if it is that last sea tile (§12)."""
+    seas = sorted(SEAS)
+    state = arrange(
+        ("blue", "red"),
+        boats={"Tonga a": "BBR"},
+        phase=Phase.EMIGRATE,
+        gone=seas[1:],
+        top=[seas[0]],
+    )
+    assert (state.islands_left, state.seas_left) == (15, 1)
+    said = leads(preview(state, Emigrate("Tonga", 0, 0)))
+    assert said == (
+        "2 blue, 1 red reach open water, where a tile is drawn (15 islands and 1 sea tile "
+        "left): if it is the last sea tile, they stay at sea and the game ends after this turn"
+    )
+    state.apply(Emigrate("Tonga", 0, 0))
+    assert state.ending is not None and state.decision is None  # as the warning said
+    island_next = arrange(
+        ("blue", "red"),
+        boats={"Tonga a": "BBR"},
+        phase=Phase.EMIGRATE,
+        gone=seas[1:],
+        top=["Samoa"],
+    )
+    said = leads(preview(island_next, Emigrate("Tonga", 0, 0)))
+    assert said.endswith(
+        "if it is the last sea tile, they stay at sea and the game ends after this turn"
+    )
+    island_next.apply(Emigrate("Tonga", 0, 0))
+    assert island_next.ending is None and island_next.decision is not None  # it may, not will
+
+
+def test_a_draw_from_the_last_island_and_sea_tile_ends_the_game() -> None:
+    islands = [name for name in ISLANDS if name != START_ISLAND]
+    seas = sorted(SEAS)
+    state = arrange(
+        ("blue", "red"),
+        boats={"Tonga a": "BBR"},
+        phase=Phase.EMIGRATE,
+        gone=[*islands[1:], *seas[1:]],
+    )
+    assert (state.islands_left, state.seas_left) == (1, 1)
+    assert leads(preview(state, Emigrate("Tonga", 0, 0))) == (
+        "2 blue, 1 red reach open water, where a tile is drawn (1 island and 1 sea tile left): "
+        "the game ends after this turn (on the last sea tile they stay at sea)"
+    )
+    state.apply(Emigrate("Tonga", 0, 0))
+    assert state.ending is not None
+
+
 def _emigration(end: End, **more: object) -> Emigration:
     boats = (("blue", 2), ("red", 1))
     crossings = (Crossing("K", 2, 2),)
@@ -494,8 +567,13 @@ def _emigration(end: End, **more: object) -> Emigration:
 
 
 def test_what_the_stack_tells_of_the_tile_drawn_at_open_water() -> None:
+    left = {Draw.MAYBE_LAST_SEA: (4, 1), Draw.MAYBE_LAST_ISLAND: (1, 4), Draw.LAST_EITHER: (1, 1)}
     said = {
-        draw: leads(_emigration(End.OPEN_WATER, open_water=OpenWater((0, 2), "K", 0, draw)))
+        draw: leads(
+            _emigration(
+                End.OPEN_WATER, open_water=OpenWater((0, 2), "K", 0, draw, *left.get(draw, (5, 5)))
+            )
+        )
         for draw in Draw
     }
     assert said == {
@@ -507,6 +585,15 @@ def test_what_the_stack_tells_of_the_tile_drawn_at_open_water() -> None:
         "tile is drawn (no island is left)",
         Draw.LAST_SEA: "2 blue, 1 red cross sea K (danger 2), then reach open water, where the "
         "last sea tile is drawn: they stay at sea",
+        Draw.MAYBE_LAST_SEA: "2 blue, 1 red cross sea K (danger 2), then reach open water, where "
+        "a tile is drawn (4 islands and 1 sea tile left): if it is the last sea tile, they stay "
+        "at sea and the game ends after this turn",
+        Draw.MAYBE_LAST_ISLAND: "2 blue, 1 red cross sea K (danger 2), then reach open water, "
+        "where a tile is drawn (1 island and 4 sea tiles left): if it is the last island, the "
+        "game ends after this turn",
+        Draw.LAST_EITHER: "2 blue, 1 red cross sea K (danger 2), then reach open water, where a "
+        "tile is drawn (1 island and 1 sea tile left): the game ends after this turn (on the "
+        "last sea tile they stay at sea)",
     }
     gone = _emigration(
         End.NO_TILE_LEFT,
