@@ -282,6 +282,8 @@ class Returned:
 
     island: str | None
     boats: Boats
+    islands_left: int = 0  # what the stack holds before a colonisation's draws
+    seas_left: int = 0
 
     def __str__(self) -> str:
         if self.island is not None:
@@ -387,7 +389,7 @@ def preview(state: State, choice: Choice) -> Preview:
         return Returned(choice.island, _own(state, mine - 1))
     if isinstance(choice, Colonise):
         mine = sum(state._board.seat_boats(pos, state.active) for pos in state._board.boats)
-        return Returned(None, _own(state, mine))
+        return Returned(None, _own(state, mine), state.islands_left, state.seas_left)
     if isinstance(choice, PutTile):
         return _put(state, choice)
     assert isinstance(choice, Pass)

@@ -263,6 +263,21 @@ def returned(seen: Returned) -> str:
             "1 boat stays as the royal boat, {back} back to your reserve; the turn ends",
             back=back,
         )
+    left = tiles_left(seen.islands_left, seen.seas_left)
+    if seen.islands_left == 1:  # §12: the island drawn is the last one
+        return Message(
+            "{back} back to your reserve; tiles are drawn until an island appears ({left}): "
+            "it is the last island, so the game ends after this turn",
+            back=back,
+            left=left,
+        )
+    if seen.seas_left == 1:
+        return Message(
+            "{back} back to your reserve; tiles are drawn until an island appears ({left}): "
+            "if the last sea tile comes first, the game ends after this turn",
+            back=back,
+            left=left,
+        )
     return Message(
         "{back} back to your reserve; tiles are drawn until an island appears", back=back
     )

@@ -318,8 +318,28 @@ def check_option(state: State, choice: Choice, shown: str, tally: Counter[str]) 
         recalled = story.take(BoatsRecalled)
         m = re.fullmatch(r"(\d+|no) boats? back to your reserve", clauses.pop(0))
         assert m and recalled.count == (0 if m[1] == "no" else int(m[1]))
-        assert clauses == ["tiles are drawn until an island appears"]
-        assert isinstance(story.peek(), TileDrawn)
+        assert len(clauses) == 1 and clauses[0].startswith("tiles are drawn until an island")
+        drawn = story.peek()
+        assert isinstance(drawn, TileDrawn)
+        islands = drawn.islands_left + (drawn.tile in ISLANDS)
+        seas = drawn.seas_left + (drawn.tile in SEAS)
+        warned = re.fullmatch(
+            r"tiles are drawn until an island appears \((\d+) islands? and (\d+) sea tiles? "
+            r"left\): (.+)",
+            clauses[0],
+        )
+        if warned is None:
+            assert clauses[0] == "tiles are drawn until an island appears"
+            assert islands > 1 and seas > 1
+        else:
+            assert (int(warned[1]), int(warned[2])) == (islands, seas)
+            if islands == 1:
+                assert warned[3] == "it is the last island, so the game ends after this turn"
+            else:
+                assert seas == 1
+                assert (
+                    warned[3] == "if the last sea tile comes first, the game ends after this turn"
+                )
         return
     elif isinstance(choice, EmigrateClosed):
         pass  # the island's removal is the first clause
@@ -666,7 +686,30 @@ def test_royal_islands_and_colonising_say_what_goes_back_to_the_reserve() -> Non
     assert leads(Returned(None, (("red", 1),))) == (
         "1 boat back to your reserve; tiles are drawn until an island appears"
     )
+    assert leads(Returned(None, (("red", 1),), 1, 4)) == (
+        "1 boat back to your reserve; tiles are drawn until an island appears (1 island and 4 "
+        "sea tiles left): it is the last island, so the game ends after this turn"
+    )
+    assert leads(Returned(None, (("red", 1),), 3, 1)) == (
+        "1 boat back to your reserve; tiles are drawn until an island appears (3 islands and 1 "
+        "sea tile left): if the last sea tile comes first, the game ends after this turn"
+    )
     assert leads(Nothing()) == "nothing happens: the turn ends"
+
+
+def test_colonising_with_one_island_left_says_the_game_ends() -> None:
+    """Issue 30: a colonisation draws until an island: with one left, the game ends (§12)."""
+    islands = [name for name in ISLANDS if name != START_ISLAND]
+    state = arrange(("blue", "red"), boats={"Tonga a": "B"}, gone=islands[1:])
+    assert state.islands_left == 1
+    assert leads(preview(state, Colonise())) == (
+        "1 boat back to your reserve; tiles are drawn until an island appears (1 island and 16 "
+        "sea tiles left): it is the last island, so the game ends after this turn"
+    )
+    state.apply(Colonise())
+    while state.decision is not None and state.islands_left:
+        state.apply(state.legal_choices()[0])
+    assert state.ending is not None
 
 
 def test_a_drawn_tile_says_what_its_trails_and_jetties_reach() -> None:
