@@ -32,6 +32,7 @@ from engine.errors import (
     EngineError,
     GameOverError,
     IllegalChoiceError,
+    IslandNameError,
     NotationError,
 )
 from engine.events import (
@@ -56,7 +57,7 @@ from engine.events import (
     VoyageFailed,
     VoyagePassed,
 )
-from engine.explain import WHO, explain_direction, explain_illegal, what_is_asked
+from engine.explain import WHO, explain_direction, explain_illegal, explain_island, what_is_asked
 from engine.hexgrid import (
     CENTRE,
     DIRECTION_WORDS,
@@ -161,6 +162,7 @@ __all__ = [
     "GroupLanded",
     "GroupSailed",
     "IllegalChoiceError",
+    "IslandNameError",
     "IslandRemoved",
     "IslandTile",
     "Joined",
@@ -206,6 +208,7 @@ __all__ = [
     "empty_places",
     "explain_direction",
     "explain_illegal",
+    "explain_island",
     "is_move_word",
     "make_bot",
     "match_island",

@@ -30,6 +30,15 @@ class DirectionError(NotationError):
         self.word, self.island, self.beach = word, island, beach
 
 
+class IslandNameError(NotationError):
+    """A name that is no island's; `form` is the command's form with its example, so that the
+    explanation can suggest islands of the board and keep the form."""
+
+    def __init__(self, message: str, *, word: str, form: str | None = None) -> None:
+        super().__init__(message)
+        self.word, self.form = word, form
+
+
 class AmbiguousChoiceError(NotationError):
     """A name in the text fits more than one island."""
 

@@ -16,7 +16,7 @@ from engine.choices import (
     Place,
     PutTile,
 )
-from engine.errors import DirectionError
+from engine.errors import DirectionError, IslandNameError
 from engine.hexgrid import (
     DIRECTION_WORDS,
     DIRECTIONS,
@@ -25,8 +25,9 @@ from engine.hexgrid import (
     neighbour,
 )
 from engine.message import Joined, Message, counted
+from engine.notation import no_island
 from engine.phase import Decision, Phase
-from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND, tile_words
+from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND, suggest_island, tile_words
 
 
 class Game(Protocol):
@@ -50,6 +51,7 @@ class Game(Protocol):
     def free_berths(self, island: str, beach: int) -> int: ...
     def jetties(self, island: str, beach: int) -> tuple[int, ...]: ...
     def full_beaches(self) -> tuple[tuple[str, int], ...]: ...
+    def islands(self) -> tuple[str, ...]: ...
 
 
 _ALLOWED: dict[Phase, tuple[type, ...]] = {
@@ -85,9 +87,7 @@ def what_is_asked(state: Game) -> str:
             "{who} must put a set-up boat on a beach of {island}.", who=who, island=START_ISLAND
         )
     if kind is Phase.TURN:
-        return Message(
-            "{who} must start the turn: expand, found a royal island, or colonise.", who=who
-        )
+        return _turn_asked(state, who)
     if kind is Phase.EMIGRATE:
         asked = Message(
             "{who} must choose which full beach emigrates next, and by which jetty.", who=who
@@ -131,6 +131,30 @@ def what_is_asked(state: Game) -> str:
         who=who,
         island=decision.island,
     )
+
+
+def _turn_asked(state: Game, who: str) -> str:
+    """The start of a turn, naming only the kinds of choice the options hold (issue 30: no
+    'expand' above the placements of a player with only royal boats left)."""
+    legal = state.legal_choices()
+    may_place = any(isinstance(c, Place) for c in legal)
+    may_expand = any(isinstance(c, Expand) for c in legal)
+    may_found = any(isinstance(c, FoundRoyal) for c in legal)
+    if may_place:  # §11: no boat on an island
+        return Message(
+            "{who} has no boat on a beach and must start the turn: put boats on an "
+            "island, or colonise.",
+            who=who,
+        )
+    if may_expand and may_found:
+        return Message(
+            "{who} must start the turn: expand, found a royal island, or colonise.", who=who
+        )
+    if may_expand:
+        return Message("{who} must start the turn: expand or colonise.", who=who)
+    if may_found:
+        return Message("{who} must start the turn: found a royal island or colonise.", who=who)
+    return Message("{who} must start the turn: colonise.", who=who)
 
 
 def explain_illegal(state: Game, choice: Choice) -> str:
@@ -188,6 +212,22 @@ def explain_direction(state: Game, error: DirectionError) -> str:
         beach=BEACH_LETTERS[beach],
         jetties=where,
     )
+
+
+def explain_island(state: Game, error: IslandNameError) -> str:
+    """A name that is no island's, said with the game (issue 30): the islands the open
+    decision names first, then the others on the board; never one that is not on it."""
+    if state.decision is None:
+        return str(error.args[0])
+    allowed: list[str] = []
+    for choice in state.legal_choices():
+        for name in (getattr(choice, "island", None), getattr(choice, "anchor", None)):
+            if isinstance(name, str) and name not in allowed:
+                allowed.append(name)
+    said = no_island(error.word, suggest_island(error.word, allowed, state.islands()))
+    if error.form is None:
+        return said
+    return Message("{error} Write it as: {form}.", error=said, form=error.form)
 
 
 def _reason(state: Game, choice: Choice) -> str | None:

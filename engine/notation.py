@@ -20,7 +20,7 @@ from engine.choices import (
     PutTile,
 )
 from engine.colours import BY_LETTER, COLOURS
-from engine.errors import AmbiguousChoiceError, DirectionError, NotationError
+from engine.errors import AmbiguousChoiceError, DirectionError, IslandNameError, NotationError
 from engine.hexgrid import DIRECTIONS, closest_directions, parse_direction
 from engine.message import Joined, Message
 from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island, without_accents
@@ -86,6 +86,10 @@ def parse_choice(text: str) -> Choice:
         return _PARSERS[verb](args)
     except AmbiguousChoiceError:
         raise
+    except IslandNameError as error:
+        form = _form(verb)
+        told = Message("{error} Write it as: {form}.", error=error.args[0], form=form)
+        raise IslandNameError(told, word=error.word, form=form) from None
     except DirectionError as error:
         told = Message("{error} Write it as: {form}.", error=error.args[0], form=_form(verb))
         raise DirectionError(
@@ -137,20 +141,20 @@ def _island(tokens: list[str]) -> tuple[str, list[str]]:
     what = " ".join(tokens[:run]) or " ".join(tokens[:1])
     if not what:
         raise NotationError(Message("An island name is missing."))
-    close = suggest_island(what)
-    if close:
-        raise NotationError(
-            Message(
-                "No island is called {name!r}. Did you mean {islands}?",
-                name=what,
-                islands=Message(
-                    "{first} or {second}", first=" or ".join(close[:-1]), second=close[-1]
-                )
-                if len(close) > 1
-                else close[0],
-            )
-        )
-    raise NotationError(Message("No island is called {name!r}.", name=what))
+    raise IslandNameError(no_island(what, suggest_island(what)), word=what)
+
+
+def no_island(name: str, close: list[str]) -> str:
+    """'No island is called 'tuvlau'. Did you mean Tuvalu?'."""
+    if not close:
+        return Message("No island is called {name!r}.", name=name)
+    return Message(
+        "No island is called {name!r}. Did you mean {islands}?",
+        name=name,
+        islands=Message("{first} or {second}", first=" or ".join(close[:-1]), second=close[-1])
+        if len(close) > 1
+        else close[0],
+    )
 
 
 def _beaches(tokens: list[str]) -> tuple[int, ...]:

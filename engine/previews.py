@@ -61,6 +61,10 @@ class Draw(StrEnum):
     ISLAND = "island"  # no sea tile left: the group lands on a new island
     SEA = "sea"  # no island left: the group sails onto a new sea tile
     LAST_SEA = "last sea"  # only the last sea tile left: the group stays at sea (§12)
+    # the draws that can end the game (§12), told before the game's last turn began:
+    MAYBE_LAST_SEA = "maybe last sea"  # 1 sea tile and islands left: a sea tile ends it
+    MAYBE_LAST_ISLAND = "maybe last island"  # 1 island and sea tiles left: an island ends it
+    LAST_EITHER = "last either"  # 1 island and 1 sea tile left: either ends the game
 
 
 class Next(StrEnum):
@@ -181,6 +185,8 @@ class OpenWater:
     beside: str
     direction: int
     draw: Draw
+    islands_left: int = 0  # what the stack holds before the draw
+    seas_left: int = 0
 
     def __str__(self) -> str:
         text = f"open water {DIRECTIONS[self.direction]} of {self.beside}: a tile is drawn"
@@ -190,6 +196,12 @@ class OpenWater:
             text += " (a sea tile)"
         elif self.draw is Draw.LAST_SEA:
             text += " (the last sea tile: the group stays at sea)"
+        elif self.draw is Draw.MAYBE_LAST_SEA:
+            text += " (if it is the last sea tile, the group stays at sea; the game ends)"
+        elif self.draw is Draw.MAYBE_LAST_ISLAND:
+            text += " (if it is the last island, the game ends)"
+        elif self.draw is Draw.LAST_EITHER:
+            text += " (the last island or the last sea tile: the game ends)"
         return text
 
 
@@ -270,6 +282,8 @@ class Returned:
 
     island: str | None
     boats: Boats
+    islands_left: int = 0  # what the stack holds before a colonisation's draws
+    seas_left: int = 0
 
     def __str__(self) -> str:
         if self.island is not None:
@@ -375,7 +389,7 @@ def preview(state: State, choice: Choice) -> Preview:
         return Returned(choice.island, _own(state, mine - 1))
     if isinstance(choice, Colonise):
         mine = sum(state._board.seat_boats(pos, state.active) for pos in state._board.boats)
-        return Returned(None, _own(state, mine))
+        return Returned(None, _own(state, mine), state.islands_left, state.seas_left)
     if isinstance(choice, PutTile):
         return _put(state, choice)
     assert isinstance(choice, Pass)
@@ -513,7 +527,14 @@ def _emigration(world: _World, choice: Emigrate) -> Emigration:
             water = OpenWater(position_at(route.position), beside, route.direction, Draw.UNKNOWN)
             after = _aftermath(world, before)
             return replace(sailed, end=End.NO_TILE_LEFT, open_water=water, after=after)
-        water = OpenWater(position_at(route.position), beside, route.direction, _outlook(world))
+        water = OpenWater(
+            position_at(route.position),
+            beside,
+            route.direction,
+            _outlook(world),
+            world.islands_left,
+            world.seas_left,
+        )
         return replace(sailed, end=End.OPEN_WATER, open_water=water)
     if route.end is ROYAL:
         royal = board.name(route.position)
@@ -527,6 +548,13 @@ def _outlook(world: _World) -> Draw:
         return Draw.ISLAND
     if world.islands_left == 0:
         return Draw.LAST_SEA if world.seas_left == 1 else Draw.SEA
+    # both kinds left, so the game's last turn has not begun: a last tile of a kind ends it
+    if world.seas_left == 1 and world.islands_left == 1:
+        return Draw.LAST_EITHER
+    if world.seas_left == 1:
+        return Draw.MAYBE_LAST_SEA
+    if world.islands_left == 1:
+        return Draw.MAYBE_LAST_ISLAND
     return Draw.UNKNOWN
 
 

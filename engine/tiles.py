@@ -6,6 +6,7 @@ import difflib
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 
@@ -121,9 +122,14 @@ def match_island(text: str) -> list[str]:
     return [name for k, name in _ISLAND_KEYS.items() if k.startswith(key)]
 
 
-def suggest_island(text: str) -> list[str]:
-    """The islands whose names are close to a misspelt `text` ('tunga' -> Tonga), best first."""
+def suggest_island(text: str, *among: Sequence[str]) -> list[str]:
+    """The islands whose names are close to a misspelt `text` ('tunga' -> Tonga), best first
+    (at most 3). Given `among`, lists of names from the most to the least fitting (those the
+    decision allows, those on the board), only names in them, a list's names before the next's."""
     key = normalise_name(text)
     keys = {**_ISLAND_KEYS, **_ALIAS_KEYS}
-    close = difflib.get_close_matches(key, list(keys), n=3, cutoff=0.6) if key else []
-    return list(dict.fromkeys(keys[k] for k in close))
+    close = difflib.get_close_matches(key, list(keys), n=len(keys), cutoff=0.6) if key else []
+    names = list(dict.fromkeys(keys[k] for k in close))
+    if among:
+        names = list(dict.fromkeys(n for group in among for n in names if n in group))
+    return names[:3]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import inspect
 import logging
 import os
 import re
@@ -29,6 +30,7 @@ from typer.core import TyperGroup
 
 from engine import BOT_KINDS
 from pbem import __version__, export, view
+from pbem.budget import spent_until
 from pbem.clock import DurationError, as_utc, parse_duration, utc_now
 from pbem.commands import status_text
 from pbem.config import ConfigError, Settings, load_settings
@@ -618,6 +620,27 @@ def reply(
     message.set_content("\n".join(text) + "\n")
     maildir(settings.inbox_dir).add(bytes(message))
     typer.echo(f"Replied to: {prompt['Subject']}")
+    _say_budget(settings, sender)
+
+
+def _say_budget(settings: Settings, sender: str) -> None:
+    """Why a reply may get no answer: the sender's answer budget is spent, and until when."""
+    try:
+        engine = open_database(settings.database)
+    except (SchemaError, OSError, DBAPIError):
+        return  # no database to ask: the service will say what is wrong when it runs
+    try:
+        with reading(engine) as db:
+            until = spent_until(db, sender, utc_now(), settings.answers_per_day)
+    finally:
+        engine.dispose()
+    if until is not None:
+        typer.echo(
+            f"Note: {sender} has had {settings.answers_per_day} answers in 24 hours (the "
+            f"answer budget, answers_per_day): until {until:%Y-%m-%d %H:%M} UTC a reply "
+            "that moves nothing (a mistake, a refused line, a question) gets no answer. "
+            "Moves, news and prompts still come."
+        )
 
 
 def _mails_to(settings: Settings, address: str) -> list[tuple[EmailMessage, bytes]]:
@@ -710,8 +733,10 @@ def export_command(
     notation: Annotated[
         bool,
         typer.Option(
+            "--only-notation",
             "--notation",
-            help="Only the game in notation: to --out, else printed (no pictures drawn).",
+            help="Write only the game in notation, no HTML page: to --out, else printed "
+            "(--notation is the older name).",
         ),
     ] = False,
     config: ConfigOption = None,
@@ -754,6 +779,18 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         _fail(f"cannot write {path}: {error.strerror or error}")
+
+
+def _unwrapped(text: str) -> str:
+    """A docstring's paragraphs each on one line, for the terminal to wrap (typer kept the
+    source's line breaks: `pbem --help` broke its lines mid-sentence)."""
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+
+
+for _command in app.registered_commands:
+    _doc = _command.help or (_command.callback.__doc__ if _command.callback else None)
+    if _doc:
+        _command.help = _unwrapped(_doc)
 
 
 def main() -> None:

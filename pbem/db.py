@@ -14,6 +14,7 @@ import pwd
 import sqlite3
 import stat
 import threading
+from collections.abc import Mapping
 from contextlib import closing, suppress
 from pathlib import Path
 from typing import Any
@@ -129,14 +130,23 @@ def open_database(where: Path | str) -> Engine:
     return engine
 
 
+def postgres_arguments(environ: Mapping[str, str]) -> dict[str, Any]:
+    """What each PostgreSQL connection is opened with. Without $PGPASSFILE, the systemd
+    credential `pgpass` is the password file: `systemd-run` (pbem-admin) does not expand
+    `%d` in `PGPASSFILE=%d/pgpass` on the systemd of Debian 12, so it needs no setting."""
+    arguments: dict[str, Any] = {"options": "-c timezone=UTC", "connect_timeout": CONNECT_SECONDS}
+    credentials = environ.get("CREDENTIALS_DIRECTORY")
+    if credentials and not environ.get("PGPASSFILE"):
+        credential = Path(credentials) / "pgpass"
+        if credential.is_file():
+            arguments["passfile"] = str(credential)
+    return arguments
+
+
 def _open_postgres(url: str) -> Engine:
     """A PostgreSQL database: times are kept in UTC, as in SQLite; a connection the server
     closed meanwhile (a restart) is replaced before use."""
-    engine = create_engine(
-        url,
-        pool_pre_ping=True,
-        connect_args={"options": "-c timezone=UTC", "connect_timeout": CONNECT_SECONDS},
-    )
+    engine = create_engine(url, pool_pre_ping=True, connect_args=postgres_arguments(os.environ))
     try:
         upgrade(engine)
     except BaseException:

@@ -136,7 +136,7 @@ def hex_map(state: State, lang: str | None = None) -> str:
         for island in state.islands()
         if (owner := state.royal_owner(island)) is not None
     )
-    return _drawn(tuple(state.tiles.items()), kings, lang)
+    return _drawn(tuple(state.tiles.items()), kings, lang, state.decision is None)
 
 
 @lru_cache(maxsize=256)
@@ -144,11 +144,13 @@ def _drawn(
     tiles: tuple[tuple[Position, tuple[str, int]], ...],
     kings: tuple[tuple[str, str], ...],
     lang: str | None,
+    over: bool = False,
 ) -> str:
-    """The map of a tile layout (it shows no boat: most moves leave it as it was)."""
+    """The map of a tile layout (it shows no boat: most moves leave it as it was); a game
+    `over` shows no empty place to put a tile on."""
     laid, royal = dict(tiles), dict(kings)
     canvas: dict[Cell, str] = {}
-    for position, (anchor, direction) in empty_places(laid).items():
+    for position, (anchor, direction) in ({} if over else empty_places(laid)).items():
         _draw_edges(canvas, position, dotted=True)
         _draw_text(canvas, position, ("put", *place_label(anchor, direction, lang)))
     for position, (name, _) in tiles:

@@ -24,6 +24,7 @@ from engine import (
     Message,
     Next,
     Nothing,
+    OpenWater,
     Placement,
     Preview,
     Removal,
@@ -114,7 +115,7 @@ def _end(seen: Emigration, *, short: bool, depth: int) -> str:
         )
     elif seen.end is End.OPEN_WATER:
         assert seen.open_water is not None
-        text = Message("reach open water, where {drawn}", drawn=_drawn(seen.open_water.draw))
+        text = Message("reach open water, where {drawn}", drawn=_drawn(seen.open_water))
     else:
         assert seen.end is End.NO_TILE_LEFT
         text = Message("reach open water with no tile left: out of play")
@@ -123,13 +124,39 @@ def _end(seen: Emigration, *, short: bool, depth: int) -> str:
     return text
 
 
-def _drawn(draw: Draw) -> str:
+def _drawn(water: OpenWater) -> str:
+    """The tile drawn at open water, and whether that draw may end the game (RULES §12)."""
+    left = tiles_left(water.islands_left, water.seas_left)
     return {
         Draw.UNKNOWN: Message("a tile is drawn"),
         Draw.ISLAND: Message("an island is drawn (no sea tile is left)"),
         Draw.SEA: Message("a sea tile is drawn (no island is left)"),
         Draw.LAST_SEA: Message("the last sea tile is drawn: they stay at sea"),
-    }[draw]
+        Draw.MAYBE_LAST_SEA: Message(
+            "a tile is drawn ({left}): if it is the last sea tile, they stay at sea and the "
+            "game ends after this turn",
+            left=left,
+        ),
+        Draw.MAYBE_LAST_ISLAND: Message(
+            "a tile is drawn ({left}): if it is the last island, the game ends after this turn",
+            left=left,
+        ),
+        Draw.LAST_EITHER: Message(
+            "a tile is drawn ({left}): the game ends after this turn (on the last sea tile "
+            "they stay at sea)",
+            left=left,
+        ),
+    }[water.draw]
+
+
+def tiles_left(islands: int, seas: int) -> str:
+    """'3 islands and 1 sea tile left'."""
+    return Message(
+        # Translators: what the stack holds, as in "3 islands and 1 sea tile left"
+        "{islands} and {seas} left",
+        islands=counted("{count} island", "{count} islands", islands),
+        seas=counted("{count} sea tile", "{count} sea tiles", seas),
+    )
 
 
 def _arrival(arrival: Arrival, *, short: bool, depth: int) -> str:
@@ -236,6 +263,21 @@ def returned(seen: Returned) -> str:
             "1 boat stays as the royal boat, {back} back to your reserve; the turn ends",
             back=back,
         )
+    left = tiles_left(seen.islands_left, seen.seas_left)
+    if seen.islands_left == 1:  # §12: the island drawn is the last one
+        return Message(
+            "{back} back to your reserve; tiles are drawn until an island appears ({left}): "
+            "it is the last island, so the game ends after this turn",
+            back=back,
+            left=left,
+        )
+    if seen.seas_left == 1:
+        return Message(
+            "{back} back to your reserve; tiles are drawn until an island appears ({left}): "
+            "if the last sea tile comes first, the game ends after this turn",
+            back=back,
+            left=left,
+        )
     return Message(
         "{back} back to your reserve; tiles are drawn until an island appears", back=back
     )
@@ -311,4 +353,5 @@ __all__ = [
     "removal",
     "returned",
     "tile",
+    "tiles_left",
 ]

@@ -131,7 +131,7 @@ class Berth:
 
 def layout(state: State) -> Layout:
     """The largest hex radius (within limits) that fits tiles and empty places in the picture."""
-    return _layout([*state.tiles, *state.empty_places()])
+    return _layout([*state.tiles, *({} if state.decision is None else state.empty_places())])
 
 
 def _layout(places: Sequence[Position]) -> Layout:
@@ -172,7 +172,8 @@ def berths(state: State) -> list[Berth]:
 Tiles = tuple[tuple[Position, tuple[str, int]], ...]  # (place, (tile, rotation)) as placed
 Royal = tuple[tuple[str, str], ...]  # the royal islands and their owners' colours
 Shown = tuple[tuple[tuple[str, int], tuple[str, ...]], ...]  # boat colours per island beach
-Seen = tuple[Tiles, Royal, Shown]  # what a picture shows
+Seen = tuple[Tiles, Royal, Shown, bool]  # what a picture shows; the bool: the game is over
+# (a finished game's picture shows no empty place to put a tile on)
 
 
 def seen(state: State) -> Seen:
@@ -190,7 +191,7 @@ def seen(state: State) -> Seen:
         for index in range(len(ISLANDS[name].beaches))
         if state.boats_on(name, index)
     )
-    return tiles, royal, boats
+    return tiles, royal, boats, state.decision is None
 
 
 def board_png(state: State, game: Hashable | None = None, *, english: bool = False) -> bytes:
@@ -205,8 +206,8 @@ def board_png(state: State, game: Hashable | None = None, *, english: bool = Fal
 
 def drawn(board: Seen, game: Hashable | None = None, *, english: bool = False) -> bytes:
     """`board_png` of what a state shows (`seen`)."""
-    tiles, royal, boats = board
-    return _picture(tiles, royal, boats, game, english and english_differs(tiles))
+    tiles, royal, boats, over = board
+    return _picture(tiles, royal, boats, game, english and english_differs(tiles), over)
 
 
 def english_differs(tiles: Iterable[tuple[Position, tuple[str, int]]]) -> bool:
@@ -221,11 +222,12 @@ def _picture(
     boats: Shown,
     game: Hashable | None = None,
     english: bool = False,
+    over: bool = False,
 ) -> bytes:
     """The PNG of what the picture shows: tiles in the order placed, royal islands with their
     owners' colours and the boats on each beach; a state whose board looks the same (a
     reminder, a move that changed no boat) reuses it."""
-    layer = _layers.get(tiles, royal, game, english)
+    layer = _layers.get(tiles, royal, game, english, over)
     image = layer.image.copy()
     on = dict(boats)
     for berth in _placed_berths(
@@ -320,7 +322,7 @@ class _Layers:
     whatever their moves. Threads drawing for different games may share it."""
 
     def __init__(self) -> None:
-        self._slots: OrderedDict[Hashable, tuple[Tiles, Royal, _Layer]]
+        self._slots: OrderedDict[Hashable, tuple[Tiles, Royal, bool, _Layer]]
         self._slots = OrderedDict()
         self._lock = threading.Lock()
 
@@ -330,18 +332,19 @@ class _Layers:
         royal: Royal,
         game: Hashable | None,
         english: bool = False,
+        over: bool = False,
     ) -> _Layer:
         slot: Hashable = (tiles, royal) if game is None else game
         if english:  # a game read in English and in another language keeps both layers
             slot = ("english", slot)
         with self._lock:
             kept = self._slots.get(slot)
-            if kept is not None and kept[0] == tiles and kept[1] == royal:
+            if kept is not None and kept[:3] == (tiles, royal, over):
                 self._slots.move_to_end(slot)
-                return kept[2]
-        layer = _layer(tiles, royal, english)  # outside the lock: drawing takes milliseconds
+                return kept[3]
+        layer = _layer(tiles, royal, english, over)  # outside the lock: drawing takes ms
         with self._lock:
-            self._slots[slot] = (tiles, royal, layer)
+            self._slots[slot] = (tiles, royal, over, layer)
             self._slots.move_to_end(slot)
             while len(self._slots) > LAYERS:
                 self._slots.popitem(last=False)
@@ -355,12 +358,13 @@ class _Layers:
 _layers = _Layers()
 
 
-def _layer(tiles: Tiles, royal: Royal, english: bool = False) -> _Layer:
+def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False) -> _Layer:
     """The layer of a tile layout: changes only when a tile is placed or a royal island
     founded, so most moves reuse it (`_layers`); each tile is pasted from its own cached
-    picture. `english`: the islands named as English readers name them."""
+    picture. `english`: the islands named as English readers name them; `over`: the game is
+    over, no empty place is drawn."""
     laid = dict(tiles)
-    empty = empty_places(laid)
+    empty = {} if over else empty_places(laid)
     lay = _layout([*laid, *empty])
     image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
     said = (lambda text: str(notation(text))) if english else str

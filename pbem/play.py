@@ -16,10 +16,12 @@ from engine import (
     ChoiceError,
     ChoiceMade,
     DirectionError,
+    IslandNameError,
     Message,
     State,
     counted,
     explain_direction,
+    explain_island,
     is_move_word,
     parse_choice,
 )
@@ -98,6 +100,8 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
         raise DirectionError(
             explain_direction(state, error), word=error.word, island=error.island
         ) from None
+    except IslandNameError as error:  # a misspelt island: the decision's and the board's
+        raise IslandNameError(explain_island(state, error), word=error.word) from None
     if str(choice) == "pass" and not may_pass:
         raise ChoiceError(
             Message("A turn is passed only by the game when its deadline passes; choose a move.")

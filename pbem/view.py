@@ -52,7 +52,7 @@ from pbem import news
 from pbem.hexmap import map_for_readers, sea_legend, short_name, tile_turns
 from pbem.i18n import Named, listed, printed, stamp, with_names
 from pbem.kinds import AnswerTopic, LineOutcome, MailKind
-from pbem.leads import leads
+from pbem.leads import leads, tiles_left
 
 MAX_LISTED = 40  # options listed by number; the others are written as commands
 SHORT_LEADS = 12  # more options listed than this: each says where it leads in fewer words
@@ -502,14 +502,7 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
     listed = numbered(legal)
     expansions = [c for c in legal if isinstance(c, Expand)] if len(legal) > MAX_LISTED else []
     short = short_leads(legal)
-    syntax: list[str] = [SYNTAX[verb] for verb in COMMANDS_FOR[kind] if verb in verbs]
-    if expansions:  # the example is one of the expansions that may be made now
-        syntax = [
-            f"{line.partition(', for example: ')[0]}, for example: {expansions[0]}"
-            if line.startswith("expand")
-            else line
-            for line in syntax
-        ]
+    syntax = [_syntax(verb, legal) for verb in COMMANDS_FOR[kind] if verb in verbs]
     return Decision(
         number=open_decision.number,
         kind=kind,
@@ -526,6 +519,17 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
         grouped=len(expansions),
         groups=_expansion_groups(state, expansions),
     )
+
+
+def _syntax(verb: str, legal: Sequence[Choice]) -> str:
+    """The form of a command, its example one of the legal choices now (issue 30: no
+    'place Tonga c' once Tonga is gone): the first numbered one, else the first of all."""
+    form = str(SYNTAX[verb]).partition(", for example: ")[0]
+    if form == verb:  # a command of one word ('colonise') needs no example
+        return form
+    listed = numbered(legal)
+    example = next((c for c in [*listed, *legal] if str(c).split(" ", 1)[0] == verb), None)
+    return f"{form}, for example: {example}" if example is not None else form
 
 
 def _expansion_groups(state: State, expansions: Sequence[Expand]) -> tuple[str, ...]:
@@ -714,23 +718,13 @@ def _new_tile(drawn: TileDrawn, placed: TilePlaced, where: str | None = None) ->
             tile=tile_words(drawn.tile),
             place=where,
             direction=news.direction(placed.rotation),
-            left=_left(drawn.islands_left, drawn.seas_left),
+            left=tiles_left(drawn.islands_left, drawn.seas_left),
         )
     return Message(
         "New tile: {tile}, laid with its red edge facing {direction} ({left}).",
         tile=tile_words(drawn.tile),
         direction=news.direction(placed.rotation),
-        left=_left(drawn.islands_left, drawn.seas_left),
-    )
-
-
-def _left(islands: int, seas: int) -> str:
-    """'3 islands and 1 sea tile left'."""
-    return Message(
-        # Translators: what the stack holds, as in "3 islands and 1 sea tile left"
-        "{islands} and {seas} left",
-        islands=counted("{count} island", "{count} islands", islands),
-        seas=counted("{count} sea tile", "{count} sea tiles", seas),
+        left=tiles_left(drawn.islands_left, drawn.seas_left),
     )
 
 

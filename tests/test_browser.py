@@ -48,6 +48,18 @@ def test_the_board_picture_loads_and_fits_a_phone() -> None:
     assert report["outside"] == []
 
 
+@pytest.mark.parametrize("width", [360, 390])
+def test_a_changed_beach_keeps_its_mark_on_its_line(width: int) -> None:
+    """Issue 30: at 390 px the `*` of a changed beach dropped to a line of its own."""
+    mails = sample_mails()
+    pages = {
+        name: viewable(mails[name]) for name in ("game-over", "prompt-land", "prompt-emigrate")
+    }
+    for name, page in measure(pages, width).items():
+        assert page["starred"], name  # the samples mark changed beaches
+        assert set(page["starred"]) == {1}, (name, page["starred"])  # type: ignore[arg-type]
+
+
 def _first_prompt(folder: Path, lang: str) -> EmailMessage:
     """The set-up prompt of a new game whose players read `lang` (board picture included)."""
     service = local_service(folder)

@@ -19,7 +19,9 @@ from typer.testing import CliRunner
 import pbem
 from pbem.cli import app
 from pbem.config import ImapSettings, Settings, load_settings, settings_toml
-from pbem.db import open_database
+from pbem.db import open_database, session
+from pbem.kinds import AnswerKind
+from pbem.models import Answered
 from pbem.replies import handle
 from pbem.service import Service
 from tests.support.localmail import START, reply_to, take_mail, text_of
@@ -126,6 +128,33 @@ def test_read_and_reply_pass_over_a_mail_they_cannot_read_in_the_outbox() -> Non
     assert "(asks for your decision)" in _ok("read", "--list")
     assert "Replied to: [Tongiaki g1] Your move" in _ok("reply", "1")
     assert "handled 1 messages" in _ok("poll")
+
+
+def test_reply_says_when_the_answer_budget_keeps_an_answer_back() -> None:
+    """Issue 30: `pbem reply` said nothing when no answer would come. With the sender's
+    answers for 24 hours spent, it says so and until when; otherwise it adds nothing."""
+    _ok("new-game", "--player", "Sina:you@localhost", "--bot", "Kai:greedy", "--seed", "1")
+    _ok("poll")
+    said = _ok("reply", "hello?")
+    assert "Replied to" in said and "answer budget" not in said
+    settings = load_settings(None)
+    engine = open_database(settings.database)
+    first = datetime.now(UTC) - timedelta(hours=3)
+    with session(engine) as db:
+        for n in range(settings.answers_per_day):
+            db.add(
+                Answered(
+                    address="you@localhost", at=first + timedelta(minutes=n), kind=AnswerKind.ERROR
+                )
+            )
+        db.commit()
+    engine.dispose()
+    said = " ".join(_ok("reply", "hello again?").split())
+    until = (first + timedelta(days=1)).strftime("%Y-%m-%d %H:%M")
+    assert (
+        f"has had 10 answers in 24 hours (the answer budget, answers_per_day): until {until} UTC"
+        in said
+    )
 
 
 def test_reply_from_the_terminal_as_the_game_master() -> None:

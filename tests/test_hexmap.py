@@ -149,7 +149,8 @@ def test_maps_of_bot_games(players: int, seed: int) -> None:
         text = hex_map(state)
         lines = text.splitlines()
         places = [named_place(state, a, d) for a, d in labels(text)]
-        assert sorted(places) == sorted(state.empty_places())
+        shown = state.empty_places() if state.decision is not None else {}  # none at the end
+        assert sorted(places) == sorted(shown)
         for name, _ in state.tiles.values():
             assert (f"sea {name}" if name in SEAS else short_name(name)) in text
         assert text.count(" pts") == sum(name in ISLANDS for name, _ in state.tiles.values())
@@ -214,3 +215,24 @@ def test_a_board_eleven_hexes_wide_keeps_to_78_columns() -> None:
     assert sorted(places) == sorted(state.empty_places())  # every place still labelled
     assert all(line == line.rstrip() for line in lines)
     assert min(len(line) - len(line.lstrip()) for line in lines) == 0
+
+
+def _finished(seed: int) -> State:
+    state = State(Setup.from_seed(("blue", "red"), seed))
+    bot = make_bot("greedy", seed)
+    while state.decision is not None:
+        state.apply(bot.choose(state))
+    return state
+
+
+def test_a_finished_games_map_shows_no_place_to_put_a_tile() -> None:
+    """Issue 30: the game-over map still showed the "put ..." places."""
+    final = _finished(5)
+    assert final.empty_places()  # the engine still knows them; the map leaves them out
+    drawn = hex_map(final)
+    assert "put" not in drawn
+    for name, _ in final.tiles.values():
+        if name in ISLANDS:
+            assert short_name(name) in drawn
+    playing = State(Setup.from_seed(("blue", "red"), 5))
+    assert "put" in hex_map(playing)

@@ -25,6 +25,7 @@ from engine import (
     DIRECTIONS,
     ISLANDS,
     SEAS,
+    START_ISLAND,
     Aftermath,
     Arrival,
     BoatMoved,
@@ -233,6 +234,26 @@ def emigrated(clause: str, clauses: list[str], story: Story) -> bool:
             assert drawn.tile in SEAS and not at_sea
         elif what.startswith("the last sea tile"):
             assert drawn.tile in SEAS and at_sea
+        elif what.startswith("a tile is drawn ("):  # a draw that can end the game (§12)
+            left = re.match(r"a tile is drawn \((\d+) islands? and (\d+) sea tiles? left\)", what)
+            assert left, what
+            islands, seas = int(left[1]), int(left[2])
+            assert (drawn.islands_left, drawn.seas_left) == (
+                islands - (drawn.tile in ISLANDS),
+                seas - (drawn.tile in SEAS),
+            )
+            assert 1 in (islands, seas), what
+            ends = 0 in (drawn.islands_left, drawn.seas_left)
+            if what.endswith(
+                "the game ends after this turn (on the last sea tile they stay at sea)"
+            ):
+                assert islands == seas == 1 and ends
+            elif "if it is the last sea tile" in what:
+                assert seas == 1 < islands and ends == (drawn.tile in SEAS) == at_sea
+            else:
+                assert "if it is the last island" in what and islands == 1 < seas
+                assert ends == (drawn.tile in ISLANDS)
+            story.seen["may end"] += 1
         else:
             assert what == "a tile is drawn", what
         story.seen["open water"] += 1
@@ -297,8 +318,28 @@ def check_option(state: State, choice: Choice, shown: str, tally: Counter[str]) 
         recalled = story.take(BoatsRecalled)
         m = re.fullmatch(r"(\d+|no) boats? back to your reserve", clauses.pop(0))
         assert m and recalled.count == (0 if m[1] == "no" else int(m[1]))
-        assert clauses == ["tiles are drawn until an island appears"]
-        assert isinstance(story.peek(), TileDrawn)
+        assert len(clauses) == 1 and clauses[0].startswith("tiles are drawn until an island")
+        drawn = story.peek()
+        assert isinstance(drawn, TileDrawn)
+        islands = drawn.islands_left + (drawn.tile in ISLANDS)
+        seas = drawn.seas_left + (drawn.tile in SEAS)
+        warned = re.fullmatch(
+            r"tiles are drawn until an island appears \((\d+) islands? and (\d+) sea tiles? "
+            r"left\): (.+)",
+            clauses[0],
+        )
+        if warned is None:
+            assert clauses[0] == "tiles are drawn until an island appears"
+            assert islands > 1 and seas > 1
+        else:
+            assert (int(warned[1]), int(warned[2])) == (islands, seas)
+            if islands == 1:
+                assert warned[3] == "it is the last island, so the game ends after this turn"
+            else:
+                assert seas == 1
+                assert (
+                    warned[3] == "if the last sea tile comes first, the game ends after this turn"
+                )
         return
     elif isinstance(choice, EmigrateClosed):
         pass  # the island's removal is the first clause
@@ -487,6 +528,58 @@ def test_an_emigration_to_an_empty_place_reaches_open_water() -> None:
     assert said == "2 blue, 1 red reach open water, where a tile is drawn"
 
 
+def test_a_draw_that_may_end_the_game_says_so_with_the_tiles_left() -> None:
+    """Issue 30: with one sea tile left the preview said only "a tile is drawn"; it now shows
+    what the stack holds and that this draw ends the game if it is that last sea tile (§12)."""
+    seas = sorted(SEAS)
+    state = arrange(
+        ("blue", "red"),
+        boats={"Tonga a": "BBR"},
+        phase=Phase.EMIGRATE,
+        gone=seas[1:],
+        top=[seas[0]],
+    )
+    assert (state.islands_left, state.seas_left) == (15, 1)
+    said = leads(preview(state, Emigrate("Tonga", 0, 0)))
+    assert said == (
+        "2 blue, 1 red reach open water, where a tile is drawn (15 islands and 1 sea tile "
+        "left): if it is the last sea tile, they stay at sea and the game ends after this turn"
+    )
+    state.apply(Emigrate("Tonga", 0, 0))
+    assert state.ending is not None and state.decision is None  # as the warning said
+    island_next = arrange(
+        ("blue", "red"),
+        boats={"Tonga a": "BBR"},
+        phase=Phase.EMIGRATE,
+        gone=seas[1:],
+        top=["Samoa"],
+    )
+    said = leads(preview(island_next, Emigrate("Tonga", 0, 0)))
+    assert said.endswith(
+        "if it is the last sea tile, they stay at sea and the game ends after this turn"
+    )
+    island_next.apply(Emigrate("Tonga", 0, 0))
+    assert island_next.ending is None and island_next.decision is not None  # it may, not will
+
+
+def test_a_draw_from_the_last_island_and_sea_tile_ends_the_game() -> None:
+    islands = [name for name in ISLANDS if name != START_ISLAND]
+    seas = sorted(SEAS)
+    state = arrange(
+        ("blue", "red"),
+        boats={"Tonga a": "BBR"},
+        phase=Phase.EMIGRATE,
+        gone=[*islands[1:], *seas[1:]],
+    )
+    assert (state.islands_left, state.seas_left) == (1, 1)
+    assert leads(preview(state, Emigrate("Tonga", 0, 0))) == (
+        "2 blue, 1 red reach open water, where a tile is drawn (1 island and 1 sea tile left): "
+        "the game ends after this turn (on the last sea tile they stay at sea)"
+    )
+    state.apply(Emigrate("Tonga", 0, 0))
+    assert state.ending is not None
+
+
 def _emigration(end: End, **more: object) -> Emigration:
     boats = (("blue", 2), ("red", 1))
     crossings = (Crossing("K", 2, 2),)
@@ -494,8 +587,13 @@ def _emigration(end: End, **more: object) -> Emigration:
 
 
 def test_what_the_stack_tells_of_the_tile_drawn_at_open_water() -> None:
+    left = {Draw.MAYBE_LAST_SEA: (4, 1), Draw.MAYBE_LAST_ISLAND: (1, 4), Draw.LAST_EITHER: (1, 1)}
     said = {
-        draw: leads(_emigration(End.OPEN_WATER, open_water=OpenWater((0, 2), "K", 0, draw)))
+        draw: leads(
+            _emigration(
+                End.OPEN_WATER, open_water=OpenWater((0, 2), "K", 0, draw, *left.get(draw, (5, 5)))
+            )
+        )
         for draw in Draw
     }
     assert said == {
@@ -507,6 +605,15 @@ def test_what_the_stack_tells_of_the_tile_drawn_at_open_water() -> None:
         "tile is drawn (no island is left)",
         Draw.LAST_SEA: "2 blue, 1 red cross sea K (danger 2), then reach open water, where the "
         "last sea tile is drawn: they stay at sea",
+        Draw.MAYBE_LAST_SEA: "2 blue, 1 red cross sea K (danger 2), then reach open water, where "
+        "a tile is drawn (4 islands and 1 sea tile left): if it is the last sea tile, they stay "
+        "at sea and the game ends after this turn",
+        Draw.MAYBE_LAST_ISLAND: "2 blue, 1 red cross sea K (danger 2), then reach open water, "
+        "where a tile is drawn (1 island and 4 sea tiles left): if it is the last island, the "
+        "game ends after this turn",
+        Draw.LAST_EITHER: "2 blue, 1 red cross sea K (danger 2), then reach open water, where a "
+        "tile is drawn (1 island and 1 sea tile left): the game ends after this turn (on the "
+        "last sea tile they stay at sea)",
     }
     gone = _emigration(
         End.NO_TILE_LEFT,
@@ -579,7 +686,30 @@ def test_royal_islands_and_colonising_say_what_goes_back_to_the_reserve() -> Non
     assert leads(Returned(None, (("red", 1),))) == (
         "1 boat back to your reserve; tiles are drawn until an island appears"
     )
+    assert leads(Returned(None, (("red", 1),), 1, 4)) == (
+        "1 boat back to your reserve; tiles are drawn until an island appears (1 island and 4 "
+        "sea tiles left): it is the last island, so the game ends after this turn"
+    )
+    assert leads(Returned(None, (("red", 1),), 3, 1)) == (
+        "1 boat back to your reserve; tiles are drawn until an island appears (3 islands and 1 "
+        "sea tile left): if the last sea tile comes first, the game ends after this turn"
+    )
     assert leads(Nothing()) == "nothing happens: the turn ends"
+
+
+def test_colonising_with_one_island_left_says_the_game_ends() -> None:
+    """Issue 30: a colonisation draws until an island: with one left, the game ends (§12)."""
+    islands = [name for name in ISLANDS if name != START_ISLAND]
+    state = arrange(("blue", "red"), boats={"Tonga a": "B"}, gone=islands[1:])
+    assert state.islands_left == 1
+    assert leads(preview(state, Colonise())) == (
+        "1 boat back to your reserve; tiles are drawn until an island appears (1 island and 16 "
+        "sea tiles left): it is the last island, so the game ends after this turn"
+    )
+    state.apply(Colonise())
+    while state.decision is not None and state.islands_left:
+        state.apply(state.legal_choices()[0])
+    assert state.ending is not None
 
 
 def test_a_drawn_tile_says_what_its_trails_and_jetties_reach() -> None:

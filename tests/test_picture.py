@@ -355,3 +355,18 @@ def test_the_bands_compress_about_as_well_as_one_stream() -> None:
     rows = b"".join(b"\0" + pixels[y * width : (y + 1) * width] for y in range(height))
     one_stream = len(zlib.compress(rows, picture_module.COMPRESS_LEVEL))
     assert len(data) < 1.03 * one_stream, (len(data), one_stream)
+
+
+def test_a_finished_games_picture_shows_no_place_to_put_a_tile() -> None:
+    """Issue 30: the game-over picture still showed the "put ..." places: it is drawn for the
+    tiles alone, so it is smaller than the same board with the places around it."""
+    state = State(Setup.from_seed(("blue", "red"), 5))
+    bot = make_bot("greedy", 5)
+    while state.decision is not None:
+        state.apply(bot.choose(state))
+    image = Image.open(io.BytesIO(board_png(state)))
+    tiles_only = picture_module._layout(list(state.tiles))
+    with_places = picture_module._layout([*state.tiles, *state.empty_places()])
+    assert image.size == (tiles_only.width, tiles_only.height)
+    assert image.size == (layout(state).width, layout(state).height)
+    assert (tiles_only.width, tiles_only.height) != (with_places.width, with_places.height)

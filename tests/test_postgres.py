@@ -26,7 +26,7 @@ import tests.test_gm as gm_tests
 import tests.test_service as service_tests
 from pbem.cli import app
 from pbem.config import ConfigError, Settings, load_settings, settings_toml, shown_url
-from pbem.db import open_database, session
+from pbem.db import open_database, postgres_arguments, session
 from pbem.deadlines import tick
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
 from pbem.models import Game, Inbound, Move, Outbox
@@ -375,3 +375,28 @@ def _config_of(service: Service) -> Path:
     config = service.settings.data_dir.parent / "pbem.toml"
     config.write_text(settings_toml(service.settings))
     return config
+
+
+def test_the_pgpass_credential_is_the_password_file_unless_pgpassfile_names_one(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30: under `pbem-admin` (systemd-run) `PGPASSFILE=%d/pgpass` is not expanded;
+    pbem takes the credential `pgpass` itself, and libpq accepts it (a connection opens)."""
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    assert "passfile" not in postgres_arguments({"CREDENTIALS_DIRECTORY": str(credentials)})
+    (credentials / "pgpass").write_text("*:*:*:*:unused\n")
+    (credentials / "pgpass").chmod(0o600)
+    found = postgres_arguments({"CREDENTIALS_DIRECTORY": str(credentials)})
+    assert found["passfile"] == str(credentials / "pgpass")
+    chosen = {"CREDENTIALS_DIRECTORY": str(credentials), "PGPASSFILE": "/etc/other"}
+    assert "passfile" not in postgres_arguments(chosen)
+    assert "passfile" not in postgres_arguments({})
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(credentials))
+    monkeypatch.delenv("PGPASSFILE", raising=False)
+    engine = open_database(postgres_url)
+    try:
+        with engine.connect() as connection:
+            assert connection.execute(text("select 1")).scalar() == 1
+    finally:
+        engine.dispose()

@@ -210,12 +210,22 @@ def check_emigration(emigration: Emigration, events: Events, final: State, tally
         assert beside is None or neighbour(beside, water.direction) == water.place
         at_sea = isinstance(events.peek(), StayedAtSea)
         tally.note(f"draw {water.draw}")
+        assert (water.islands_left, water.seas_left) == (
+            drawn.islands_left + (drawn.tile in ISLANDS),
+            drawn.seas_left + (drawn.tile in SEAS),
+        )
         if water.draw is Draw.ISLAND:
             assert drawn.tile in ISLANDS
         elif water.draw is Draw.SEA:
             assert drawn.tile in SEAS and not at_sea
         elif water.draw is Draw.LAST_SEA:
             assert drawn.tile in SEAS and at_sea
+        elif water.draw is Draw.LAST_EITHER:  # the game ends whichever comes
+            assert 0 in (drawn.islands_left, drawn.seas_left) and final.ending is not None
+        elif water.draw is Draw.MAYBE_LAST_SEA:
+            assert (drawn.seas_left == 0) == (drawn.tile in SEAS) == at_sea
+        elif water.draw is Draw.MAYBE_LAST_ISLAND:
+            assert (drawn.islands_left == 0) == (drawn.tile in ISLANDS)
         else:
             assert drawn.islands_left + (drawn.tile in ISLANDS) > 0
             assert drawn.seas_left + (drawn.tile in SEAS) > 0

@@ -494,3 +494,66 @@ def test_a_group_of_one_boat_agrees_with_its_verb() -> None:
     assert Words("it").say(view.happened([two])[0]) == "1 blu, 1 rossa sono arrivate a Samoa."
     assert Words("nl").say(view.happened([one])[0]) == "1 blauwe kwam aan bij Samoa."
     assert Words("nl").say(view.happened([two])[0]) == "1 blauwe, 1 rode kwamen aan bij Samoa."
+
+
+def test_the_header_and_examples_follow_the_options_of_a_player_with_only_royal_boats() -> None:
+    """Issue 30: a player with only a royal boat left was told to "expand, found a royal
+    island, or colonise" above `place` options. The header names what the options hold, and
+    each command's example is one of them."""
+    state = arrange(
+        ("blue", "red"),
+        tiles=[("O", (0, 1), 3), ("Samoa", (1, 0), 0)],
+        royal={"Samoa": "blue"},
+        boats={"Tonga a": "RR", "Tonga b": "R"},
+    )
+    legal = [str(c) for c in state.legal_choices()]
+    assert {c.split()[0] for c in legal} == {"place", "colonise"}
+    shown = view.decision(state)
+    assert shown.asked == (
+        "Blue has no boat on a beach and must start the turn: put boats on an island, or colonise."
+    )
+    examples = [line.partition(", for example: ")[2] for line in shown.syntax]
+    assert examples == ["", legal[0]]  # colonise, place ...
+    assert shown.syntax[0] == "colonise"
+
+
+@pytest.mark.parametrize("seed", [1, 6])
+def test_every_example_in_a_prompt_is_one_of_its_options(seed: int) -> None:
+    for state in _states(3, seed)[::2]:
+        legal = {str(c) for c in state.legal_choices()}
+        shown = view.decision(state)
+        for line in shown.syntax:
+            example = line.partition(", for example: ")[2]
+            assert not example or example in legal, (line, sorted(legal)[:5])
+        asked = str(shown.asked)
+        verbs = {c.split()[0] for c in legal}
+        if state.phase is Phase.TURN:
+            assert ("expand" in asked) == ("expand" in verbs), asked
+            assert ("royal island" in asked) == ("royal" in verbs), asked
+
+
+def test_a_misspelt_island_is_matched_first_with_the_decision_then_the_board() -> None:
+    """Issue 30: 'land tuvlau ...' while landing on Tuvalu suggested Tuvalu, Tuamotu and
+    Tokelau, the last two not on the board. Suggestions are the islands the decision names,
+    then the others on the board, never one off the board."""
+    state = arrange(
+        ("blue", "red"),
+        tiles=[("O", (0, 1), 3), ("Tuvalu", (1, 0), 0)],
+        boats={"Tonga a": "BBR", "Tuvalu a": "R"},
+        phase=Phase.EMIGRATE,
+    )
+    plain = parse_error("land tuvlau a:B")
+    assert "Tuamotu" in plain or "Tokelau" in plain  # without the game: every island
+    with pytest.raises(ChoiceError) as refused:
+        read_choice(state, "emigrate tuvlau a s", numbers=True)
+    said = str(refused.value)
+    assert said.startswith("No island is called 'tuvlau'. Did you mean Tuvalu? Write it as: ")
+    with pytest.raises(ChoiceError) as refused:
+        read_choice(state, "emigrate tokelua a s", numbers=True)  # close to Tokelau, off the board
+    assert str(refused.value).startswith("No island is called 'tokelua'. Write it as:")
+
+
+def parse_error(line: str) -> str:
+    with pytest.raises(ChoiceError) as refused:
+        parse_choice(line)
+    return str(refused.value)

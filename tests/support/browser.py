@@ -57,6 +57,14 @@ window.addEventListener("load", () => {
         const text = range.getBoundingClientRect(), box = p.getBoundingClientRect();
         return [Math.round(box.right - text.right), Math.round(text.left - box.left)];
       }),
+      // each beach letter or island name marked changed ("a*"): how many lines its text takes
+      starred: Array.from(doc.querySelectorAll("td, b"))
+        .filter(el => el.children.length == 0 && /\\S\\*$/.test(el.textContent.trim()))
+        .map(el => {
+          const range = doc.createRange();
+          range.selectNodeContents(el);
+          return new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size;
+        }),
       // the first options of a decision: how far the number's text is from its command's
       options: Array.from(doc.querySelectorAll("tr"))
         .filter(tr => tr.cells.length == 2 && /^\\d+\\)$/.test(tr.cells[0].textContent.trim()))
