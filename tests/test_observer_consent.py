@@ -421,7 +421,7 @@ def test_a_poll_killed_mid_batch_of_answers_to_invitations_acts_on_each_once(
     tmp_path: Path,
 ) -> None:
     service = local_service(tmp_path, inbound_batch=3)
-    games = 5
+    games = 8  # 24 mails in 8 batches: the kill lands between two of them
     batch: dict[str, bytes] = {}
     for game in range(1, games + 1):
         _game(service, seed=game)

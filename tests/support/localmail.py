@@ -58,7 +58,7 @@ def killed_mid_batch(command: list[str], database: Path, env: dict[str, str] | N
     started = subprocess.Popen(
         command, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a bound for a loaded machine, not a figure
     while handled(database) == before and time.monotonic() < deadline:
         time.sleep(0.005)
     started.send_signal(signal.SIGKILL)
