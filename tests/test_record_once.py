@@ -88,3 +88,30 @@ def test_an_attached_record_is_made_at_the_game_over_and_attached_again_as_it_wa
     for answer in _asked(service, final):
         (again,) = [p for p in answer.iter_attachments() if p.get_content_type() == "text/html"]
         assert again.get_content() == "<!DOCTYPE html><p>the page kept at the game over</p>"
+
+
+def test_a_stranger_a_replay_and_an_autoresponder_after_the_game_over_publish_nothing(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "www"
+    service = local_service(
+        tmp_path,
+        export_on_game_over="link",
+        export_dir=str(folder),
+        export_url="https://example.test/games",
+    )
+    final = _ended(service)
+    (page,) = folder.iterdir()
+    stranger = reply_to(final, "status", sender="eve@example.test")
+    assert handle(service, stranger, START + 2 * HOUR) == "refused"
+    assert handle(service, reply_to(final, "status"), START + 3 * HOUR) == "answered"
+    replay = reply_to(final, "status")  # the same again under a new Message-ID
+    assert handle(service, replay, START + 4 * HOUR) == "ignored"
+    auto = reply_to(final, "I am out of the office.").replace(
+        b"Subject:", b"Auto-Submitted: auto-replied\r\nSubject:", 1
+    )
+    assert handle(service, auto, START + 5 * HOUR) == "ignored"
+    assert list(folder.iterdir()) == [page]  # built and published once, at the game over
+    with session(service.engine) as db:
+        kept = db.get(GameRecord, 1)
+        assert kept is not None and kept.link.endswith(page.name)
