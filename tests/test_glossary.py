@@ -6,7 +6,7 @@ and none says a rejected one.
 
 A stem matches at the start of a word (so inflected forms count: `laiva` finds `laivoja`
 only through the stem `laiv`); a stem written `~stem` matches anywhere in a word (Hebrew's
-glued prefixes, Hungarian compounds)."""
+glued prefixes, Hungarian compounds), a stem written `stem$` only as a whole word's end."""
 
 from __future__ import annotations
 
@@ -78,7 +78,12 @@ def glossary(lang: str) -> tuple[Term, ...]:
 def _pattern(stems: tuple[str, ...]) -> re.Pattern[str] | None:
     if not stems:
         return None
-    parts = [re.escape(s[1:]) if s.startswith("~") else rf"(?<!\w){re.escape(s)}" for s in stems]
+    parts = []
+    for stem in stems:
+        core = re.escape(stem.removeprefix("~").removesuffix("$"))
+        start = "" if stem.startswith("~") else r"(?<!\w)"
+        end = r"(?!\w)" if stem.endswith("$") else ""
+        parts.append(start + core + end)
     return re.compile("|".join(parts), re.IGNORECASE)
 
 
@@ -149,5 +154,7 @@ def test_the_sheets_word_where_the_english_says_the_thing(lang: str) -> None:
 def test_a_rejected_word_is_found_in_an_inflected_form() -> None:
     pattern = _pattern(("vene",))
     assert pattern is not None and pattern.search("kaksi venettä") and not pattern.search("ovenet")
+    whole = _pattern(("tegel$", "tegels$"))
+    assert whole is not None and whole.search("de tegels") and not whole.search("tegelijk")
     glued = _pattern(("~סירה", "~סירות"))
     assert glued is not None and glued.search("הסירות שלך") and not glued.search("סירוב")
