@@ -21,9 +21,9 @@ CODE = re.compile(r"`([^`]+)`")
 WORDS = {
     "it": ("isola", "spiaggia", "barche"),
     "nl": ("eiland", "strand", "boten"),
-    "fi": ("saari", "ranta", "veneet"),
-    "hu": ("sziget", "strand", "hajó"),
-    "he": ("אי", "חוף", "סירות"),
+    "fi": ("saari", "ranta", "laivat"),
+    "hu": ("sziget", "partszakasz", "hajó"),
+    "he": ("אי", "חוף", "ספינות"),
 }
 
 
