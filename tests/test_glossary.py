@@ -119,7 +119,7 @@ def test_the_glossary_is_the_sheets(lang: str) -> None:
     for term in terms:
         assert term.why.strip(), term.concept
         for word in term.sheet:
-            assert word.lower() in sheet.lower(), f"{lang} {term.concept}: {word!r} not in the sheet"
+            assert word.lower() in sheet.lower(), f"{lang} {term.concept}: {word!r}"
         assert _pattern(term.use) is not None, term.concept
 
 
