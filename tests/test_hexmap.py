@@ -21,7 +21,7 @@ from engine import (
     neighbour,
     parse_choice,
 )
-from pbem.hexmap import hex_map, sea_legend, short_name
+from pbem.hexmap import _TEXT_ROWS, _tile_lines, hex_map, sea_legend, short_name
 from tests.support.scenario import arrange
 
 START_MAP = r"""
@@ -214,3 +214,14 @@ def test_a_board_eleven_hexes_wide_keeps_to_78_columns() -> None:
     assert sorted(places) == sorted(state.empty_places())  # every place still labelled
     assert all(line == line.rstrip() for line in lines)
     assert min(len(line) - len(line.lstrip()) for line in lines) == 0
+
+
+@pytest.mark.parametrize("lang", [None, "it", "nl", "fi", "hu", "he"])
+def test_an_islands_points_and_royal_owner_are_said_in_the_readers_words_and_fit(
+    lang: str | None,
+) -> None:
+    points, name, royal = _tile_lines("Samoa", "R", lang)
+    assert name == "Samoa" and points.startswith("5") and royal.endswith(" R")
+    assert len(points) <= _TEXT_ROWS[0][2] and len(royal) <= _TEXT_ROWS[2][2]
+    english = lang in (None, "he")  # Hebrew keeps the drawing's Latin letters left to right
+    assert ("pts" in points) == english and ("royal" in royal) == english
