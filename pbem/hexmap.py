@@ -30,7 +30,7 @@ from engine import (
     State,
     empty_places,
 )
-from pbem.i18n import ENGLISH, ENGLISH_NAMES, Named, island_name
+from pbem.i18n import ENGLISH, ENGLISH_NAMES, Named, island_name, words
 
 Cell = tuple[int, int]  # (column, row) of one character
 
@@ -96,9 +96,13 @@ def _tile_lines(name: str, king: str | None, lang: str | None) -> tuple[str, ...
     """A tile's text: a sea tile's name, or an island's points, name and royal owner's
     letter (`king`)."""
     if name in SEAS:
-        return (" ~ ~ ", f"sea {name}", " ~ ~ ~ ")
-    royal = "" if king is None else f"royal {king}"
-    return (f"{ISLANDS[name].points} pts", tile_label(name, lang), royal)
+        return (" ~ ~ ", f"sea {name}", " ~ ~ ~ ")  # a put command's anchor: the notation
+    said = words(lang).say
+    # Translators: an island's points on the map, at most 5 characters ("5 pts")
+    points = said(Message("{points} pts", points=ISLANDS[name].points))
+    # Translators: the owner's colour letter of a royal island on the map, at most 7 characters
+    royal = "" if king is None else said(Message("royal {king}", king=king))
+    return (points, tile_label(name, lang), royal)
 
 
 def _narrowed(canvas: dict[Cell, str]) -> dict[Cell, str]:

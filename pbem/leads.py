@@ -227,7 +227,11 @@ def _forced(forced: Emigration, new: Sequence[FullBeach], *, short: bool, depth:
             sails=sails,
         )
     else:
-        head = Message("then {beach} {sails}", beach=where, sails=sails)
+        head = Message(
+            "then {beach} emigrates {direction} by itself",
+            beach=where,
+            direction=DIRECTIONS[forced.jetty],
+        )
     return Joined(": ", [head, emigration(forced, short=short, depth=depth + 1)])
 
 

@@ -21,7 +21,7 @@ from engine import (
     neighbour,
     parse_choice,
 )
-from pbem.hexmap import hex_map, sea_legend, short_name
+from pbem.hexmap import _TEXT_ROWS, _tile_lines, hex_map, sea_legend, short_name
 from tests.support.scenario import arrange
 
 START_MAP = r"""
@@ -236,3 +236,14 @@ def test_a_finished_games_map_shows_no_place_to_put_a_tile() -> None:
             assert short_name(name) in drawn
     playing = State(Setup.from_seed(("blue", "red"), 5))
     assert "put" in hex_map(playing)
+
+
+@pytest.mark.parametrize("lang", [None, "it", "nl", "fi", "hu", "he"])
+def test_an_islands_points_and_royal_owner_are_said_in_the_readers_words_and_fit(
+    lang: str | None,
+) -> None:
+    points, name, royal = _tile_lines("Samoa", "R", lang)
+    assert name == "Samoa" and points.startswith("5") and royal.endswith(" R")
+    assert len(points) <= _TEXT_ROWS[0][2] and len(royal) <= _TEXT_ROWS[2][2]
+    english = lang in (None, "he")  # Hebrew keeps the drawing's Latin letters left to right
+    assert ("pts" in points) == english and ("royal" in royal) == english

@@ -280,7 +280,8 @@ def test_the_placeholder_check_finds_each_kind_of_fault() -> None:
 
 
 # the game's terms in English, and each language's word for them as docs/rules.LANG.md
-# writes it (a stem: the word as it begins in each of its forms)
+# writes it (a stem: the word as it begins in each of its forms); the words are the printed
+# rule sheet's (pbem/locale/LANG/glossary.toml, tests/test_glossary.py)
 TERMS = {
     "beach": r"\bbeach(es)?\b",
     "berth": r"\bberths?\b",
@@ -293,11 +294,11 @@ TERM_WORDS = {
     lang: dict(zip(TERMS, stems.split(), strict=True))
     for lang, stems in {
         # beach, berth, jetty, trail, group, reserve
-        "it": "spiagg post mol rott grupp riserv",
-        "nl": "strand ligplaats steiger route groep reserve",
-        "fi": "ran paik laitur reit ryhm varasto",
-        "hu": "strand kikötőhely móló útvonal csoport tartal",  # 'tartal.' in the table
-        "he": "חו מעג מזח נתיב קבוצ מאגר",
+        "it": "spiagg approd pontil itinerari grupp riserv",
+        "nl": "strand ligplaats steiger route groep voorra",
+        "fi": "ran laituripaik laitur reit ryhm varasto",
+        "hu": "partszakas kikötőhely stég útvonal csoport készlet",
+        "he": "חו מזח גשר נתיב קבוצ מלאי",
     }.items()
 }
 # what a message names but does not say: its placeholders and the commands' forms (BEACH)
@@ -473,7 +474,7 @@ def test_a_shared_win_is_said_with_the_languages_own_and(service: Service) -> No
         "Ann e Bob hanno entrambi 0 punti, 0 isole e 0 barche sul tabellone ciascuno: "
         "la vittoria è condivisa." in _flat(ann)
     )
-    assert "Pelaajilla Ann ja Bob on kummallakin 0 pistettä, 0 saarta ja 0 venettä" in _flat(bob)
+    assert "Pelaajilla Ann ja Bob on kummallakin 0 pistettä, 0 saarta ja 0 laivaa" in _flat(bob)
 
 
 @pytest.mark.parametrize(
@@ -496,12 +497,12 @@ def test_a_shared_win_is_said_with_the_languages_own_and(service: Service) -> No
             "fi",
             [
                 "(jäljellä 1 saari, 1 meri)",
-                " 1 piste, 1 saari, 1 vene laudalla",
+                " 1 piste, 1 saari, 1 laiva laudalla",
                 "Pino: jäljellä 1 saari ja 1 merilaatta.",
             ],
             [
                 "(jäljellä 2 saarta, 2 merta)",
-                " 2 pistettä, 2 saarta, 2 venettä laudalla",
+                " 2 pistettä, 2 saarta, 2 laivaa laudalla",
                 "Pino: jäljellä 2 saarta ja 2 merilaattaa.",
             ],
         ),
@@ -554,7 +555,7 @@ def test_a_commands_form_reads_the_same_in_the_help_and_in_its_refusal(service: 
         ("nl", "2 rode, 1 groene, 3 paarse"),
         ("fi", "2 punaista, 1 vihreä, 3 violettia"),  # partitive after a number over one
         ("hu", "2 piros, 1 zöld, 3 lila"),  # singular after a number
-        ("he", "2 אדומות, 1 ירוקה, 3 סגולות"),  # סירות: feminine
+        ("he", "2 אדומות, 1 ירוקה, 3 סגולות"),  # ספינות: feminine
     ],
 )
 def test_a_group_of_boats_agrees_with_its_number_in_each_language(lang: str, told: str) -> None:

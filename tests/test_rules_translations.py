@@ -11,7 +11,7 @@ import pytest
 
 from pbem.i18n import TRANSLATED
 from pbem.replies import handle
-from pbem.rulestext import blocks, parse, rules_path
+from pbem.rulestext import BlockKind, blocks, parse, rules_path
 from pbem.service import SeatSpec
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
@@ -21,9 +21,9 @@ CODE = re.compile(r"`([^`]+)`")
 WORDS = {
     "it": ("isola", "spiaggia", "barche"),
     "nl": ("eiland", "strand", "boten"),
-    "fi": ("saari", "ranta", "veneet"),
-    "hu": ("sziget", "strand", "hajó"),
-    "he": ("אי", "חוף", "סירות"),
+    "fi": ("saari", "ranta", "laivat"),
+    "hu": ("sziget", "partszakasz", "hajó"),
+    "he": ("אי", "חוף", "ספינות"),
 }
 
 
@@ -37,8 +37,8 @@ def test_each_translation_has_the_english_blocks_commands_and_numbers(lang: str)
     path = DOCS / f"rules.{lang}.md"
     assert path.is_file() and rules_path(lang) == path
     english, translated = blocks("en"), parse(path.read_text(encoding="utf-8"))
-    assert [b.kind for b in translated] == [b.kind for b in english]
-    for mine, theirs in zip(translated, english, strict=True):
+    assert [b.kind for b in translated[: len(english)]] == [b.kind for b in english]
+    for mine, theirs in zip(translated, english, strict=False):
         assert CODE.findall(mine.source) == CODE.findall(theirs.source), mine.source
     assert sorted(re.findall(r"\d+", _example(lang))) == sorted(re.findall(r"\d+", _example("en")))
     text = path.read_text(encoding="utf-8")
@@ -47,6 +47,30 @@ def test_each_translation_has_the_english_blocks_commands_and_numbers(lang: str)
         letters = [c for c in text if c.isalpha()]
         hebrew = sum("\u0590" <= c <= "\u05ff" for c in letters)
         assert hebrew > 0.7 * len(letters)
+
+
+# where the project follows a ruling of RULES.md that differs from the language's printed
+# sheet (../shared/rule-sheets/LANG.md), said in a last section of its own; two words each
+# difference must name
+SHEET_DIFFERENCES = {
+    "it": ("Nuova Colonizzazione", "viaggio fallito"),
+    "nl": ("laatste waterkaart", "koningsboot"),
+    "fi": ("Viimeinen merilaatta", "kuninkaallinen laiva"),
+    "hu": ("utolsó óceán kártya", "királyi hajó"),
+    "he": ("אריח הים האחרון", "ספינה מלכותית"),
+}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_each_translation_ends_with_where_it_differs_from_its_printed_sheet(lang: str) -> None:
+    english = blocks("en")
+    extra = parse((DOCS / f"rules.{lang}.md").read_text(encoding="utf-8"))[len(english) :]
+    assert extra and extra[0].kind == BlockKind.HEADING
+    assert all(b.kind in (BlockKind.PARAGRAPH, BlockKind.ITEM) for b in extra[1:]), lang
+    assert sum(b.kind == BlockKind.ITEM for b in extra) >= 2
+    said = " ".join(b.text for b in extra)
+    assert all(word in said for word in SHEET_DIFFERENCES[lang]), lang
+    assert not CODE.findall(said)
 
 
 def test_the_rules_answer_comes_in_the_readers_language(tmp_path: Path) -> None:

@@ -283,10 +283,13 @@ def test_a_sea_tile_is_called_sea_and_its_letter_never_stands_alone() -> None:
     assert view.happened([TilePlaced("Samoa", (0, 1), 2)]) == (
         "Tile Samoa was placed with its red edge facing north-west.",
     )
+    # in another language's prose the sea tile is that language's word with its letter (the
+    # commands keep reading the notation, 'put sea N ...')
     italian = Words("it")
-    assert "sea N" in italian.say(what_is_asked(state))
-    assert "sea N" in italian.say(letters.summary(state))
-    assert "sea N" in italian.say(lost) and "sea E" in italian.say(placed[0])
+    assert "mare N" in italian.say(what_is_asked(state))
+    assert "mare N" in italian.say(letters.summary(state))
+    assert "mare N" in italian.say(lost) and "mare E" in italian.say(placed[0])
+    assert "sea N" not in italian.say(lost) and "water N" in Words("nl").say(lost)
 
 
 def test_a_landing_names_its_group_unless_its_arrival_is_the_line_before() -> None:
@@ -311,8 +314,8 @@ def test_a_landing_names_its_group_unless_its_arrival_is_the_line_before() -> No
         "1 blu, 2 verdi sono sbarcate su Rarotonga (a: 1 blu; b: 2 verdi)."
     )
     assert Words("nl").say(view.happened([out])[0]) == (
-        "1 blauwe, 3 groene landden op Rarotonga (a: 1 blauwe; b: 2 groene); 1 groene bleef "
-        "buiten, terug naar de reserve."
+        "1 blauwe, 3 groene meerden aan op Rarotonga (a: 1 blauwe; b: 2 groene); 1 groene bleef "
+        "buiten, terug naar de voorraad."
     )
 
 
@@ -362,12 +365,12 @@ def test_a_placed_tile_says_where_as_the_put_command_named_it() -> None:
     assert at.happened == ("Tile Samoa was placed north of sea N, its red edge facing south.",)
     said = {lang: Words(lang).say(at.happened[0]) for lang in ("it", "fi", "hu")}
     assert said["it"] == (
-        "La tessera Samoa è stata piazzata a nord di sea N, col bordo rosso verso sud."
+        "La tessera Samoa è stata piazzata a nord di mare N, col bordo rosso verso sud."
     )
     assert said["fi"] == (
-        "Laatta Samoa asetettiin laatan sea N pohjoispuolelle, punainen reuna suuntaan etelä."
+        "Laatta Samoa asetettiin laatan meri N pohjoispuolelle, punainen reuna suuntaan etelä."
     )
-    assert "a(z) sea N lapkától északra" in said["hu"]
+    assert "a(z) óceán N kártyától északra" in said["hu"]
     # one mail that tells both moves names the places as the table was when each was put
     mail = letters.letter(at, 0, earlier=first)
     assert mail.happened == (
