@@ -289,10 +289,11 @@ def test_status_and_vacation_answers_show_the_players_own_zone(tmp_path: Path) -
         f"> vacation 1d applied: you are away until {back} (Wed 25 Nov, 00:00 "
         "Pacific/Tongatapu); your deadlines wait until then (6d of vacation left) " in to_ann
     )
-    assert (
+    assert (  # the status after all the lines: the vacation after it moved the deadline
         "STATUS Now waiting for Ann (red), decision 1: red must put a set-up boat on a beach of "
-        "Tonga. The deadline is Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 22:00 "
-        "Pacific/Tongatapu)." in to_ann
+        "Tonga. The deadline is Thu 26 Nov 2026, 09:00 UTC (Thu 26 Nov, 22:00 "
+        f"Pacific/Tongatapu). Ann (red) is on vacation until {back} (Wed 25 Nov, 00:00 "
+        "Pacific/Tongatapu): their deadlines wait." in to_ann
     )
     # the news, as each reader reads it (in their own zone, or in UTC alone), once the
     # vacation was on for an hour; Ann had her answer
