@@ -94,6 +94,9 @@ app = typer.Typer(
     cls=_Guarded,
     help="Tongiaki by email: a play-by-email server for Tongiaki.",
     no_args_is_help=True,
+    # the help and the usage errors in Click's plain text: Rich's boxes took `pbem --help`
+    # 0.3 s of CPU to draw (README, "Speed and scale")
+    rich_markup_mode=None,
 )
 
 
