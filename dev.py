@@ -138,6 +138,7 @@ COMMANDS = {
     "bench-scale": ["-m", "tests.bench_scale"],  # pbem list of 10,000 games, cache, compact
     "bench-picture": ["-m", "tests.bench_picture"],  # ms and bytes of the board picture
     "bench-bots": ["-m", "tools.bench_bots"],  # the expert bot's wins against greedy and random
+    "bench-start": ["-m", "tests.bench_start"],  # CPU each pbem command takes to start
     "golden": ["-m", "tests.samples"],  # rewrite the golden files of the mails
     "screenshots": ["-m", "tests.screenshots"],  # docs/screenshots of every kind of mail
     "i18n": ["-m", "tools.i18n"],  # the catalogs of the players' languages (see its --help)

@@ -5,220 +5,50 @@ says who must decide what (`state.decision`), lists the legal choices and applie
 Views read a game through the queries of `State` (`boats_on`, `free_berths`, `tile_at`,
 `position_of`, `reserve_of`, `full_beaches`, `is_legal` ...). Everything outside the
 engine imports from this package, never from its modules.
+
+The names load when first used (PEP 562): a program that needs only the version, a bot's
+kind or a message (the `pbem` command's help, `pbem read`) starts without the rules.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.util import find_spec
+from typing import TYPE_CHECKING
 
 __version__ = "0.2.0"  # of the whole project (pyproject.toml reads it from here)
 
+if TYPE_CHECKING:  # the type checker reads the face whole
+    from engine.face import *  # noqa: F403
 
-from engine.board import RouteEnd, Voyage, empty_places
-from engine.bots import BOT_KINDS, Bot, BotKind, GreedyBot, RandomBot, make_bot
-from engine.choices import (
-    Choice,
-    Colonise,
-    Emigrate,
-    EmigrateClosed,
-    Expand,
-    FoundRoyal,
-    Land,
-    Pass,
-    Place,
-    PutTile,
-)
-from engine.colours import BOATS_PER_PLAYER, BY_LETTER, COLOURS, LETTERS
-from engine.errors import (
-    AmbiguousChoiceError,
-    ChoiceError,
-    DirectionError,
-    EngineError,
-    GameOverError,
-    IllegalChoiceError,
-    IslandNameError,
-    NotationError,
-)
-from engine.events import (
-    BoatMoved,
-    BoatsPlaced,
-    BoatsRecalled,
-    ChoiceMade,
-    Event,
-    Events,
-    GameEnded,
-    GroupArrived,
-    GroupLanded,
-    GroupSailed,
-    IslandRemoved,
-    RoyalIslandFounded,
-    StayedAtSea,
-    TileDrawn,
-    TilePlaced,
-    TurnedBack,
-    TurnPassed,
-    TurnStarted,
-    VoyageFailed,
-    VoyagePassed,
-)
-from engine.explain import WHO, explain_direction, explain_illegal, explain_island, what_is_asked
-from engine.hexgrid import (
-    CENTRE,
-    DIRECTION_WORDS,
-    DIRECTIONS,
-    Position,
-    neighbour,
-    opposite,
-    parse_direction,
-)
-from engine.message import N_, Joined, Message, counted
-from engine.notation import SYNTAX, is_move_word, parse_choice
-from engine.outcome import DecidedBy, Outcome, Standing, Termination
-from engine.phase import Decision, Phase
-from engine.previews import (
-    Aftermath,
-    Arrival,
-    ClosedPreview,
-    Crossing,
-    Draw,
-    Emigration,
-    End,
-    FullBeach,
-    Next,
-    Nothing,
-    OpenWater,
-    Placement,
-    Preview,
-    Removal,
-    Returned,
-    TilePreview,
-    TrailView,
-    preview,
-)
-from engine.setup import Setup, SetupError, tile_name
-from engine.state import State, clear_listing_caches
-from engine.tiles import (
-    BEACH_LETTERS,
-    ISLAND_ALIASES,
-    ISLANDS,
-    SEAS,
-    STACK_TILES,
-    START_ISLAND,
-    TILES,
-    IslandTile,
-    SeaTile,
-    match_island,
-    tile_words,
-    without_accents,
-)
+# the names a program may want without the rules, and the light modules that make them
+_LIGHT = {
+    "BOT_KINDS": "engine.botkind",
+    "BotKind": "engine.botkind",
+    "Joined": "engine.message",
+    "Message": "engine.message",
+    "N_": "engine.message",
+    "counted": "engine.message",
+}
 
-__all__ = [
-    "BEACH_LETTERS",
-    "BOATS_PER_PLAYER",
-    "BOT_KINDS",
-    "BY_LETTER",
-    "CENTRE",
-    "COLOURS",
-    "DIRECTIONS",
-    "DIRECTION_WORDS",
-    "ISLANDS",
-    "ISLAND_ALIASES",
-    "LETTERS",
-    "N_",
-    "SEAS",
-    "STACK_TILES",
-    "START_ISLAND",
-    "SYNTAX",
-    "TILES",
-    "WHO",
-    "Aftermath",
-    "AmbiguousChoiceError",
-    "Arrival",
-    "BoatMoved",
-    "BoatsPlaced",
-    "BoatsRecalled",
-    "Bot",
-    "BotKind",
-    "Choice",
-    "ChoiceError",
-    "ChoiceMade",
-    "ClosedPreview",
-    "Colonise",
-    "Crossing",
-    "DecidedBy",
-    "Decision",
-    "DirectionError",
-    "Draw",
-    "Emigrate",
-    "EmigrateClosed",
-    "Emigration",
-    "End",
-    "EngineError",
-    "Event",
-    "Events",
-    "Expand",
-    "FoundRoyal",
-    "FullBeach",
-    "GameEnded",
-    "GameOverError",
-    "GreedyBot",
-    "GroupArrived",
-    "GroupLanded",
-    "GroupSailed",
-    "IllegalChoiceError",
-    "IslandNameError",
-    "IslandRemoved",
-    "IslandTile",
-    "Joined",
-    "Land",
-    "Message",
-    "Next",
-    "NotationError",
-    "Nothing",
-    "OpenWater",
-    "Outcome",
-    "Pass",
-    "Phase",
-    "Place",
-    "Placement",
-    "Position",
-    "Preview",
-    "PutTile",
-    "RandomBot",
-    "Removal",
-    "Returned",
-    "RouteEnd",
-    "RoyalIslandFounded",
-    "SeaTile",
-    "Setup",
-    "SetupError",
-    "Standing",
-    "State",
-    "StayedAtSea",
-    "Termination",
-    "TileDrawn",
-    "TilePlaced",
-    "TilePreview",
-    "TrailView",
-    "TurnPassed",
-    "TurnStarted",
-    "TurnedBack",
-    "Voyage",
-    "VoyageFailed",
-    "VoyagePassed",
-    "__version__",
-    "clear_listing_caches",
-    "counted",
-    "empty_places",
-    "explain_direction",
-    "explain_illegal",
-    "explain_island",
-    "is_move_word",
-    "make_bot",
-    "match_island",
-    "neighbour",
-    "opposite",
-    "parse_choice",
-    "parse_direction",
-    "preview",
-    "tile_name",
-    "tile_words",
-    "what_is_asked",
-    "without_accents",
-]
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """A name of the face (`engine.face`), loaded when first asked for."""
+        if name == "__all__":
+            names = ["__version__", *import_module("engine.face").__all__]
+            globals()[name] = names
+            return names
+        if name.startswith("__") or find_spec(f"engine.{name}") is not None:
+            # a module of the engine (`from engine import events`) is imported, not looked up
+            raise AttributeError(f"module 'engine' has no attribute {name!r}")
+        module = import_module(_LIGHT.get(name, "engine.face"))
+        try:
+            value = getattr(module, name)
+        except AttributeError:
+            raise AttributeError(f"module 'engine' has no attribute {name!r}") from None
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *import_module("engine.face").__all__})

@@ -4,10 +4,10 @@ Monte Carlo tree search over the hidden stack (the expert)."""
 from __future__ import annotations
 
 import random
-from enum import StrEnum
 from typing import Protocol
 
 from engine.board import EMPTY, FAIL, ISLAND  # RouteEnd members, read as module names
+from engine.botkind import BOT_KINDS, BotKind
 from engine.choices import Choice, Colonise, Emigrate, Expand, FoundRoyal, Land, Place, PutTile
 from engine.search import Budget, Clock, Tuning, search
 from engine.state import State
@@ -122,18 +122,6 @@ class ExpertBot:
 
     def choose(self, state: State) -> Choice:
         return search(state, self.rng, self.tuning, self.budget)
-
-
-class BotKind(StrEnum):
-    """The bots a seat may be played by; the text is how settings, commands and the
-    database name them."""
-
-    RANDOM = "random"
-    GREEDY = "greedy"
-    EXPERT = "expert"
-
-
-BOT_KINDS = tuple(BotKind)
 
 
 def make_bot(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import email
-import inspect
 import logging
 import os
 import re
@@ -12,52 +10,28 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import replace
 from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.parser import BytesHeaderParser
-from email.policy import default as default_policy
-from email.utils import make_msgid, parseaddr
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from sqlalchemy import String, type_coerce
-from sqlalchemy import select as rows_of
-from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session, col, select
 from typer.core import TyperGroup
 
 from engine import BOT_KINDS
-from pbem import __version__, export, view
-from pbem.budget import spent_until
-from pbem.clock import DurationError, as_utc, parse_duration, utc_now
-from pbem.commands import status_text
-from pbem.config import ConfigError, Settings, load_settings
-from pbem.db import (
-    PRIVATE_UMASK,
-    backup,
-    check_intact,
-    explain,
-    incremental,
-    make_private,
-    open_database,
-    reading,
-    session,
-)
-from pbem.db import compact as compact_database
-from pbem.diagnose import check_settings, report
-from pbem.gm import GameMaster
-from pbem.gm_commands import gm_examples
-from pbem.i18n import LANGUAGES, catalog_problems
-from pbem.inbound import quarantined, quarantined_mail, take_out
-from pbem.kinds import GameStatus, LineOutcome
-from pbem.migrate import SchemaError
-from pbem.models import Game, Outbox, Seat
-from pbem.render import render_board_text
-from pbem.runner import ServiceRunning, one_service, run_cycle, serve, take
-from pbem.service import GameError, SeatSpec, Service, stack_note
-from pbem.transport import maildir
+from pbem import __version__
+from pbem.files import PRIVATE_UMASK
+from pbem.languages import LANGUAGES
+from pbem.usage import gm_examples
+
+# Every command starts at once (README, "Speed"): what only some commands need is imported
+# inside them, and the help is made of light modules (`tests/test_quick_start.py`).
+if TYPE_CHECKING:
+    from email.message import EmailMessage
+
+    from sqlmodel import Session
+
+    from pbem.config import Settings
+    from pbem.service import SeatSpec, Service
 
 log = logging.getLogger("pbem.cli")  # also when run as `python -m pbem.cli`
 _database: ContextVar[Path | str | None] = ContextVar("database", default=None)  # once known
@@ -81,7 +55,11 @@ class _Guarded(TyperGroup):
             raise typer.Exit(code=BAD_INPUT) from None
         except Exception as error:
             path = _database.get()
-            problem = explain(error, path) if path is not None else None
+            problem = None
+            if path is not None:
+                from pbem.db import explain
+
+                problem = explain(error, path)
             if problem is None:
                 log.debug("unexpected failure", exc_info=error)
                 typer.echo(f"error: {_bug(error)}", err=True)
@@ -94,6 +72,8 @@ class _Guarded(TyperGroup):
 
 def _bug(error: Exception) -> str:
     """One line naming `error` and where in our code it was raised."""
+    from sqlalchemy.exc import DBAPIError
+
     cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
     text = " ".join(str(cause).split())
     said = (f": {text}" if len(text) <= 200 else f": {text[:199]}…") if text else ""
@@ -114,6 +94,9 @@ app = typer.Typer(
     cls=_Guarded,
     help="Tongiaki by email: a play-by-email server for Tongiaki.",
     no_args_is_help=True,
+    # the help and the usage errors in Click's plain text: Rich's boxes took `pbem --help`
+    # 0.3 s of CPU to draw (README, "Speed and scale")
+    rich_markup_mode=None,
 )
 
 
@@ -142,6 +125,8 @@ ConfigOption = Annotated[
 
 
 def _settings(config: Path | None) -> Settings:
+    from pbem.config import ConfigError, load_settings
+
     try:
         settings = load_settings(config)
     except ConfigError as error:
@@ -156,7 +141,16 @@ def _service(config: Path | None, *, logs: bool = False, check: bool = False) ->
     """The service on the configured database; with `logs`, logging at the configured level;
     with `check` (every command that writes), only if `PRAGMA quick_check` finds the database
     intact: writing into a damaged file spreads the damage."""
-    settings = _settings(config)
+    return _open(_settings(config), logs=logs, check=check)
+
+
+def _open(settings: Settings, *, logs: bool = False, check: bool = False) -> Service:
+    """`_service` on settings read already."""
+    from pbem.db import check_intact, open_database
+    from pbem.files import make_private
+    from pbem.migrate import SchemaError
+    from pbem.service import Service
+
     if logs:
         stamp = "" if os.environ.get("JOURNAL_STREAM") else "%(asctime)s "  # journald stamps
         logging.basicConfig(
@@ -177,6 +171,8 @@ def _service(config: Path | None, *, logs: bool = False, check: bool = False) ->
 def _say_broken_catalogs() -> None:
     """One error line at the start of a service naming each listed language whose catalog is
     missing or broken (check-config's 'catalogs' step): its players would read English."""
+    from pbem.i18n import catalog_problems
+
     problems = catalog_problems()
     if problems:
         log.error("catalogs: %s; their players read English", "; ".join(problems))
@@ -190,6 +186,8 @@ def _fail(message: str) -> NoReturn:
 @contextmanager
 def _alone(service: Service) -> Iterator[None]:
     """The block as the only service on the database, or a clear error."""
+    from pbem.runner import ServiceRunning, one_service
+
     try:
         with one_service(service.settings.database):
             yield
@@ -207,6 +205,8 @@ LANGS = ", ".join(LANGUAGES)
 def _seat(text: str, bot: bool) -> SeatSpec:
     """NAME:ADDRESS[:COLOUR[:LANG]] (the colour may be left empty: `Ann:ann@x::it`), or
     NAME:BOT[:COLOUR]."""
+    from pbem.service import GameError, SeatSpec
+
     parts = text.split(":")
     most = 3 if bot else 4
     if not 2 <= len(parts) <= most or not parts[0] or not parts[1] or "" in parts[3:]:
@@ -250,6 +250,9 @@ def new_game(
     config: ConfigOption = None,
 ) -> None:
     """Create a game, print its id and mail every player."""
+    from pbem.clock import DurationError, parse_duration, utc_now
+    from pbem.service import GameError
+
     try:
         seconds = parse_duration(deadline) if deadline is not None else None
     except DurationError as error:
@@ -289,6 +292,9 @@ def poll(
 
     Exits with 1 when the mailbox could not be read (the rest is done all the same), with 4
     when `PRAGMA quick_check` finds the database damaged (then nothing is done)."""
+    from pbem.clock import utc_now
+    from pbem.runner import run_cycle
+
     service = _service(config, logs=True, check=True)
     _say_broken_catalogs()
     moment = _parse_time(now) if now else utc_now()
@@ -329,6 +335,11 @@ def game_master(
     config: ConfigOption = None,
 ) -> None:
     """Act on a game as its game master; the players are told by mail."""
+    from pbem.clock import utc_now
+    from pbem.gm import GameMaster
+    from pbem.kinds import LineOutcome
+    from pbem.service import GameError
+
     service = _service(config, logs=True, check=True)
     try:
         results, answers = GameMaster(service).run_host(
@@ -348,6 +359,9 @@ def game_master(
 @app.command("serve")
 def serve_command(config: ConfigOption = None) -> None:
     """Poll the mailbox and send mail at the configured intervals until stopped."""
+    from pbem.clock import utc_now
+    from pbem.runner import serve
+
     service = _service(config, logs=True, check=True)
     _say_broken_catalogs()
     with _alone(service):
@@ -373,6 +387,8 @@ def check_config(
     """Check the configuration: database, IMAP and SMTP (connection, TLS, login, folder).
 
     Sends no mail unless asked; exits with 1 when a check failed."""
+    from pbem.diagnose import check_settings, report
+
     settings = _settings(config)
     source = config or os.environ.get("PBEM_CONFIG") or "the embedded defaults"
     typer.echo(f"configuration: {source} (mail = {settings.mail})")
@@ -384,15 +400,34 @@ def check_config(
 @app.command("list")
 def list_games(config: ConfigOption = None) -> None:
     """Every game with its players and state."""
-    service = _service(config)
-    with reading(service.engine) as db:
-        lines = game_lines(db)
+    from pbem.listing import quick_game_lines
+
+    settings = _settings(config)
+    lines = None
+    if not settings.on_postgres:  # as the service would find it, read with sqlite3 alone
+        from pbem.files import make_private
+
+        make_private(settings.data_dir)
+        lines = quick_game_lines(settings.database_path)
+    if lines is None:  # PostgreSQL, a database to make or to upgrade, or a fault to explain
+        from pbem.db import reading
+
+        service = _open(settings)
+        with reading(service.engine) as db:
+            lines = game_lines(db)
     if lines:
         typer.echo("\n".join(lines))
 
 
 def game_lines(db: Session) -> list[str]:
     """One line per game, with its players: read in one query."""
+    from sqlalchemy import String, type_coerce
+    from sqlalchemy import select as rows_of
+    from sqlmodel import col
+
+    from pbem.listing import lines_of
+    from pbem.models import Game, Seat
+
     query = (
         rows_of(  # SQLAlchemy's select: SQLModel's types only a few columns
             col(Game.id),
@@ -408,41 +443,19 @@ def game_lines(db: Session) -> list[str]:
         .join(Seat, col(Seat.game_id) == col(Game.id))
         .order_by(col(Game.id), col(Seat.seat))
     )
-    lines: list[str] = []
-    current: tuple[int, str, int] | None = None
-    who: list[str] = []
-    for row in db.connection().execute(query):  # rows, not ORM
-        game_id, status, decision, name, colour, bot, resigned, kicked, absent = row
-        if game_id != (current[0] if current else None):
-            if current is not None:
-                lines.append(_game_line(*current, who))
-            current, who = (game_id or 0, status, decision), []
-        who.append(_seat_label(name, colour, bot, resigned, kicked, absent))
-    if current is not None:
-        lines.append(_game_line(*current, who))
-    return lines
-
-
-def _seat_label(
-    name: str, colour: str, bot: str | None, resigned: bool, kicked: bool, absent: bool
-) -> str:
-    """'Ann (red)', and how the seat is played when not by its player: 'Cy (green, removed:
-    greedy bot)', 'Bob (blue, resigned: greedy bot)', 'Kai (red, expert bot)', 'absent'."""
-    how = f"{bot} bot" if bot else ""
-    for left, said in ((kicked, "removed"), (resigned, "resigned"), (absent, "absent")):
-        if left:
-            how = f"{said}: {how}" if how else said
-            break
-    return f"{name} ({colour}{', ' + how if how else ''})"
-
-
-def _game_line(game_id: int, status: str, decision: int, who: list[str]) -> str:
-    return f"g{game_id}  {status:<8} decision {decision:<4} {', '.join(who)}"
+    return lines_of(db.connection().execute(query))  # rows, not ORM
 
 
 @app.command()
 def show(game: int, config: ConfigOption = None) -> None:
     """The current board of a game, as text."""
+    from pbem import view
+    from pbem.clock import utc_now
+    from pbem.commands import status_text
+    from pbem.db import reading
+    from pbem.render import render_board_text
+    from pbem.service import GameError, stack_note
+
     service = _service(config)
     with reading(service.engine) as db:
         try:
@@ -460,6 +473,8 @@ def backup_command(
     config: ConfigOption = None,
 ) -> None:
     """Copy the database to a new file, safely while the service runs."""
+    from pbem.db import backup
+
     settings = _settings(config)
     if settings.on_postgres:
         _fail(
@@ -479,6 +494,9 @@ def compact(config: ConfigOption = None) -> None:
     """Give the database's free pages back to the disk (sent mail leaves them). Safe while
     the service runs; only a database from before version 0.2 is rebuilt once, which needs
     the service stopped."""
+    from pbem.db import compact as compact_database
+    from pbem.db import incremental
+
     service = _service(config, check=True)
     if service.settings.on_postgres:
         service.engine.dispose()
@@ -506,6 +524,12 @@ def outbox(
     config: ConfigOption = None,
 ) -> None:
     """Mail waiting to be sent: to whom, how often it was tried, and the last error."""
+    from sqlmodel import col, select
+
+    from pbem.clock import as_utc, utc_now
+    from pbem.db import reading, session
+    from pbem.models import Outbox
+
     service = _service(config, check=retry or bool(drop))
     now = utc_now()
     if retry or drop:
@@ -544,6 +568,10 @@ def quarantine(
 ) -> None:
     """Mail the service failed on, kept aside: list them, show one, hand one to the service
     again (retry, once what failed is mended) or delete it (drop)."""
+    from pbem.clock import as_utc, utc_now
+    from pbem.inbound import quarantined, quarantined_mail, take_out
+    from pbem.runner import take
+
     if action not in QUARANTINE_ACTIONS:
         _fail(f"{action!r}: say one of {', '.join(QUARANTINE_ACTIONS)}")
     if action != "list" and number is None:
@@ -605,6 +633,11 @@ def reply(
 ) -> None:
     """Answer the newest mail in the local outbox that asks for your decision (else the
     newest mail, as a game master would), as a reply dropped into the local inbox."""
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    from pbem.files import maildir
+
     settings = _settings(config)
     mails = [header for header, _ in _mails_to(settings, sender)]
     if not mails:
@@ -624,16 +657,33 @@ def reply(
 
 
 def _say_budget(settings: Settings, sender: str) -> None:
-    """Why a reply may get no answer: the sender's answer budget is spent, and until when."""
+    """Why a reply may get no answer: the sender's answer budget is spent, and until when.
+    Read with sqlite3 alone (`pbem reply` starts at once); said on SQLite only."""
+    import sqlite3
+    from contextlib import closing
+    from datetime import timedelta
+
+    if settings.on_postgres:
+        return
+    day = timedelta(days=1)
+    since = (datetime.now(UTC) - day).replace(tzinfo=None).isoformat(sep=" ")
+    where = f"{settings.database_path.resolve().as_uri()}?mode=ro"
     try:
-        engine = open_database(settings.database)
-    except (SchemaError, OSError, DBAPIError):
+        with closing(sqlite3.connect(where, uri=True)) as db:
+            times = [
+                row[0]
+                for row in db.execute(
+                    "SELECT at FROM answered WHERE address = ? AND kind != 'command' "
+                    "AND at >= ? ORDER BY at",
+                    (sender.lower(), since),
+                )
+            ]
+    except sqlite3.Error:
         return  # no database to ask: the service will say what is wrong when it runs
-    try:
-        with reading(engine) as db:
-            until = spent_until(db, sender, utc_now(), settings.answers_per_day)
-    finally:
-        engine.dispose()
+    per_day = settings.answers_per_day
+    until = (
+        datetime.fromisoformat(times[len(times) - per_day]) + day if len(times) >= per_day else None
+    )
     if until is not None:
         typer.echo(
             f"Note: {sender} has had {settings.answers_per_day} answers in 24 hours (the "
@@ -646,6 +696,13 @@ def _say_budget(settings: Settings, sender: str) -> None:
 def _mails_to(settings: Settings, address: str) -> list[tuple[EmailMessage, bytes]]:
     """The header and the whole of each mail in the local outbox to `address`, oldest first
     (only the headers are read: a game's mails carry its picture)."""
+    from email.message import EmailMessage
+    from email.parser import BytesHeaderParser
+    from email.policy import default as default_policy
+    from email.utils import parseaddr
+
+    from pbem.files import maildir
+
     outbox = maildir(settings.outbox_dir)
     found = []
     for key in outbox.iterkeys():
@@ -676,6 +733,10 @@ def read(
 ) -> None:
     """Print a mail in the local outbox for an address (the embedded defaults): the newest,
     or mail N of `--list`."""
+    import email
+    from email.message import EmailMessage
+    from email.policy import default as default_policy
+
     settings = _settings(config)
     mails = _mails_to(settings, address)
     if not mails:
@@ -695,22 +756,37 @@ def read(
     typer.echo(body.get_content() if body is not None else "")
 
 
-DEMO_SEATS = [
-    SeatSpec("Sina", "you@localhost", "blue"),  # the demo player: a name, not "You"
-    SeatSpec("Kai", None, "red", "greedy"),
-    SeatSpec("Mele", None, "green", "greedy"),
-]
+def demo_seats() -> list[SeatSpec]:
+    """The demo game's seats: you against two greedy bots."""
+    from pbem.service import SeatSpec
+
+    return [
+        SeatSpec("Sina", "you@localhost", "blue"),  # the demo player: a name, not "You"
+        SeatSpec("Kai", None, "red", "greedy"),
+        SeatSpec("Mele", None, "green", "greedy"),
+    ]
 
 
 @app.command()
 def demo(config: ConfigOption = None) -> None:
     """Serve a demo game on the embedded defaults: you against two bots, mail in local folders."""
+    from dataclasses import replace
+
+    from sqlmodel import select
+
+    from pbem.clock import utc_now
+    from pbem.db import session
+    from pbem.kinds import GameStatus
+    from pbem.models import Game
+    from pbem.runner import serve
+    from pbem.service import Service
+
     service = _service(config, logs=True, check=True)
     _say_broken_catalogs()
     with session(service.engine) as db:
         running = db.exec(select(Game).where(Game.status == GameStatus.RUNNING)).first()
     if running is None:
-        game_id = service.new_game(DEMO_SEATS, now=utc_now())
+        game_id = service.new_game(demo_seats(), now=utc_now())
         typer.echo(f"Created demo game g{game_id}: you (Sina, blue) against two greedy bots.")
     settings = replace(service.settings, poll_seconds=2, outbox_seconds=1)
     typer.echo(
@@ -743,6 +819,10 @@ def export_command(
 ) -> None:
     """Write the record of a game: one HTML page (the board after every turn, the moves, the
     public table talk, the final table) and the game in notation next to it (FILE.txt)."""
+    from pbem import export
+    from pbem.db import reading
+    from pbem.service import GameError
+
     service = _service(config)
     with reading(service.engine) as db:
         try:
@@ -784,6 +864,8 @@ def _write(path: Path, text: str) -> None:
 def _unwrapped(text: str) -> str:
     """A docstring's paragraphs each on one line, for the terminal to wrap (typer kept the
     source's line breaks: `pbem --help` broke its lines mid-sentence)."""
+    import inspect
+
     return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
 
 

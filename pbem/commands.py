@@ -34,7 +34,7 @@ from engine import (
     counted,
     without_accents,
 )
-from pbem import letters, news, view
+from pbem import letters, news, usage, view
 from pbem.addressing import Tag
 from pbem.clock import as_utc
 from pbem.envelope import Envelope
@@ -45,6 +45,7 @@ from pbem.kinds import AnswerTopic, GameStatus, LineOutcome, MailOutcome
 from pbem.models import Move, Observer, Seat, Talk
 from pbem.render import render_board_text
 from pbem.table import LineFault, Table
+from pbem.usage import Usage
 from pbem.view import Answer, LineResult
 
 log = logging.getLogger(__name__)
@@ -128,6 +129,19 @@ class Command:
     example: str = ""  # "extend 1d"
     looks: bool = False  # answers and changes nothing: the whole line is its name
     listed: bool = True  # False: its help line is another command's ("pause, resume")
+
+    @classmethod
+    def of(cls, said: Usage, run: Callable[[Round, str], str]) -> Command:
+        """The command `said` describes (`pbem.usage`: what its help says), doing `run`."""
+        return cls(
+            said.name,
+            said.syntax,
+            said.summary,
+            run,
+            example=said.example,
+            looks=said.looks,
+            listed=said.listed,
+        )
 
     @property
     def help_line(self) -> str:
@@ -509,16 +523,10 @@ def _board(round: Round, argument: str) -> str:
     return ""
 
 
-BOARD = Command("board", "board", Message("the current board"), _board, looks=True)
-STATUS = Command("status", "status", Message("whose decision it is"), _status, looks=True)
-LOG = Command("log", "log", Message("all moves so far"), _log, looks=True)
-LOG_TALK = Command(
-    "log talk",
-    "log talk",
-    Message("all moves so far with the table talk"),
-    _log_talk,
-    looks=True,
-)
+BOARD = Command.of(usage.BOARD, _board)
+STATUS = Command.of(usage.STATUS, _status)
+LOG = Command.of(usage.LOG, _log)
+LOG_TALK = Command.of(usage.LOG_TALK, _log_talk)
 
 
 __all__ = [

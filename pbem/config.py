@@ -15,9 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from engine import BotKind
 from pbem.clock import DurationError, Reminder, parse_duration, parse_reminders
 from pbem.errors import PbemError
@@ -296,6 +293,9 @@ def _check_database_url(url: str) -> None:
             "sqlite:////absolute/path.sqlite; or a PostgreSQL URL with the driver psycopg: "
             "postgresql+psycopg://user@host/database"
         )
+    from sqlalchemy.engine import make_url  # here: a command on SQLite starts without it
+    from sqlalchemy.exc import ArgumentError
+
     try:
         parsed = make_url(url)
     except ArgumentError as error:
@@ -321,6 +321,9 @@ def _check_database_url(url: str) -> None:
 
 def shown_url(url: str) -> str:
     """A database URL as logs may show it: the password hidden."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:

@@ -12,7 +12,6 @@ import logging
 import os
 import pwd
 import sqlite3
-import stat
 import threading
 from collections.abc import Mapping
 from contextlib import closing, suppress
@@ -26,9 +25,9 @@ from sqlmodel import Session, create_engine
 from pbem import models  # noqa: F401  (registers the tables)
 from pbem.config import POSTGRES_URL, shown_url
 from pbem.errors import PbemError
+from pbem.files import BUSY_SECONDS, make_private
 from pbem.migrate import upgrade
 
-BUSY_SECONDS = 30  # how long a write waits for another process's write to end
 LASTING = 4  # exit status: the database cannot be used until the host mends something
 FOR_NOW = 5  # exit status: the database cannot be used now; a later try may work
 ROOM = 1 << 20  # bytes: a disk with less free space than this counts as full
@@ -38,37 +37,7 @@ CONNECT_SECONDS = 10  # how long a connection to PostgreSQL may take
 GAME_LOCK = 2
 CLOCK_LOCK = (3, 0)  # the service-wide clock (`pbem.deadlines`)
 NO_GAME = 2**31  # game numbers are this or more nowhere (PostgreSQL's integer)
-# what the service makes is its user's alone: the database holds every seat's secret
-PRIVATE_UMASK = 0o077
-
 log = logging.getLogger(__name__)
-
-
-def others_may_read(path: Path) -> bool:
-    """Whether users other than the owner may read or enter `path` (False if it is not there)."""
-    try:
-        return bool(path.stat().st_mode & PRIVATE_UMASK)
-    except OSError:  # not there, or in a folder this user cannot read
-        return False
-
-
-def make_private(path: Path) -> None:
-    """Take group's and others' access to `path` away (a file or folder of the service's, made
-    before the service set its umask), saying so in the log; a path it may not change is left
-    as it is and logged (`pbem check-config` warns of it too)."""
-    if not others_may_read(path):
-        return
-    mode = stat.S_IMODE(path.stat().st_mode)
-    try:
-        path.chmod(mode & ~PRIVATE_UMASK)
-    except OSError as error:
-        log.warning("%s may be read by other users of the host: %s", path, error.strerror)
-        return
-    log.warning(
-        "%s could be read by other users of the host (mode %o): now by its owner only",
-        path,
-        mode,
-    )
 
 
 def _private_file(path: Path) -> None:

@@ -30,7 +30,8 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import DBAPIError
 
 from pbem.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls
-from pbem.db import damaged, explain, others_may_read, problems, storage_problem
+from pbem.db import damaged, explain, problems, storage_problem
+from pbem.files import others_may_read
 from pbem.i18n import TRANSLATED, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
 from pbem.transport import imap_connect, quote_mailbox, tls_context

@@ -40,6 +40,7 @@ from pbem.models import (
 )
 from pbem.play import read_choice
 from pbem.table import Table
+from pbem.usage import GM_USAGES
 from pbem.view import Answer, when
 
 
@@ -537,73 +538,27 @@ def _guard(round: Round, command: Command) -> None:
         raise GmError("The game is over.")
 
 
+_RUNS = {
+    "pause": _pause,
+    "resume": _resume,
+    "extend": _extend,
+    "deadline": _deadline,
+    "move": _move,
+    "undo": _undo,
+    "replace": _replace,
+    "bot": _bot,
+    "human": _human,
+    "kick": _kick,
+    "end": _end,
+    "observe": _observe,
+    "unobserve": _unobserve,
+    "help": _help,
+}
+_SHARED = {c.name: c for c in (STATUS, LOG, LOG_TALK, BOARD)}  # as players have them
+# what each command is written like and what its help says: pbem.usage, which the command
+# line's help reads without importing this module
 GM_COMMANDS = Commands(
-    (
-        Command("pause", "pause, resume", "", _pause),
-        Command("resume", "resume", "", _resume, listed=False),
-        Command(
-            "extend",
-            "extend DURATION",
-            "more time for the open decision",
-            _extend,
-            example="extend 1d",
-        ),
-        Command(
-            "deadline",
-            "deadline DURATION",
-            "the time per decision from the next one on",
-            _deadline,
-            example="deadline 24h",
-        ),
-        Command(
-            "move",
-            "move SEAT CHOICE",
-            "decide for a seat",
-            _move,
-            example="move red expand Samoa a,c",
-        ),
-        Command("undo", "undo N", "take back the last N decisions", _undo, example="undo 2"),
-        Command(
-            "replace",
-            "replace SEAT ADDRESS [NAME]",
-            "hand a seat to someone else",
-            _replace,
-            example="replace 2 nina@example.org Nina",
-        ),
-        Command(
-            "bot",
-            "bot SEAT " + "|".join(BOT_KINDS),
-            "a bot plays the seat for now",
-            _bot,
-            example="bot blue greedy",
-        ),
-        Command("human", "human SEAT", "the player plays the seat again", _human),
-        Command(
-            "kick",
-            "kick SEAT",
-            "remove the player; a bot plays the seat from now on",
-            _kick,
-        ),
-        Command("end", "end", "finish the game now, scores as they stand", _end),
-        Command(
-            "observe",
-            "observe ADDRESS [NAME]",
-            "invite someone to watch the game (every update once they accept, never a prompt)",
-            _observe,
-            example="observe olga@example.org Olga",
-        ),
-        Command(
-            "unobserve",
-            "unobserve ADDRESS|NAME",
-            "they no longer watch",
-            _unobserve,
-        ),
-        STATUS,
-        LOG,
-        LOG_TALK,
-        BOARD,
-        Command("help", "help", "this text", _help, looks=True),
-    ),
+    tuple(_SHARED.get(u.name) or Command.of(u, _RUNS[u.name]) for u in GM_USAGES),
     guard=_guard,
     noun="a game master command",
 )
@@ -615,11 +570,4 @@ def gm_help() -> tuple[str, ...]:
     return (*GM_COMMANDS.help_lines(), f"{looks}: look at the game; change nothing")
 
 
-def gm_examples() -> str:
-    """The commands in a few words, for the command line's help."""
-    changes = ", ".join(c.syntax for c in GM_COMMANDS if c.listed and not c.looks)
-    looks = ", ".join(c.name for c in GM_COMMANDS.looks())
-    return f"{changes}; or {looks}"
-
-
-__all__ = ["GM_COMMANDS", "GmError", "every_observer", "gm_examples", "gm_help"]
+__all__ = ["GM_COMMANDS", "GmError", "every_observer", "gm_help"]

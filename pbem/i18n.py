@@ -28,18 +28,8 @@ from markupsafe import Markup
 
 from engine import ISLAND_ALIASES, Joined, Message, counted
 from pbem.clock import time_zone
+from pbem.languages import ENGLISH, LANGUAGES
 
-ENGLISH = "en"
-
-# each language by its own name
-LANGUAGES: dict[str, str] = {
-    "en": "English",
-    "it": "Italiano",
-    "nl": "Nederlands",
-    "fi": "Suomi",
-    "hu": "Magyar",
-    "he": "עברית",
-}
 TRANSLATED = tuple(code for code in LANGUAGES if code != ENGLISH)  # the catalogs
 # the languages that write their own name in lower case inside a sentence ("in italiano")
 LOWER_IN_A_SENTENCE = {"it", "fi", "hu"}

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-
-from sqlalchemy import Connection, Engine, inspect, text
-from sqlmodel import SQLModel
+from typing import TYPE_CHECKING, TypeAlias
 
 from pbem.errors import PbemError
+
+if TYPE_CHECKING:  # SQLAlchemy is imported when a database is opened, not by SCHEMA_VERSION
+    from sqlalchemy import Connection, Engine
 
 SCHEMA_VERSION = 11
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
@@ -37,6 +38,8 @@ def _observers_consent(connection: Connection) -> None:
     """Observers accept before they are mailed (issue 27): those a game has already watch
     as they did (accepted when added); a database from before observers gets the table
     whole from `create_all` (the table `declined` is new: `create_all` makes it)."""
+    from sqlalchemy import inspect
+
     if not inspect(connection).has_table("observer"):
         return
     for step in (
@@ -51,11 +54,13 @@ def _observers_consent(connection: Connection) -> None:
 def _held_cause(connection: Connection) -> None:
     """Whose command made the news a digest holds (a database from before version 5 has no
     `held` table yet: `create_all` makes it whole)."""
+    from sqlalchemy import inspect
+
     if inspect(connection).has_table("held"):
         connection.exec_driver_sql("ALTER TABLE held ADD COLUMN cause VARCHAR NOT NULL DEFAULT ''")
 
 
-Step = str | Callable[[Connection], None]
+Step: TypeAlias = "str | Callable[[Connection], None]"
 
 UPGRADES: dict[int, tuple[Step, ...]] = {
     # time and the game master: deadlines, reminders, absence, vacations, time zones
@@ -147,6 +152,8 @@ class SchemaError(PbemError, RuntimeError):
 
 def schema_version(engine: Engine) -> int | None:
     """The version of the database's schema; None for an empty database."""
+    from sqlalchemy import inspect
+
     looking = engine.execution_options(reading=True)  # no write lock: the service may be busy
     if not inspect(looking).has_table("game"):
         return None
@@ -158,6 +165,9 @@ def schema_version(engine: Engine) -> int | None:
 
 def upgrade(engine: Engine) -> list[int]:
     """Bring the database to SCHEMA_VERSION; returns the versions it was upgraded to."""
+    from sqlalchemy import inspect
+    from sqlmodel import SQLModel
+
     if engine.dialect.name == "postgresql":
         return _upgrade_postgres(engine)
     version = schema_version(engine)
@@ -199,6 +209,9 @@ def _check_not_newer(version: int | None) -> None:
 def _upgrade_postgres(engine: Engine) -> list[int]:
     """`upgrade` on PostgreSQL: one transaction (its DDL is transactional) under an advisory
     lock, so that services starting together upgrade once and never see half a schema."""
+    from sqlalchemy import inspect, text
+    from sqlmodel import SQLModel
+
     done: list[int] = []
     with engine.begin() as connection:
         connection.execute(
@@ -228,6 +241,8 @@ def _version_in(connection: Connection) -> int:
 
 
 def _set_version(connection: Connection, version: int) -> None:
+    from sqlalchemy import text
+
     connection.execute(
         text(
             "INSERT INTO setting (key, value) VALUES ('schema_version', :version) "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import imaplib
 import itertools
-import mailbox
 import os
 import re
 import select
@@ -20,6 +19,7 @@ from typing import Protocol
 import aiosmtplib
 
 from pbem.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls
+from pbem.files import maildir
 
 
 class Inbox(Protocol):
@@ -42,12 +42,6 @@ class Sender(Protocol):
     async def close(self) -> None: ...
 
     async def send(self, raw: bytes, sender: str, recipient: str) -> None: ...
-
-
-def maildir(path: Path) -> mailbox.Maildir:
-    """The Maildir at `path`, created with its parent folders if need be."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return mailbox.Maildir(path, create=True)
 
 
 class MaildirInbox:

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-import pbem.cli
 import pbem.db
+import pbem.render
 from pbem.cli import app
 from pbem.config import Settings, settings_toml
 from pbem.db import damage
@@ -308,7 +308,7 @@ def test_an_unexpected_failure_is_one_line_that_asks_for_a_report(
     def broken_renderer(*_: object) -> str:
         raise ValueError("no board today")
 
-    monkeypatch.setattr(pbem.cli, "render_board_text", broken_renderer)
+    monkeypatch.setattr(pbem.render, "render_board_text", broken_renderer)
     data = tmp_path / "data"
     data.mkdir()
     shutil.copy(played, data / "pbem.sqlite")

@@ -28,12 +28,13 @@ from pbem.cli import app
 from pbem.config import ConfigError, Settings, load_settings, settings_toml, shown_url
 from pbem.db import open_database, postgres_arguments, session
 from pbem.deadlines import tick
+from pbem.files import maildir
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
 from pbem.models import Game, Inbound, Move, Outbox
 from pbem.replies import handle
 from pbem.runner import CLAIM, flush_outbox, one_service, take
 from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirSender, maildir
+from pbem.transport import MaildirSender
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 from tests.support.postgres import Postgres
 

@@ -13,11 +13,11 @@ from sqlmodel import col, select
 
 from engine import BotKind, State
 from pbem.db import session
+from pbem.files import maildir
 from pbem.models import Game, Inbound, Move, Quarantined
 from pbem.replies import Replies, handle
 from pbem.runner import run_cycle, take
 from pbem.service import GameError, SeatSpec, Service
-from pbem.transport import maildir
 from tests.support.localmail import (
     START,
     later,

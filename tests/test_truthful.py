@@ -460,10 +460,10 @@ def test_an_html_reply_with_a_sign_off_is_applied_and_says_so(tmp_path: Path) ->
 
 def test_the_demo_player_has_a_name(tmp_path: Path) -> None:
     """Not "You": the mails read "You are Sina (blue)" and "Game over: Sina won"."""
-    from pbem.cli import DEMO_SEATS
+    from pbem.cli import demo_seats
 
     service = local_service(tmp_path)
-    service.new_game(DEMO_SEATS, seed=1, now=START)
+    service.new_game(demo_seats(), seed=1, now=START)
     mails = take_mail(service)
     assert "You are Sina (blue)." in text_of(mails[0])
     assert not any("You are You" in text_of(m) for m in mails)
