@@ -158,7 +158,8 @@ def _open(settings: Settings, *, logs: bool = False, check: bool = False) -> Ser
             format=stamp + "%(levelname)s %(message)s",
             stream=sys.stderr,
         )
-        logging.getLogger("apscheduler").setLevel(logging.WARNING)
+        for chatty in ("apscheduler", "imapclient"):  # imapclient logs every IMAP line at DEBUG
+            logging.getLogger(chatty).setLevel(logging.WARNING)
     make_private(settings.data_dir)  # made before the service set its umask, maybe
     if check and not settings.on_postgres:
         check_intact(settings.database_path)

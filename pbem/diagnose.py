@@ -23,7 +23,7 @@ from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiosmtplib
 from sqlalchemy import create_engine, inspect, text
@@ -34,7 +34,10 @@ from pbem.db import damaged, explain, problems, storage_problem
 from pbem.files import others_may_read
 from pbem.i18n import TRANSLATED, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
-from pbem.transport import imap_connect, quote_mailbox, tls_context
+from pbem.transport import imap_client, imap_connect, imap_login, server_words, tls_context
+
+if TYPE_CHECKING:
+    from imapclient import IMAPClient
 
 TIMEOUT = 15.0  # seconds for each network step
 
@@ -254,15 +257,8 @@ def _imap(imap: ImapSettings) -> list[Check]:
     checks = [_reach("IMAP connect", imap.host, imap.port)]
     if checks[0].outcome == Verdict.FAIL:
         return [*checks, *_skipped(steps, "no connection")]
-    client: imaplib.IMAP4
     try:
-        if imap.tls == Tls.TLS:
-            context = tls_context(imap.ca_file)
-            client = imaplib.IMAP4_SSL(imap.host, imap.port, ssl_context=context, timeout=TIMEOUT)
-        else:
-            client = imaplib.IMAP4(imap.host, imap.port, timeout=TIMEOUT)
-            if imap.tls == Tls.STARTTLS:
-                client.starttls(tls_context(imap.ca_file))
+        client = imap_client(imap, timeout=TIMEOUT)
     except (OSError, imaplib.IMAP4.error) as error:
         failed = Check("IMAP TLS", Verdict.FAIL, f"{imap.tls}: {_tls_failure(error, imap.ca_file)}")
         return [*checks, failed, *_skipped(steps[1:], "no TLS")]
@@ -270,26 +266,24 @@ def _imap(imap: ImapSettings) -> list[Check]:
         if imap.tls == Tls.NONE:
             checks.append(Check("IMAP TLS", Verdict.WARN, "tls = none: the password goes in clear"))
         else:
-            detail = _tls_detail(client.sock, imap.host, imap.ca_file)
+            detail = _tls_detail(client.socket(), imap.host, imap.ca_file)
             checks.append(Check("IMAP TLS", Verdict.OK, f"{imap.tls}: {detail}"))
         if not imap.password:
             return [*checks, _no_password("IMAP", imap.user), *_skipped(steps[2:], "no login")]
         try:
-            client.login(imap.user, imap.password)
+            imap_login(client, imap)
         except (OSError, imaplib.IMAP4.error) as error:
             refused = Check("IMAP login", Verdict.FAIL, f"{imap.user} refused: {_said(error)}")
             return [*checks, refused, *_skipped(steps[2:], "no login")]
         checks.append(Check("IMAP login", Verdict.OK, imap.user))
         try:
-            status, data = client.select(quote_mailbox(imap.folder), readonly=True)
-            _, unseen = client.uid("SEARCH", "UNSEEN") if status == "OK" else ("", [b""])
+            selected = client.select_folder(imap.folder, readonly=True)
+            unseen = client.search("UNSEEN")
         except (OSError, imaplib.IMAP4.error) as error:
-            status, data = "NO", [str(error).encode()]
-        if status != "OK":
-            detail = f"{imap.folder!r} cannot be opened: {_text(data)}"
+            detail = f"{imap.folder!r} cannot be opened: {_said(error)}"
             return [*checks, Check("IMAP folder", Verdict.FAIL, detail)]
-        count = len((unseen[0] or b"").split())
-        detail = f"{imap.folder}: {_text(data)} messages, {count} not yet read by the service"
+        count = selected.get(b"EXISTS", "?")
+        detail = f"{imap.folder}: {count} messages, {len(unseen)} not yet read by the service"
         checks.append(Check("IMAP folder", Verdict.OK, detail))
     return checks
 
@@ -297,16 +291,21 @@ def _imap(imap: ImapSettings) -> list[Check]:
 class _LoggedOut:
     """Logs an IMAP client out on close, whatever state it is in."""
 
-    def __init__(self, client: imaplib.IMAP4) -> None:
+    def __init__(self, client: IMAPClient) -> None:
         self.client = client
 
     def close(self) -> None:
-        with suppress(OSError, imaplib.IMAP4.error):
+        try:
             self.client.logout()
+        except (OSError, imaplib.IMAP4.error):
+            with suppress(OSError, imaplib.IMAP4.error):
+                self.client.shutdown()
 
 
 def _said(error: BaseException) -> str:
     """What an error says, its server's words as text (imaplib's errors hold bytes)."""
+    if isinstance(error, imaplib.IMAP4.error):
+        return server_words(error)
     return _text(error.args[0]) if len(error.args) == 1 else _text(error)
 
 
@@ -416,27 +415,23 @@ def _wait_for(settings: Settings, to: str, mark: str, wait: float) -> Check:
         with closing(_LoggedOut(imap_connect(settings.imap))) as session:
             return _watch(session.client, settings, to, mark, wait)
     except (OSError, imaplib.IMAP4.error) as error:
-        return Check("round trip", Verdict.FAIL, f"sent to {to}, but IMAP failed: {_text(error)}")
+        return Check("round trip", Verdict.FAIL, f"sent to {to}, but IMAP failed: {_said(error)}")
 
 
-def _watch(client: imaplib.IMAP4, settings: Settings, to: str, mark: str, wait: float) -> Check:
+def _watch(client: IMAPClient, settings: Settings, to: str, mark: str, wait: float) -> Check:
     """Look for the round-trip mail every half second for `wait` seconds."""
     imap = settings.imap
     started = time.monotonic()
     deadline = started + wait
     while True:
         client.noop()
-        status, data = client.uid("SEARCH", "HEADER", "Subject", f'"{mark}"')
-        found = (data[0] or b"").split() if status == "OK" else []
+        found: list[int] = client.search(["HEADER", "Subject", mark])
         if found:
-            uids = b",".join(found).decode()
-            client.uid("STORE", uids, "+FLAGS", "(\\Seen \\Deleted)")
+            client.add_flags(found, [rb"\Seen", rb"\Deleted"])
             # only these: a plain EXPUNGE would also remove what a mail client flagged
-            _, said = client.capability()  # what it offers after the login
-            offers = _text(said).upper().split()
-            gone = "deleted" if "UIDPLUS" in offers else "flagged deleted"
+            gone = "deleted" if client.has_capability("UIDPLUS") else "flagged deleted"
             if gone == "deleted":
-                client.uid("EXPUNGE", uids)
+                client.uid_expunge(found)
             took = time.monotonic() - started
             how = "plus addressing works" if settings.plus_addressing else "replies arrive"
             return Check(

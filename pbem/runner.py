@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 
 MAX_BACKOFF = timedelta(hours=1)
 MAILBOX_DOWN = (OSError, imaplib.IMAP4.error)  # the mail server, not the service, failed
+# (IMAPClient raises imaplib's errors: imaplib is light, IMAPClient loaded only to read IMAP)
 
 
 class Outage:

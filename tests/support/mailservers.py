@@ -388,6 +388,9 @@ service anvil {{
 protocol imap {{
   mail_max_userip_connections = 1000
 }}
+# Each imap process's title names its user and command ("imap [tongiaki 127.0.0.1 IDLE]"):
+# `drop_sessions` finds a session there.
+verbose_proctitle = yes
 """
 
     def _launch(self, binary: str) -> None:
@@ -559,6 +562,47 @@ protocol imap {{
                         f"subjects there: {subjects}"
                     )
                 time.sleep(_POLL)
+
+    def drop_sessions(
+        self, user: str, *, command: str = "IDLE", how: signal.Signals = signal.SIGKILL
+    ) -> int:
+        """End the server's side of `user`'s sessions that run `command` (Dovecot's imap
+        processes, one a session, found by their titles): SIGKILL closes the connection without
+        a word, SIGTERM after Dovecot's `* BYE`. Waits (bounded) for one to be there; returns
+        how many were ended."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            found = [pid for pid, title in self._imap_processes() if f"[{user} " in title]
+            found = [pid for pid in found if self._title(pid).endswith(f" {command}]")]
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, how)
+            if found:
+                return len(found)
+            if time.monotonic() > deadline:
+                titles = [title for _, title in self._imap_processes()]
+                raise MailServerError(f"no session of {user} runs {command}: {titles}")
+            time.sleep(_POLL)
+
+    def _imap_processes(self) -> list[tuple[int, str]]:
+        """(pid, title) of this Dovecot's imap processes (in its process group)."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and self.pid is not None:
+                with contextlib.suppress(OSError):
+                    if os.getpgid(int(entry.name)) == self.pid:
+                        title = self._title(int(entry.name))
+                        if "/imap [" in title:
+                            found.append((int(entry.name), title))
+        return found
+
+    @staticmethod
+    def _title(pid: int) -> str:
+        try:
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return ""
+        return raw.replace(b"\0", b" ").decode("utf-8", "replace").strip()
 
     def count(self, user: str, *, mailbox: str = "INBOX") -> int:
         """How many messages the mailbox holds."""
