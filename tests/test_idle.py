@@ -7,6 +7,7 @@ player and sends SIGTERM when it is done.
 
 from __future__ import annotations
 
+import imaplib
 import os
 import signal
 import socket
@@ -27,7 +28,15 @@ from pbem.runner import run_cycle, serve
 from pbem.service import SeatSpec, Service
 from pbem.transport import ImapIdle
 from tests.support.localmail import START, later, reply_to
-from tests.support.mailservers import SERVICE, Accepted, Dovecot, Mail, address, mail_settings
+from tests.support.mailservers import (
+    SERVICE,
+    Accepted,
+    Dovecot,
+    Mail,
+    _select,
+    address,
+    mail_settings,
+)
 
 
 class DovecotWithoutIdle(Dovecot):
@@ -189,8 +198,13 @@ def test_serve_stops_promptly_while_idling(
     assert caplog.records[-1].getMessage() == "stopped"
 
 
+@pytest.mark.parametrize("drop", ["client shuts its socket", "server killed", "server BYE"])
 def test_a_broken_idle_session_is_replaced_at_once(
-    mail: Mail, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    mail: Mail,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    drop: str,
 ) -> None:
     waits = Waits(monkeypatch)
     service, prompt = _game(mail, tmp_path, poll_seconds=600, outbox_seconds=600)
@@ -199,7 +213,11 @@ def test_a_broken_idle_session_is_replaced_at_once(
     def player() -> None:
         _until(lambda: waits.begun)
         time.sleep(0.2)
-        waits.sessions[0].sock.shutdown(socket.SHUT_RDWR)  # the connection drops
+        if drop == "client shuts its socket":
+            waits.sessions[0].sock.shutdown(socket.SHUT_RDWR)
+        else:  # Dovecot's process for the session ends: at once, or after `* BYE`
+            how = signal.SIGKILL if drop == "server killed" else signal.SIGTERM
+            assert mail.dovecot.drop_sessions("tongiaki", command="IDLE", how=how) == 1
         _until(lambda: waits.begun >= 2)  # a new session waits
         time.sleep(0.2)
         mail.dovecot.append("tongiaki", reply_to(prompt, "1"))
@@ -209,5 +227,93 @@ def test_a_broken_idle_session_is_replaced_at_once(
     _serve_while(service, player)
     assert _moves(service) == ["place Tonga a"]
     assert len(waits.sessions) == 2
-    assert any("waiting for mail with IDLE failed" in r.getMessage() for r in caplog.records)
+    assert True in waits.ended  # the new session reported the reply (the first raised)
+    failed = [r.getMessage() for r in caplog.records if "with IDLE failed" in r.getMessage()]
+    assert len(failed) == 1, failed
+    assert "Traceback" not in failed[0] and "b'" not in failed[0]
     assert any("works again" in r.getMessage() for r in caplog.records)
+
+
+def _idle(mail: Mail, tmp_path: Path) -> ImapIdle:
+    return ImapIdle(mail_settings(mail, tmp_path).imap)
+
+
+def _waiting(idle: ImapIdle, seconds: float = 600.0) -> tuple[threading.Thread, list[object]]:
+    """`idle.wait(seconds)` in a thread; its result (or error) in the list once it ended."""
+    result: list[object] = []
+
+    def wait() -> None:
+        try:
+            result.append(idle.wait(seconds))
+        except BaseException as error:
+            result.append(error)
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    return thread, result
+
+
+def test_mail_that_came_between_two_waits_ends_the_next_at_once(mail: Mail, tmp_path: Path) -> None:
+    """Dovecot tells of it together with IDLE's go-ahead, in one read: a NOOP first hears it
+    (it would otherwise wait unseen in the reader's buffer until the IDLE is renewed)."""
+    idle = _idle(mail, tmp_path)
+    try:
+        mail.dovecot.append("tongiaki", b"Subject: between\r\n\r\n1\r\n")
+        thread, result = _waiting(idle)
+        thread.join(30)
+        assert result == [True]
+        thread, result = _waiting(idle, 0.2)  # told once: the next wait hears of nothing
+        thread.join(30)
+        assert result == [False]
+    finally:
+        idle.close()
+
+
+def test_words_that_are_not_new_mail_leave_the_wait_waiting(mail: Mail, tmp_path: Path) -> None:
+    """The polling session marking a mail Seen makes Dovecot tell the idling one (FETCH
+    FLAGS): read, and IDLE issued again; the next delivery ends the wait."""
+    mail.dovecot.append("tongiaki", b"Subject: old\r\n\r\n1\r\n")
+    idle = _idle(mail, tmp_path)
+    issued = []
+    idle_command = idle.client.idle
+
+    def counted() -> None:
+        issued.append(1)
+        idle_command()
+
+    idle.client.idle = counted
+    try:
+        thread, result = _waiting(idle)
+        _until(lambda: issued)
+        with mail.dovecot.session("tongiaki") as client:
+            _select(client, "INBOX", readonly=False)
+            client.uid("STORE", "1:*", "+FLAGS", "(\\Seen)")
+        _until(lambda: len(issued) >= 2)  # told of the flag, still waiting
+        assert result == []
+        mail.dovecot.append("tongiaki", b"Subject: new\r\n\r\n2\r\n")
+        thread.join(30)
+        assert result == [True]
+    finally:
+        idle.close()
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_connection_the_server_drops_mid_idle_ends_the_wait_with_an_error(
+    mail: Mail, tmp_path: Path, how: signal.Signals
+) -> None:
+    idle = _idle(mail, tmp_path)
+    try:
+        thread, result = _waiting(idle)
+        assert mail.dovecot.drop_sessions("tongiaki", command="IDLE", how=how) == 1
+        thread.join(30)
+        [error] = result
+        assert isinstance(error, imaplib.IMAP4.abort), error
+    finally:
+        idle.close()  # without LOGOUT on a connection that is gone, and without an error
+
+
+def test_a_refused_login_is_an_error_in_the_servers_words(mail: Mail, tmp_path: Path) -> None:
+    imap = replace(mail_settings(mail, tmp_path).imap, password="not-the-password")
+    with pytest.raises(imaplib.IMAP4.error) as refused:
+        ImapIdle(imap)
+    assert str(refused.value) == "[AUTHENTICATIONFAILED] Authentication failed."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import signal
 import sqlite3
@@ -13,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -31,7 +33,7 @@ from pbem.runner import DELETE_BATCH, Outage, flush_outbox, run_cycle
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender, SmtpSender
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
-from tests.support.mailservers import refused_port
+from tests.support.mailservers import Mail, mail_settings, refused_port
 
 runner = CliRunner()
 ANN, BOB = "ann@example.test", "bob@example.test"
@@ -281,6 +283,33 @@ def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(
     ) in log
     assert log.count("reading mail failed") == 1, log
     assert "Traceback" not in log
+    assert log.rstrip().endswith("INFO stopped")
+
+
+def test_serve_refused_by_the_imap_server_says_why_once_in_its_words(
+    tmp_path: Path, mail: Mail
+) -> None:
+    settings = replace(mail_settings(mail, tmp_path / "data"), poll_seconds=0.05)
+    config = tmp_path / "refused.toml"
+    config.write_text(settings_toml(replace(settings, imap=replace(settings.imap, password=""))))
+    wrong = "not-the-password"
+    env = {**os.environ, "PBEM_IMAP_PASSWORD": wrong, "PBEM_SMTP_PASSWORD": mail.password}
+    command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
+    server = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    started = [server.stderr.readline()]
+    while "serving:" not in started[-1]:
+        assert server.poll() is None, "".join(started)
+        started.append(server.stderr.readline())
+    time.sleep(1.5)  # some 30 polls, and the IDLE session's tries
+    server.send_signal(signal.SIGTERM)
+    _, rest = server.communicate(timeout=20)
+    log = "".join(started) + rest
+    assert server.returncode == 0, log
+    refused = "LoginError: [AUTHENTICATIONFAILED] Authentication failed.; will try again"
+    assert log.count(f"reading mail failed: {refused}") == 1, log
+    assert log.count(f"waiting for mail with IDLE failed: {refused}") == 1, log
+    assert "Traceback" not in log and wrong not in log and "imapclient" not in log
     assert log.rstrip().endswith("INFO stopped")
 
 

@@ -6,6 +6,7 @@ the service's way of reading it."""
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -43,6 +44,7 @@ HEAVY = (
     "jinja2",
     "babel",
     "aiosmtplib",
+    "imapclient",
     "rich",
     "engine.face",
     "engine.state",
@@ -58,8 +60,9 @@ json.dump({"code": code, "modules": sorted(sys.modules)}, open(sys.argv[1], "w")
 """
 
 
-def _loaded(folder: Path, *arguments: str) -> set[str]:
-    """The modules a real `pbem ARGUMENTS` run in `folder` imported (it must succeed)."""
+def _loaded(folder: Path, *arguments: str, failing: bool = False) -> set[str]:
+    """The modules a real `pbem ARGUMENTS` run in `folder` imported (it must succeed, or
+    with `failing` exit with 1)."""
     out = folder / "loaded.json"
     subprocess.run(
         [sys.executable, "-c", RUN, str(out), *arguments],
@@ -69,7 +72,7 @@ def _loaded(folder: Path, *arguments: str) -> set[str]:
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
     )
     said = json.loads(out.read_text())
-    assert said["code"] in (0, None), said["code"]
+    assert said["code"] in ((1,) if failing else (0, None)), said["code"]
     return set(said["modules"])
 
 
@@ -105,6 +108,21 @@ def test_read_reply_and_list_load_neither_the_database_nor_the_rules(demo: Path)
     for arguments in (["read"], ["read", "--list"], ["reply", "1"], ["list"]):
         assert _heavy(_loaded(demo, *arguments)) == [], arguments
     assert len(list((demo / "pbem-data" / "mail" / "inbox" / "new").iterdir())) == 1
+
+
+def test_imapclient_is_loaded_only_to_read_imap(demo: Path) -> None:
+    """`pbem poll` on the local Maildir never loads IMAPClient; on IMAP it does (here to be
+    refused: nothing listens on the port)."""
+    assert "imapclient" not in _loaded(demo, "poll")
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        imap = (
+            'mail = "imap"\nfrom_address = "tongiaki@example.test"\n'
+            f'[imap]\nhost = "127.0.0.1"\nport = {held.getsockname()[1]}\ntls = "none"\n'
+            'user = "tongiaki"\n[smtp]\nhost = "127.0.0.1"\nport = 1\ntls = "none"\n'
+        )
+        (demo / "imap.toml").write_text(imap)
+        assert "imapclient" in _loaded(demo, "poll", "--config", "imap.toml", failing=True)
 
 
 def test_the_game_masters_help_is_the_registrys() -> None:
