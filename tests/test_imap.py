@@ -98,6 +98,19 @@ def test_only_the_handled_are_marked_and_a_delivery_meanwhile_waits_for_the_next
     assert again == [b"Subject: 1", b"Subject: 2", b"Subject: later"]
 
 
+def test_a_folder_named_in_any_script_is_opened(mail: Mail, tmp_path: Path) -> None:
+    """Named in the settings as the host reads it; said to the server in IMAP's modified
+    UTF-7 (imaplib alone could not send it: UnicodeEncodeError at every poll)."""
+    with mail.dovecot.session("tongiaki") as client:
+        assert client.create('"Tongiaki-Z&APw-ge"')[0] == "OK"
+    mail.dovecot.append(
+        "tongiaki", b"Subject: in a folder\r\n\r\n1\r\n", mailbox="Tongiaki-Z&APw-ge"
+    )
+    with imap_inbox(replace(_imap(mail, tmp_path), folder="Tongiaki-Züge")) as inbox:
+        [(_, raw)] = list(inbox.new_messages())
+    assert raw.startswith(b"Subject: in a folder")
+
+
 def test_a_refused_login_and_a_missing_folder_say_the_servers_words(
     mail: Mail, tmp_path: Path
 ) -> None:
