@@ -134,6 +134,7 @@ COMMANDS = {
     "bench": ["-m", "tools.bench"],  # the engine's speed
     "bench-peer": ["-m", "tools.bench_peer"],  # ours beside lakenen/tongiaki's, interleaved
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
+    "bench-idle": ["-m", "tests.bench_idle"],  # from a delivery to IMAP IDLE's report of it
     "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails
     "bench-scale": ["-m", "tests.bench_scale"],  # pbem list of 10,000 games, cache, compact
     "bench-picture": ["-m", "tests.bench_picture"],  # ms and bytes of the board picture
@@ -151,7 +152,7 @@ def main(argv: list[str]) -> int:
         return 2
     command, rest = argv[0], argv[1:]
     python = ensure_venv("" if command == "run" else "dev")  # running needs no test tools
-    if command == "bench-mail" and ensure_debian(("dovecot",)) != 0:
+    if command in ("bench-mail", "bench-idle") and ensure_debian(("dovecot",)) != 0:
         return 1
     if command == "screenshots" and ensure_debian(("chromium",)) != 0:
         return 1

@@ -34,7 +34,14 @@ from pbem.db import damaged, explain, problems, storage_problem
 from pbem.files import others_may_read
 from pbem.i18n import TRANSLATED, catalog_problems
 from pbem.migrate import SCHEMA_VERSION
-from pbem.transport import imap_client, imap_connect, imap_login, server_words, tls_context
+from pbem.transport import (
+    imap_client,
+    imap_connect,
+    imap_login,
+    imap_logout,
+    server_words,
+    tls_context,
+)
 
 if TYPE_CHECKING:
     from imapclient import IMAPClient
@@ -295,11 +302,7 @@ class _LoggedOut:
         self.client = client
 
     def close(self) -> None:
-        try:
-            self.client.logout()
-        except (OSError, imaplib.IMAP4.error):
-            with suppress(OSError, imaplib.IMAP4.error):
-                self.client.shutdown()
+        imap_logout(self.client)
 
 
 def _said(error: BaseException) -> str:

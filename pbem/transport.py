@@ -159,7 +159,7 @@ def imap_connect(settings: ImapSettings, *, timeout: float = 30.0) -> IMAPClient
                 f"cannot open folder {settings.folder!r}: {server_words(error)}"
             ) from None
     except BaseException:
-        _logout(client)
+        imap_logout(client)
         raise
     return client
 
@@ -189,7 +189,8 @@ def server_words(error: BaseException) -> str:
 _FAILED = re.compile(r"\A[a-z]+ failed: ")  # IMAPClient's words before the server's
 
 
-def _logout(client: IMAPClient) -> None:
+def imap_logout(client: IMAPClient) -> None:
+    """LOGOUT, or close the connection if that fails (it may be gone)."""
     try:
         client.logout()
     except (OSError, imaplib.IMAP4.error):
@@ -208,7 +209,7 @@ def imap_inbox(settings: ImapSettings) -> Iterator[ImapInbox]:
     try:
         yield ImapInbox(client)
     finally:
-        _logout(client)
+        imap_logout(client)
 
 
 class KeptImap:
@@ -231,7 +232,7 @@ class KeptImap:
     def close(self) -> None:
         client, self.client = self.client, None
         if client is not None:
-            _logout(client)
+            imap_logout(client)
 
 
 IDLE_RENEW = 25 * 60.0
@@ -295,11 +296,14 @@ class ImapIdle:
     def _quiet_until(self, deadline: float) -> bool:
         """Wait until the server says something (False) or the deadline or an interrupt
         (True)."""
+        sock = self.sock
+        if isinstance(sock, ssl.SSLSocket) and sock.pending():
+            return False  # decrypted already, so `select` would not see it
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return True
-            ready = select.select([self.sock, self._waker], [], [], remaining)[0]
+            ready = select.select([sock, self._waker], [], [], remaining)[0]
             if self._waker in ready:
                 with suppress(OSError):
                     self._waker.recv(64)
@@ -317,7 +321,7 @@ class ImapIdle:
         if self._idling:
             _shut(self.client)
         else:
-            _logout(self.client)
+            imap_logout(self.client)
         self._waker.close()
         self._wake.close()
 
