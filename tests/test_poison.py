@@ -18,14 +18,14 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner, Result
 
-from pbem.cli import app
-from pbem.config import settings_toml
-from pbem.db import open_database, session
-from pbem.models import Inbound, Move, Outbox, Quarantined
-from pbem.replies import Replies
-from pbem.runner import run_cycle, take
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirInbox
+from pbem.core.config import settings_toml
+from pbem.flow.replies import Replies
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
+from pbem.host.runner import run_cycle, take
+from pbem.host.transport import MaildirInbox
+from pbem.store.db import open_database, session
+from pbem.store.models import Inbound, Move, Outbox, Quarantined
 from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
 from tests.support.mailservers import Mail, _select, mail_settings
 

@@ -12,12 +12,12 @@ from sqlalchemy import text
 from sqlmodel import col, select
 
 from engine import BotKind, State
-from pbem.db import session
-from pbem.files import maildir
-from pbem.models import Game, Inbound, Move, Quarantined
-from pbem.replies import Replies, handle
-from pbem.runner import run_cycle, take
-from pbem.service import GameError, SeatSpec, Service
+from pbem.core.files import maildir
+from pbem.flow.replies import Replies, handle
+from pbem.flow.service import GameError, SeatSpec, Service
+from pbem.host.runner import run_cycle, take
+from pbem.store.db import session
+from pbem.store.models import Game, Inbound, Move, Quarantined
 from tests.support.localmail import (
     START,
     later,

@@ -1,0 +1,1 @@
+"""The database: its tables, sessions and upgrades."""
