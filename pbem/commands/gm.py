@@ -24,13 +24,26 @@ from pbem.commands.registry import (
     find_seat,
 )
 from pbem.commands.usage import GM_USAGES
-from pbem.core.clock import LONGEST, DurationError, as_utc, format_duration, parse_duration
-from pbem.core.identity import IdentityError, check_address, check_name, unnamed_observer
-from pbem.core.kinds import AnswerTopic, GameStatus, MailKind, MoveSource, WatchEnd
-from pbem.core.text import shown
+from pbem.core import (
+    LONGEST,
+    AnswerTopic,
+    DurationError,
+    GameStatus,
+    IdentityError,
+    MailKind,
+    MoveSource,
+    WatchEnd,
+    as_utc,
+    check_address,
+    check_name,
+    format_duration,
+    parse_duration,
+    shown,
+    unnamed_observer,
+)
 from pbem.game import decision_clock
 from pbem.game.table import Table
-from pbem.store.models import (
+from pbem.store import (
     INVITATION_DAYS,
     MAX_OBSERVERS,
     Declined,

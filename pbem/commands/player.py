@@ -45,7 +45,7 @@ from pbem.core.clock import (
     zone_meant,
     zone_named,
 )
-from pbem.core.kinds import AnswerTopic, GameStatus, MailMode, MoveSource, WatchEnd
+from pbem.core.kinds import AnswerTopic, GameStatus, LineOutcome, MailMode, MoveSource, WatchEnd
 from pbem.core.text import shown
 from pbem.game import decision_clock
 from pbem.store.models import Declined, Game, MailChoice, Observer, Seat, Talk
@@ -601,6 +601,23 @@ def remember_asked(round: Round) -> None:
     if round.asked and not seat.resigned:
         seat.asked, seat.asked_at = round.asked, round.table.now
         seat.asked_decision = round.table.game.decision
+
+
+def back_if_absent(round: Round, seat: Seat) -> None:
+    """A player marked absent who wrote a line that was read plays again."""
+    done = (LineOutcome.APPLIED, LineOutcome.ANSWERED)
+    if not seat.absent or not any(r.outcome in done for r in round.results):
+        return
+    seat.absent = False
+    seat.auto_moves = 0
+    round.announced.insert(
+        0,
+        Message(
+            "{name} ({colour}) is back and plays again.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+        ),
+    )
 
 
 def left_game(seat: Seat) -> str:

@@ -36,13 +36,18 @@ from engine import (
 )
 from pbem.commands import usage
 from pbem.commands.usage import Usage
-from pbem.core.addressing import Tag
-from pbem.core.clock import as_utc
-from pbem.core.errors import PbemError
-from pbem.core.kinds import AnswerTopic, GameStatus, LineOutcome, MailOutcome
-from pbem.core.text import shown
+from pbem.core import (
+    AnswerTopic,
+    GameStatus,
+    LineOutcome,
+    MailOutcome,
+    PbemError,
+    Tag,
+    as_utc,
+    shown,
+)
 from pbem.game.table import LineFault, Table
-from pbem.store.models import Move, Observer, Seat, Talk
+from pbem.store import Move, Observer, Seat, Talk
 from pbem.views import letters, news, view
 from pbem.views.i18n import ALIASES, ENGLISH, known, named
 from pbem.views.render import render_board_text

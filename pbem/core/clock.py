@@ -190,6 +190,7 @@ def next_wake(
 
 
 __all__ = [
+    "LONGEST",
     "DurationError",
     "Reminder",
     "as_utc",

@@ -21,14 +21,32 @@ from sqlmodel import Session, col, func, or_, select, update
 from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem.commands.gm import GM_COMMANDS
 from pbem.commands.player import TELL_AFTER, on_vacation
-from pbem.core.clock import as_utc, due_reminder, format_duration, time_zone
-from pbem.core.kinds import GameStatus, MailMode, MoveSource, WatchEnd
+from pbem.core import (
+    GameStatus,
+    MailMode,
+    MoveSource,
+    WatchEnd,
+    as_utc,
+    due_reminder,
+    format_duration,
+    time_zone,
+)
 from pbem.flow.service import Service
 from pbem.game import decision_clock
 from pbem.game.table import Table, bot_choice
 from pbem.mail_out.mailing import held_news
-from pbem.store.db import CLOCK_LOCK, hold, hold_game, session
-from pbem.store.models import INVITATION_DAYS, Game, Held, Observer, Seat, Setting
+from pbem.store import (
+    CLOCK_LOCK,
+    INVITATION_DAYS,
+    Game,
+    Held,
+    Observer,
+    Seat,
+    Setting,
+    hold,
+    hold_game,
+    session,
+)
 from pbem.views import letters, news
 from pbem.views.view import when
 

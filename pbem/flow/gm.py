@@ -7,13 +7,13 @@ from datetime import datetime
 from functools import partial
 
 from pbem.commands.gm import GmError, gm_help
-from pbem.core.clock import as_utc
+from pbem.core import as_utc
 from pbem.flow.lines import act
 from pbem.flow.service import Service
 from pbem.flow.tell import tell
 from pbem.flow.who import HOST, host
 from pbem.mail_out.envelope import envelope
-from pbem.store.db import hold_game, session
+from pbem.store import hold_game, session
 from pbem.views.view import Answer, LineResult
 
 

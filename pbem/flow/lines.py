@@ -6,22 +6,41 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import engine
-from pbem.commands.player import asked_before, greeting, remember_asked
+from pbem.commands.player import asked_before, back_if_absent, greeting, remember_asked
 from pbem.commands.registry import Round, after_rejected, run_lines
-from pbem.core.kinds import LineOutcome
-from pbem.core.text import shown
+from pbem.core import LineOutcome, MailOutcome, Settings, shown
+from pbem.flow.tell import tell
 from pbem.flow.who import Role, Writer
 from pbem.game.table import Table
-from pbem.store.models import GmAction, ReplyUse, Seat
-from pbem.views import news, view
+from pbem.mail_out.envelope import envelope
+from pbem.mail_out.mailing import Mailer
+from pbem.store import GmAction, ReplyUse, Seat
 from pbem.views.view import LineResult
 
 log = logging.getLogger(__name__)
 
 GREETING = engine.Message("a greeting, not a command: skipped, as a line after it moves")
+
+
+def answer(
+    mail: Mailer,
+    settings: Settings,
+    table: Table,
+    writer: Writer,
+    lines: Sequence[str],
+    inbound_id: int | None,
+) -> tuple[MailOutcome, str]:
+    """A mail's lines run and everyone told: the mail's outcome, and what it came to."""
+    leaving = partial(envelope, table, leaving=True)
+    round = act(table, writer, lines, inbound_id=inbound_id, address_leaving=leaving)
+    note = tell(mail, settings, writer, round)
+    if writer.role is Role.GM and writer.too_old:
+        return MailOutcome.REFUSED, "game master token expired"
+    return round.mail_outcome, told(round.results) + note
 
 
 def act(
@@ -30,7 +49,7 @@ def act(
     lines: Sequence[str],
     *,
     inbound_id: int | None = None,
-    address_leaving: Callable[[Seat, view.Mail], Any] | None = None,
+    address_leaving: Callable[[Seat, Any], Any] | None = None,
 ) -> Round:
     """Run `lines` of `writer` on `table` until one fails, and keep what the game keeps of
     them. A writer whose reply address no longer acts has every line refused with its
@@ -67,26 +86,9 @@ def _run(round: Round, writer: Writer, lines: Sequence[str]) -> None:
     run_lines(round, lines[skipped:], writer.commands)
     if writer.seat is not None:
         remember_asked(round)
-        _back(round, writer.seat)
+        back_if_absent(round, writer.seat)
         if round.moves:
             round.table.save()
-
-
-def _back(round: Round, seat: Seat) -> None:
-    """A player marked absent who wrote a line that was read plays again."""
-    done = (LineOutcome.APPLIED, LineOutcome.ANSWERED)
-    if not seat.absent or not any(r.outcome in done for r in round.results):
-        return
-    seat.absent = False
-    seat.auto_moves = 0
-    round.announced.insert(
-        0,
-        engine.Message(
-            "{name} ({colour}) is back and plays again.",
-            name=seat.name,
-            colour=news.colour(seat.colour),
-        ),
-    )
 
 
 def _keep(round: Round, writer: Writer) -> None:
@@ -114,3 +116,12 @@ def _log_gm(table: Table, actor: str, result: LineResult) -> None:
         GmAction(game_id=game_id, at=table.now, actor=actor, command=said, detail=result.detail)
     )
     log.info("game %s: game master %s: %s -> %s", game_id, actor, said, shown(result.detail))
+
+
+def told(results: Sequence[LineResult]) -> str:
+    """What the lines of a mail came to, for the log and the inbound row."""
+    said = [
+        f"{r.line} -> {r.outcome}" + (f" ({r.detail})" if r.detail and r.detail != r.line else "")
+        for r in results
+    ]
+    return "; ".join(said)[:500]

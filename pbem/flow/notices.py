@@ -9,11 +9,10 @@ from datetime import datetime
 from sqlmodel import Session, col, func, select
 
 import engine
-from pbem.core.config import Settings
-from pbem.core.kinds import AnswerKind, GameStatus, MailKind
+from pbem.core import AnswerKind, GameStatus, MailKind, Settings
 from pbem.mail_out.budget import may_answer
 from pbem.mail_out.mailing import Mailer
-from pbem.store.models import Game, Seat
+from pbem.store import Game, Seat
 from pbem.views import news, view
 
 
@@ -105,6 +104,7 @@ def other_sender(
 
 def too_large(
     mail: Mailer,
+    per_day: int,
     db: Session,
     game: Game,
     seat: Seat,
@@ -113,8 +113,10 @@ def too_large(
     limit: int,
     now: datetime,
 ) -> None:
-    """A mail over the size limit from a seat's own address: answered briefly (the caller
-    checked the budget)."""
+    """A mail over the size limit from a seat's own address: answered briefly, at most once
+    a day."""
+    if not may_answer(db, sender, AnswerKind.TOO_LARGE, now, per_day):
+        return
     notice = view.Notice(
         kind=MailKind.NOTICE,
         subject=engine.Message("Not applied: your mail was too large"),

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import Message
-from functools import partial
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
@@ -17,25 +15,33 @@ from sqlmodel import Session, select
 from pbem.commands.player import (
     wants_stop,
 )
-from pbem.core.addressing import GM_SEAT, Tag, find_tag, observer_of, token_epoch
-from pbem.core.clock import as_utc
-from pbem.core.kinds import AnswerKind, MailOutcome
-from pbem.core.text import shown
+from pbem.core import (
+    GM_SEAT,
+    MailOutcome,
+    Tag,
+    as_utc,
+    find_tag,
+    observer_of,
+    shown,
+    token_epoch,
+)
 from pbem.flow import notices
-from pbem.flow.lines import act
+from pbem.flow.lines import answer
 from pbem.flow.service import Service
-from pbem.flow.tell import tell
-from pbem.flow.who import Refused, Role, identify
+from pbem.flow.who import Refused, identify
 from pbem.game.table import LineFault, Table
-from pbem.mail_in.authres import sender_refusal
-from pbem.mail_in.automatic import automatic_reason
-from pbem.mail_in.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown_id
-from pbem.mail_in.replytext import reply_text
-from pbem.mail_out.budget import may_answer
-from pbem.mail_out.envelope import envelope
-from pbem.store.db import hold_game, session
-from pbem.store.models import Game, Inbound, Seat
-from pbem.views.view import LineResult
+from pbem.mail_in import (
+    Arrival,
+    arrive,
+    automatic_reason,
+    headers_only,
+    quarantine_row,
+    reply_text,
+    sender_of,
+    sender_refusal,
+    shown_id,
+)
+from pbem.store import Game, Inbound, Seat, hold_game, session
 
 log = logging.getLogger(__name__)
 
@@ -160,11 +166,10 @@ class Replies:
         kept = quarantine_row(raw, why, now, limit, message)
         db.add(kept)
         found = self._seat_of(db, tag, sender) if tag is not None and answer else None
-        if found is not None and may_answer(
-            db, sender, AnswerKind.TOO_LARGE, now, self.settings.answers_per_day
-        ):
+        if found is not None:
             game, seat = found
-            notices.too_large(self.service.mail, db, game, seat, sender, len(raw), limit, now)
+            mail, per_day = self.service.mail, self.settings.answers_per_day
+            notices.too_large(mail, per_day, db, game, seat, sender, len(raw), limit, now)
         db.flush()  # the quarantine's number, for the log
         return Taken(
             MailOutcome.QUARANTINED,
@@ -273,12 +278,7 @@ class Replies:
                     mail, self.settings, table.db, table.game, writer.owner, table.now
                 )
             return writer.outcome, writer.detail
-        leaving = partial(envelope, table, leaving=True)
-        round = act(table, writer, lines, inbound_id=inbound.id, address_leaving=leaving)
-        note = tell(mail, self.settings, writer, round)
-        if writer.role is Role.GM and writer.too_old:
-            return MailOutcome.REFUSED, "game master token expired"
-        return round.mail_outcome, _told(round.results) + note
+        return answer(mail, self.settings, table, writer, lines, inbound.id)
 
     def command_lines(self, message: Message) -> list[str]:
         """The lines of the new text of a reply, without what the mail client quoted."""
@@ -289,15 +289,6 @@ class Replies:
         )
         lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
         return [line[:MAX_LINE] for line in lines if line][:MAX_LINES]
-
-
-def _told(results: Sequence[LineResult]) -> str:
-    """What the lines of a mail came to, for the log and the inbound row."""
-    said = [
-        f"{r.line} -> {r.outcome}" + (f" ({r.detail})" if r.detail and r.detail != r.line else "")
-        for r in results
-    ]
-    return "; ".join(said)[:500]
 
 
 def handle(service: Service, raw: bytes, now: datetime) -> MailOutcome:

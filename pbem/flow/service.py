@@ -21,13 +21,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from engine import BOT_KINDS, COLOURS, BotKind, Setup, SetupError, State
-from pbem.core.clock import as_utc
-from pbem.core.config import Settings
-from pbem.core.identity import IdentityError, check_address, check_name, unnamed_observer
+from pbem.core import IdentityError, Settings, as_utc, check_address, check_name, unnamed_observer
 from pbem.game.table import GameError, StateCache, Table
 from pbem.mail_out.mailing import Mailer
-from pbem.store.db import session
-from pbem.store.models import MAX_OBSERVERS, Game, MailChoice, Observer, Seat
+from pbem.store import MAX_OBSERVERS, Game, MailChoice, Observer, Seat, session
 from pbem.views import letters
 from pbem.views.i18n import ENGLISH, choices, known
 

@@ -10,9 +10,7 @@ from collections.abc import Sequence
 
 import engine
 from pbem.commands.registry import Commands, Round
-from pbem.core.config import Settings
-from pbem.core.kinds import AnswerKind, LineOutcome
-from pbem.core.text import shown
+from pbem.core import AnswerKind, LineOutcome, Settings, shown
 from pbem.flow.who import Role, Writer
 from pbem.mail_out.budget import may_answer, spent_until
 from pbem.mail_out.mailing import Mailer

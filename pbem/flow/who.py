@@ -24,11 +24,19 @@ from pbem.commands.player import (
     wants_stop,
 )
 from pbem.commands.registry import Commands
-from pbem.core.addressing import GM_SEAT, Tag, gm_token_ok, observer_of, token_epoch
-from pbem.core.clock import as_utc, format_duration
-from pbem.core.kinds import MailOutcome, WatchEnd
+from pbem.core import (
+    GM_SEAT,
+    MailOutcome,
+    Tag,
+    WatchEnd,
+    as_utc,
+    format_duration,
+    gm_token_ok,
+    observer_of,
+    token_epoch,
+)
 from pbem.game.table import Table
-from pbem.store.models import INVITATION_DAYS, Game, GmTag, Move, Observer, ReplyUse, Seat
+from pbem.store import INVITATION_DAYS, Game, GmTag, Move, Observer, ReplyUse, Seat
 
 HOST = "host"  # the actor of commands given on the host's command line
 
