@@ -9,9 +9,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-import engine
-from pbem.commands.player import asked_before, back_if_absent, greeting, remember_asked
-from pbem.commands.registry import Round, after_rejected, run_lines
+from pbem.commands.registry import Round
+from pbem.commands.rounds import run_round
 from pbem.core import LineOutcome, MailOutcome, Settings, shown
 from pbem.flow.tell import tell
 from pbem.flow.who import Role, Writer
@@ -22,8 +21,6 @@ from pbem.store import GmAction, ReplyUse, Seat
 from pbem.views.view import LineResult
 
 log = logging.getLogger(__name__)
-
-GREETING = engine.Message("a greeting, not a command: skipped, as a line after it moves")
 
 
 def answer(
@@ -54,41 +51,22 @@ def act(
     """Run `lines` of `writer` on `table` until one fails, and keep what the game keeps of
     them. A writer whose reply address no longer acts has every line refused with its
     reason, through the same results."""
-    round = Round(
+    round = run_round(
         table,
-        writer.actor,
-        writer.seat,
-        writer.answering,
-        opened=table.game.decision,
-        may_change=writer.may_change,
-        inbound_id=inbound_id,
+        writer.commands,
+        lines,
+        actor=writer.actor,
+        answering=writer.answering,
+        seat=writer.seat,
         observer=writer.observer,
+        may_change=writer.may_change,
+        refused=writer.too_old,
+        first_only=writer.quiet,
+        inbound_id=inbound_id,
         address_leaving=address_leaving,
     )
-    if writer.seat is not None and writer.answering is not None:
-        round.asked_before = asked_before(writer.seat, writer.answering.decision, table.now)
-    if writer.too_old:
-        first, *rest = lines or ["(nothing)"]
-        round.results += [LineResult(first, LineOutcome.REJECTED, writer.too_old)]
-        round.results += [after_rejected(line) for line in rest]
-    else:
-        _run(round, writer, lines)
     _keep(round, writer)
     return round
-
-
-def _run(round: Round, writer: Writer, lines: Sequence[str]) -> None:
-    if writer.quiet:  # an agent's or another address's mail to an observer: `stop` alone
-        lines = lines[:1]
-    skipped = greeting(round, lines, writer.commands) if writer.role is Role.PLAYER else 0
-    for line in lines[:skipped]:  # "Hi everyone!" above a move
-        round.results.append(LineResult(line, LineOutcome.IGNORED, GREETING))
-    run_lines(round, lines[skipped:], writer.commands)
-    if writer.seat is not None:
-        remember_asked(round)
-        back_if_absent(round, writer.seat)
-        if round.moves:
-            round.table.save()
 
 
 def _keep(round: Round, writer: Writer) -> None:

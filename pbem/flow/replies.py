@@ -7,7 +7,6 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email.message import Message
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
@@ -21,7 +20,6 @@ from pbem.core import (
     Tag,
     as_utc,
     find_tag,
-    observer_of,
     shown,
     token_epoch,
 )
@@ -32,21 +30,15 @@ from pbem.flow.who import Refused, identify
 from pbem.game.table import LineFault, Table
 from pbem.mail_in import (
     Arrival,
-    arrive,
-    automatic_reason,
+    door,
     headers_only,
     quarantine_row,
-    reply_text,
     sender_of,
-    sender_refusal,
     shown_id,
 )
 from pbem.store import Game, Inbound, Seat, hold_game, session
 
 log = logging.getLogger(__name__)
-
-MAX_LINES = 30
-MAX_LINE = 300  # characters of a line read; a command is far shorter
 
 
 @dataclass(frozen=True)
@@ -93,24 +85,14 @@ class Replies:
         now = as_utc(now)
         if len(raw) > self.settings.max_message_bytes:
             return self._too_large(db, raw, now)
-        arrival = arrive(raw)
-        message, sender = arrival.message, arrival.sender
-        tag = find_tag(message)
         # what needs no database is done before the transaction first asks for its write lock
-        turned_away = self._turned_away(message, sender)
-        lines = self.command_lines(message) if tag is not None and not turned_away else []
-        automatic = False
-        if turned_away and turned_away[0] == MailOutcome.IGNORED and tag is not None:
-            # an unsubscribing agent's `stop` to an observer's address (List-Unsubscribe) may
-            # be marked automatic: it still stops their mail, and is not answered
-            first = self.command_lines(message)[:1] if observer_of(tag.seat) else []
-            if wants_stop(first):
-                turned_away, lines, automatic = None, first, True
+        letter = door.read(raw, self.settings, wants_stop)
+        arrival, tag = letter.arrival, letter.tag
         inbound = self._first_time(db, arrival.message_hash, arrival, now)
         if inbound is None:
             return Taken(MailOutcome.DUPLICATE)
-        outcome, detail = turned_away or self._handle(
-            db, sender, tag, lines, inbound, now, raw, automatic=automatic
+        outcome, detail = letter.turned_away or self._handle(
+            db, arrival.sender, tag, letter.lines, inbound, now, raw, automatic=letter.automatic
         )
         inbound.outcome, inbound.detail = outcome, shown(detail, 500)
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
@@ -155,7 +137,7 @@ class Replies:
         sender = shown(sender_of(message), 254)
         why = f"too large: {len(raw)} bytes, the limit is {limit}"
         tag = find_tag(message)
-        answer = tag is not None and not self._turned_away(message, sender)
+        answer = tag is not None and not door.turned_away_why(message, sender, self.settings)
         digest = hashlib.sha256(message_id).hexdigest()
         inbound = self._first_time(db, digest, None, now)
         if inbound is None:
@@ -178,14 +160,6 @@ class Replies:
             (inbound.id, kept.id, why),
         )
 
-    def _sender_refusal(self, message: Message) -> str | None:
-        """Why the From of `message` is not taken (see `pbem.mail_in.authres`), or None."""
-        return sender_refusal(
-            message,
-            authenticated_from=self.settings.authenticated_from,
-            authserv_id=self.settings.authserv_id,
-        )
-
     def _seat_of(self, db: Session, tag: Tag, sender: str) -> tuple[Game, Seat] | None:
         """The game and seat of a tag signed for that seat and sent from its address."""
         game = db.get(Game, tag.game)
@@ -197,17 +171,6 @@ class Replies:
         if token_epoch(seat.secret, tag, game.epoch) is None:
             return None
         return game, seat
-
-    def _turned_away(self, message: Message, sender: str) -> tuple[MailOutcome, str] | None:
-        """The outcome of a mail never to answer (automatic mail), or from a sender that is
-        not taken; None for the others."""
-        reason = automatic_reason(message, self.settings.from_address, sender)
-        if reason:
-            return MailOutcome.IGNORED, reason
-        refusal = self._sender_refusal(message)
-        if refusal:
-            return MailOutcome.REFUSED, f"sender not accepted: {refusal}"
-        return None
 
     def _handle(
         self,
@@ -270,8 +233,7 @@ class Replies:
         everyone told under one policy."""
         lifetime = timedelta(seconds=self.settings.token_lifetime_seconds)
         mail = self.service.mail
-        addresses = mail.gm_addresses(table.game)
-        writer = identify(table, sender, tag, lines, addresses, lifetime, automatic=automatic)
+        writer = identify(table, sender, tag, lines, lifetime, automatic=automatic)
         if isinstance(writer, Refused):
             if writer.owner is not None:
                 notices.other_sender(
@@ -279,16 +241,6 @@ class Replies:
                 )
             return writer.outcome, writer.detail
         return answer(mail, self.settings, table, writer, lines, inbound.id)
-
-    def command_lines(self, message: Message) -> list[str]:
-        """The lines of the new text of a reply, without what the mail client quoted."""
-        text = reply_text(
-            message,
-            own_addresses=[self.service.settings.from_address],
-            own_names=[self.service.settings.from_name],
-        )
-        lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
-        return [line[:MAX_LINE] for line in lines if line][:MAX_LINES]
 
 
 def handle(service: Service, raw: bytes, now: datetime) -> MailOutcome:

@@ -64,13 +64,8 @@ class Writer:
     too_old: str = ""  # why its reply address no longer acts ("": it does)
     automatic: bool = False  # an unsubscribing agent's `stop` (observers only)
     invited: bool = False  # an observer invited who did not accept yet
-
-    @property
-    def quiet(self) -> bool:
-        """Whether the writer gets no answer but a `stop`'s (an agent, someone else)."""
-        return self.automatic or (
-            self.observer is not None and self.actor != self.observer.address.lower()
-        )
+    # no answer but a `stop`'s: an agent's mail, or another address's to an observer
+    quiet: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,14 +89,13 @@ def identify(
     sender: str,
     tag: Tag,
     lines: Sequence[str],
-    gm_addresses: Sequence[str],
     token_lifetime: timedelta,
     *,
     automatic: bool = False,
 ) -> Writer | Refused:
     """The writer of a tagged mail on its game, or why it is not read."""
     if tag.seat == GM_SEAT:
-        return _game_master(table, sender, tag, lines, gm_addresses, token_lifetime)
+        return _game_master(table, sender, tag, lines, token_lifetime)
     if observer_of(tag.seat) is not None:
         return _observer(table, sender, tag, lines, automatic)
     return _player(table, sender, tag, lines, token_lifetime)
@@ -173,13 +167,12 @@ def _game_master(
     sender: str,
     tag: Tag,
     lines: Sequence[str],
-    addresses: Sequence[str],
     lifetime: timedelta,
 ) -> Writer | Refused:
     """A reply to a game master's mail: each such mail acts for `token_lifetime` and changes
     the game once."""
     game = table.game
-    if sender not in addresses:
+    if sender not in table.gm_addresses():
         return Refused(MailOutcome.REFUSED, "not a game master of this game")
     sent = table.db.exec(
         select(GmTag).where(GmTag.game_id == game.id, GmTag.serial == tag.decision)
@@ -221,7 +214,7 @@ def _observer(
         return Refused(MailOutcome.REFUSED, "sender is not the observer's address")
     invited = watcher.confirmed_at is None
     writer = Writer(Role.OBSERVER, sender, INVITED_COMMANDS, tag, observer=watcher)
-    writer.automatic, writer.invited = automatic, invited
+    writer.automatic, writer.invited, writer.quiet = automatic, invited, automatic or not own
     replayed = _replayed(table, writer, lines)
     if replayed:
         return replayed

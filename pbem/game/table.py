@@ -117,6 +117,11 @@ class Table:
         state = _stored_state(db, game, cache)
         return cls(db, game, seats, state, now, settings, cache, observers)
 
+    def gm_addresses(self) -> list[str]:
+        """Who may act as game master of the game: its own, and the host's game masters."""
+        own = [self.game.gm_address] if self.game.gm_address else []
+        return [a.lower() for a in [*own, *self.settings.gm_addresses]]
+
     @property
     def names(self) -> list[str]:
         return [s.name for s in self.seats]

@@ -624,7 +624,7 @@ class Mailer:
         with game master commands."""
         db, game, now = table.db, table.game, table.now
         assert game.id is not None
-        recipients = list(to) if to is not None else self.gm_addresses(game)
+        recipients = list(to) if to is not None else table.gm_addresses()
         if not recipients:
             return
         at, picture = self.moment(table)
