@@ -1,5 +1,5 @@
 """IMAP IDLE's own latency: from the APPEND of a mail until the service's IDLE session reports
-it (`pbem.transport.ImapIdle.wait` returns True), through a real Dovecot over STARTTLS, one
+it (`pbem.host.transport.ImapIdle.wait` returns True), through a real Dovecot over STARTTLS, one
 delivery at a time. What `bench-mail --idle` measures besides (handling the move, rendering
 and sending the answers) is left out, so that a busy machine blurs it less.
 
@@ -18,8 +18,8 @@ import statistics
 import threading
 import time
 
-from pbem.config import ImapSettings, Tls
-from pbem.transport import ImapIdle
+from pbem.core.config import ImapSettings, Tls
+from pbem.host.transport import ImapIdle
 from tests.support.mailservers import Dovecot
 
 SETTLE = 0.2  # seconds between a report and the next delivery: IDLE is issued again meanwhile

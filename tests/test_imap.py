@@ -1,4 +1,4 @@
-"""The service's IMAP side (`pbem.transport` on IMAPClient) against the real Dovecot: it reads
+"""The service's IMAP side (`pbem.host.transport` on IMAPClient) against the real Dovecot: it reads
 what a plain imaplib client reads, byte for byte, whatever a message holds and however large;
 marks what it handled Seen in one STORE; and says a refusal in the server's words. IDLE is in
 tests/test_idle.py, `pbem check-config` in tests/test_check_config.py."""
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pbem.config import ImapSettings, Tls
-from pbem.db import open_database
-from pbem.runner import run_cycle
-from pbem.service import Service
-from pbem.transport import imap_connect, imap_inbox
+from pbem.core.config import ImapSettings, Tls
+from pbem.flow.service import Service
+from pbem.host.runner import run_cycle
+from pbem.host.transport import imap_connect, imap_inbox
+from pbem.store.db import open_database
 from tests.support.localmail import later
 from tests.support.mailservers import Mail, _select, mail_settings
 
