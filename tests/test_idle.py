@@ -117,7 +117,7 @@ def _serve_while(service: Service, player: Callable[[], None]) -> float:
         returned = time.monotonic()
     finally:
         done.set()
-        thread.join(10)
+        thread.join(120)
         signal.signal(signal.SIGTERM, previous)
     if failures:
         raise failures[0]
