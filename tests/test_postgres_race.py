@@ -145,6 +145,11 @@ def _race(race: Race, games: int, rounds: int) -> None:
     assert len(sent) > 2 * moves
 
 
+def test_two_services_race_over_a_score_of_replies(race: Race) -> None:
+    _race(race, games=4, rounds=3)
+
+
+@pytest.mark.slow
 def test_two_services_race_over_sixty_replies(race: Race) -> None:
     _race(race, games=12, rounds=4)
 
