@@ -43,9 +43,9 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def pg(tmp_path: Path, postgres_url: str) -> Iterator[Service]:
+def pg(tmp_path: Path, migrated_postgres_url: str) -> Iterator[Service]:
     """A service on a new PostgreSQL database, with local mail."""
-    service = local_service(tmp_path, database_url=postgres_url)
+    service = local_service(tmp_path, database_url=migrated_postgres_url)
     yield service
     service.engine.dispose()
 
@@ -53,7 +53,7 @@ def pg(tmp_path: Path, postgres_url: str) -> Iterator[Service]:
 @pytest.fixture(params=["sqlite", "postgres"])
 def either(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Service]:
     """A service on a new SQLite file, then on a new PostgreSQL database."""
-    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else ""
+    url = request.getfixturevalue("migrated_postgres_url") if request.param == "postgres" else ""
     service = local_service(tmp_path, database_url=url)
     yield service
     service.engine.dispose()
@@ -117,12 +117,15 @@ GM_WAYS = [
 
 @pytest.mark.parametrize(("check", "how"), GM_WAYS)
 def test_game_master_on_postgres(
-    check: Callable[[Any], None], how: str, tmp_path: Path, postgres_url: str
+    check: Callable[[Any], None], how: str, tmp_path: Path, migrated_postgres_url: str
 ) -> None:
     """The game master's commands by mail and on the command line (`pbem gm` opens the same
     PostgreSQL database from the settings' `database_url`)."""
     service = local_service(
-        tmp_path, gm_addresses=(gm_tests.BOSS,), answers_per_day=100, database_url=postgres_url
+        tmp_path,
+        gm_addresses=(gm_tests.BOSS,),
+        answers_per_day=100,
+        database_url=migrated_postgres_url,
     )
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(service.settings))
