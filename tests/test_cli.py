@@ -322,7 +322,8 @@ def test_show_says_when_the_game_master_ended_or_paused_the_game() -> None:
 
 
 @pytest.mark.parametrize(
-    ("journal", "starts"), [(False, r"\d{4}-\d\d-\d\d \d\d:"), (True, "INFO ")]
+    ("journal", "starts"),
+    [pytest.param(False, r"\d{4}-\d\d-\d\d \d\d:", marks=pytest.mark.slow), (True, "INFO ")],
 )
 def test_log_lines_carry_a_time_except_in_systemds_journal(
     tmp_path: Path, journal: bool, starts: str

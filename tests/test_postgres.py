@@ -84,7 +84,19 @@ SERVICE_TESTS: list[Callable[[Service], None]] = [
 ]
 
 
-@pytest.mark.parametrize("check", SERVICE_TESTS, ids=lambda f: f.__name__.removeprefix("test_"))
+# the first five by default (a deadline among them), the rest with -m slow (each also runs on
+# SQLite by default)
+SERVICE_WAYS = [
+    pytest.param(
+        check,
+        id=check.__name__.removeprefix("test_"),
+        marks=() if n < 5 else pytest.mark.slow,
+    )
+    for n, check in enumerate(SERVICE_TESTS)
+]
+
+
+@pytest.mark.parametrize("check", SERVICE_WAYS)
 def test_on_postgres(check: Callable[[Service], None], pg: Service) -> None:
     check(pg)
 
@@ -101,14 +113,14 @@ GM_TESTS: list[Callable[[Any], None]] = [
 ]
 
 
-# every command by mail; on the command line the first by default, the rest with -m slow
-# (the command line reaches the database by the same `database_url`)
+# the first command both ways by default, the rest with -m slow (the command line reaches the
+# database by the same `database_url`; each also runs on SQLite by default)
 GM_WAYS = [
     pytest.param(
         check,
         how,
         id=f"{check.__name__.removeprefix('test_')}-{how}",
-        marks=() if how == "mail" or check is GM_TESTS[0] else pytest.mark.slow,
+        marks=() if check is GM_TESTS[0] else pytest.mark.slow,
     )
     for check in GM_TESTS
     for how in ("cli", "mail")
