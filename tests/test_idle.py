@@ -78,7 +78,7 @@ def _game(mail: Mail, tmp_path: Path, **changes: object) -> tuple[Service, Email
     return service, prompt
 
 
-def _until(condition: Callable[[], object], timeout: float = 120.0) -> None:
+def _until(condition: Callable[[], object], timeout: float = 600.0) -> None:
     """Wait until `condition()` is true: `timeout` is a bound for a loaded machine (the suite
     beside a CPU hog on each core), never a figure to meet."""
     deadline = time.monotonic() + timeout
@@ -117,7 +117,7 @@ def _serve_while(service: Service, player: Callable[[], None]) -> float:
         returned = time.monotonic()
     finally:
         done.set()
-        thread.join(120)
+        thread.join(600)
         signal.signal(signal.SIGTERM, previous)
     if failures:
         raise failures[0]
