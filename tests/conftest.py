@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy.engine import make_url
 
-from pbem.db import open_database
+from pbem.store.db import open_database
 from tests.support.mailservers import Dovecot, DovecotMissing, Mail, SmtpServer
 from tests.support.postgres import Postgres, PostgresMissing
 

@@ -17,13 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 import pbem
-from pbem.cli import app
-from pbem.config import ImapSettings, Settings, load_settings, settings_toml
-from pbem.db import open_database, session
-from pbem.kinds import AnswerKind
-from pbem.models import Answered
-from pbem.replies import handle
-from pbem.service import Service
+from pbem.core.config import ImapSettings, Settings, load_settings, settings_toml
+from pbem.core.kinds import AnswerKind
+from pbem.flow.replies import handle
+from pbem.flow.service import Service
+from pbem.host.cli import app
+from pbem.store.db import open_database, session
+from pbem.store.models import Answered
 from tests.support.localmail import START, reply_to, take_mail, text_of
 
 runner = CliRunner()
