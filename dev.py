@@ -117,9 +117,9 @@ def ensure_debian(programs: tuple[str, ...] = tuple(DEBIAN)) -> int:
     return 0
 
 
-def run(python: Path, *args: str) -> int:
+def run(python: Path, *args: str, env: dict[str, str] | None = None) -> int:
     """Run the venv's Python; Ctrl-C stops the child cleanly instead of killing this script."""
-    child = subprocess.Popen([str(python), *args], cwd=ROOT)
+    child = subprocess.Popen([str(python), *args], cwd=ROOT, env=env)
     while True:
         try:
             return child.wait()
@@ -165,16 +165,24 @@ def main(argv: list[str]) -> int:
         code = run(python, *step)
         if code != 0:
             return code
+    # The tests keep compiled files (in __pycache__, ignored by git) even where the shell says
+    # PYTHONDONTWRITEBYTECODE: else each worker rewrites the asserts of every test module
+    # again (some 10 s of CPU) and each `pbem` process a test starts compiles the project.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     # mypy runs beside pytest (two workers): it fills the time pytest's workers wait on
     # servers and subprocesses. What it says is shown only when it finds a fault, so that
     # pytest's summary stays the last line of a green run.
     typing = subprocess.Popen(
-        [str(python), "-m", "mypy"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        [str(python), "-m", "mypy"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     # two workers that take each other's tests when one runs out (a long test last on one
     # worker would leave the other idle)
     workers = [] if "-n" in rest else ["-n", "2", "--dist", "worksteal"]
-    code = run(python, "-m", "pytest", *workers, *rest)
+    code = run(python, "-m", "pytest", *workers, *rest, env=env)
     said, _ = typing.communicate()
     if typing.returncode != 0:
         print(f"mypy found faults:\n{said.decode(errors='replace')}", end="", flush=True)

@@ -8,7 +8,9 @@ Without Dovecot installed these fixtures fail (they do not skip): `python3 dev.p
 installs it.
 
 - `postgres`: a PostgreSQL server (tests/support/postgres.py); `postgres_url`: a new, empty
-  database on it, dropped after the test. They skip only when PostgreSQL is not installed.
+  database on it, dropped after the test; `migrated_postgres_url`: a new database with the
+  service's schema, copied from one migrated once per session. They skip only when
+  PostgreSQL is not installed.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy.engine import make_url
 
+from pbem.store.db import open_database
 from tests.support.mailservers import Dovecot, DovecotMissing, Mail, SmtpServer
 from tests.support.postgres import Postgres, PostgresMissing
 
@@ -76,6 +80,27 @@ def postgres() -> Iterator[Postgres]:
 def postgres_url(postgres: Postgres) -> Iterator[str]:
     """The `database_url` of a new, empty PostgreSQL database."""
     url = postgres.new_database()
+    try:
+        yield url
+    finally:
+        postgres.drop_database(url)
+
+
+@pytest.fixture(scope="session")
+def _migrated_template(postgres: Postgres) -> str:
+    """The name of a database with the service's schema, migrated once per session."""
+    url = postgres.new_database()
+    open_database(url).dispose()
+    name = make_url(url).database
+    assert name is not None
+    return name
+
+
+@pytest.fixture
+def migrated_postgres_url(postgres: Postgres, _migrated_template: str) -> Iterator[str]:
+    """The `database_url` of a new database with the service's schema (a copy of the
+    template: cheaper than migrating each time)."""
+    url = postgres.new_database(template=_migrated_template)
     try:
         yield url
     finally:

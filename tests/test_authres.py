@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import time
 from email.message import Message
 
 import pytest
@@ -323,12 +322,12 @@ def test_a_mail_without_from_is_refused() -> None:
 
 
 def test_a_100_kb_from_is_refused_at_once() -> None:
+    """Refused by its length, before its addresses are parsed (the refusal names the length;
+    how fast that is shows in `python3 dev.py bench-hostile`, not here)."""
     sender = "A" * 100_000 + " <ann@example.com>"
-    started = time.perf_counter()
     assert off(mail(sender=sender)) == "From is too long (100018 characters)"
     sender = ", ".join(["a@example.com"] * 10_000)
     assert (off(mail(sender=sender)) or "").startswith("From is too long")
-    assert time.perf_counter() - started < 1
 
 
 @settings(max_examples=300, deadline=None)

@@ -30,6 +30,7 @@ def test_no_mail_scrolls_sideways_outside_the_map(width: int) -> None:
         assert page["outside"] == [], (name, page["outside"])
 
 
+@pytest.mark.slow  # the same measurement as above, in every language (Chromium: long)
 def test_no_translated_mail_scrolls_sideways_on_a_phone() -> None:
     """The golden mails of every language (longer words than English) at 360 px."""
     pages = {
@@ -48,7 +49,7 @@ def test_the_board_picture_loads_and_fits_a_phone() -> None:
     assert report["outside"] == []
 
 
-@pytest.mark.parametrize("width", [360, 390])
+@pytest.mark.parametrize("width", [360, pytest.param(390, marks=pytest.mark.slow)])
 def test_a_changed_beach_keeps_its_mark_on_its_line(width: int) -> None:
     """Issue 30: at 390 px the `*` of a changed beach dropped to a line of its own."""
     mails = sample_mails()

@@ -268,7 +268,7 @@ def test_serve_fires_a_deadline_that_passed_before_it_started(tmp_path: Path) ->
     server = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     database = tmp_path / "pbem-data" / "pbem.sqlite"
     try:
-        waited = time.monotonic() + 120  # a loaded machine starts serve slowly
+        waited = time.monotonic() + 600  # a bound for a loaded machine, not a figure
         moves: list[tuple[str, str]] = []
         while not moves and time.monotonic() < waited:
             time.sleep(0.1)
@@ -276,7 +276,7 @@ def test_serve_fires_a_deadline_that_passed_before_it_started(tmp_path: Path) ->
                 moves = reader.execute("SELECT choice, source FROM move").fetchall()
     finally:
         server.send_signal(signal.SIGTERM)
-        _, log = server.communicate(timeout=20)
+        _, log = server.communicate(timeout=600)
     assert moves == [("place Tonga a", "auto")]
     assert "deadline passed, automatic move for seat 1 (Ann, blue): place Tonga a" in log
     assert server.returncode == 0
@@ -301,7 +301,7 @@ def test_one_service_per_database(tmp_path: Path) -> None:
             ), said
     finally:
         server.send_signal(signal.SIGTERM)
-        server.communicate(timeout=20)
+        server.communicate(timeout=600)
     assert server.returncode == 0
     assert "handled 0 messages" in _ok("poll")  # the lock went with the service
 
@@ -322,7 +322,8 @@ def test_show_says_when_the_game_master_ended_or_paused_the_game() -> None:
 
 
 @pytest.mark.parametrize(
-    ("journal", "starts"), [(False, r"\d{4}-\d\d-\d\d \d\d:"), (True, "INFO ")]
+    ("journal", "starts"),
+    [pytest.param(False, r"\d{4}-\d\d-\d\d \d\d:", marks=pytest.mark.slow), (True, "INFO ")],
 )
 def test_log_lines_carry_a_time_except_in_systemds_journal(
     tmp_path: Path, journal: bool, starts: str

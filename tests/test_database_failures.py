@@ -212,7 +212,7 @@ def test_a_data_directory_the_user_cannot_read(tmp_path: Path, played: Path) -> 
             [*drop, sys.executable, "-c", RUN_EACH, json.dumps(runs)],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=600,  # a bound for a loaded machine, not a figure
             cwd=Path(__file__).parent.parent,
         )
     finally:
@@ -250,7 +250,7 @@ def test_serve_on_a_damaged_database_stops_at_once_with_status_4(
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(Settings(data_dir=data, poll_seconds=0.1)))
     served = subprocess.run(  # polling every 0.1 s, it would never stop by itself
-        [PBEM, "serve", "--config", str(config)], capture_output=True, text=True, timeout=120
+        [PBEM, "serve", "--config", str(config)], capture_output=True, text=True, timeout=600
     )
     assert served.returncode == 4, served.stderr
     assert served.stderr.startswith(f"error: the database {data}/pbem.sqlite is damaged (PRAGMA")

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
 from sqlmodel import col, select
 
 from pbem.flow.deadlines import tick
@@ -226,6 +227,7 @@ def test_a_stranger_or_a_replay_sets_no_vacation_and_tells_nothing(tmp_path: Pat
     assert sorted(str(m["To"]) for m in take_mail(service)) == [ANN, CY, OLGA]
 
 
+@pytest.mark.slow  # one kill mid-poll per path by default: test_reading_hostile, test_mail_loop
 def test_poll_killed_mid_batch_of_vacation_pairs_acts_on_each_once_and_tells_nobody(
     tmp_path: Path,
 ) -> None:

@@ -24,7 +24,7 @@ from tests.bench_hostile import targets
 from tests.support.hostile import hostile_mails
 from tests.support.localmail import later, local_service, parse
 
-COUNT = 300  # every shape of the generator several times
+COUNT = 300  # every shape of the generator several times (-m slow); 100 by default
 
 
 def _games(service: Service) -> list[dict[str, Any]]:
@@ -37,8 +37,9 @@ def _games(service: Service) -> list[dict[str, Any]]:
     return [*games, *seats, *moves]
 
 
+@pytest.mark.parametrize("count", [100, pytest.param(COUNT, marks=pytest.mark.slow)])
 def test_hundreds_of_hostile_mails_block_nothing_and_change_no_game(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, count: int
 ) -> None:
     service = local_service(tmp_path)
     found = targets(service)
@@ -52,12 +53,12 @@ def test_hundreds_of_hostile_mails_block_nothing_and_change_no_game(
     inbox = service.settings.inbox_dir / "new"
     MaildirInbox(service.settings.inbox_dir)  # makes the folders
     shapes: Counter[str] = Counter()
-    for n, (shape, raw) in enumerate(hostile_mails(COUNT, 7, found)):
+    for n, (shape, raw) in enumerate(hostile_mails(count, 7, found)):
         (inbox / f"{time.time_ns()}.{n:05}.fuzz").write_bytes(raw)
         shapes[shape] += 1
     caplog.set_level(logging.INFO)
     report = run_cycle(service, later(5))
-    assert report.handled == COUNT
+    assert report.handled == count
     assert list(MaildirInbox(service.settings.inbox_dir).new_messages()) == []
     assert not [r.getMessage() for r in caplog.records if r.exc_info]
     assert _games(service) == before

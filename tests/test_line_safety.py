@@ -391,6 +391,7 @@ app()
 """
 
 
+@pytest.mark.slow  # one kill mid-poll per path by default: test_reading_hostile, test_mail_loop
 def test_a_poll_killed_mid_batch_of_mails_with_failing_lines_acts_on_each_once(
     tmp_path: Path, crash: None
 ) -> None:

@@ -291,10 +291,11 @@ def test_a_mail_sent_again_after_a_crash_keeps_its_message_id(
         assert list(db.exec(select(Outbox))) == []
 
 
+@pytest.mark.parametrize("count", [12, pytest.param(40, marks=pytest.mark.slow)])
 def test_serve_killed_mid_poll_loses_and_repeats_nothing(
-    mail: Mail, players: dict[str, Player], tmp_path: Path
+    mail: Mail, players: dict[str, Player], tmp_path: Path, count: int
 ) -> None:
-    # forty answers to one player: more than the answer budget, which is not what this tests
+    # up to forty answers to one player: more than the answer budget, which is not what this tests
     settings = replace(mail_settings(mail, tmp_path / "data"), answers_per_day=100, inbound_batch=5)
     service = Service(open_database(settings.database_path), settings)
     _new_game(service, 2, seed=3)
@@ -302,8 +303,7 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     prompt = _prompt(players["p1"])
     before = len(mail.smtp.accepted)
     mail.smtp.stop()  # nothing is accepted while the first process may be killed
-    count = 40
-    for n in range(count):  # forty different replies: the same one again would be a replay
+    for n in range(count):  # different replies: the same one again would be a replay
         lines = ["status" if n % 2 else "board"] * (n // 2 + 1)
         mail.dovecot.append("tongiaki", reply_to(prompt, "\n".join(lines)))
     config = tmp_path / "pbem.toml"
@@ -318,7 +318,7 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
     mail.smtp.start()
     second = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 600  # a bound for a loaded machine, not a figure
         while time.monotonic() < deadline:
             with session(service.engine) as db:
                 waiting = len(list(db.exec(select(Outbox))))
@@ -327,7 +327,7 @@ def test_serve_killed_mid_poll_loses_and_repeats_nothing(
             time.sleep(0.1)
     finally:
         second.send_signal(signal.SIGTERM)
-        assert second.wait(20) == 0  # a clean stop on SIGTERM
+        assert second.wait(600) == 0  # a clean stop on SIGTERM
     assert handled(database) == count
     answers = [a for a in mail.smtp.accepted[before:] if a.mail_from == SERVICE]
     assert {a.rcpt_tos for a in answers} == {(address("p1"),)}

@@ -11,7 +11,7 @@ from email.message import EmailMessage
 import aiosmtplib
 import pytest
 
-from tests.support.mailservers import Mail
+from tests.support.mailservers import TIMEOUT, Mail
 
 
 def message(sender: str, to: str, subject: str, body: str = "Hello.\n") -> EmailMessage:
@@ -44,13 +44,17 @@ def test_plus_address_arrives_over_starttls_and_implicit_tls(mail: Mail) -> None
 def test_servers_present_the_test_ca_only(mail: Mail) -> None:
     system_cas_only = ssl.create_default_context()
     with pytest.raises(ssl.SSLCertVerificationError):
-        smtplib.SMTP_SSL(mail.smtp.host, mail.smtp.tls_port, context=system_cas_only, timeout=5)
+        smtplib.SMTP_SSL(
+            mail.smtp.host, mail.smtp.tls_port, context=system_cas_only, timeout=TIMEOUT
+        )
     with pytest.raises(ssl.SSLCertVerificationError):
         imaplib.IMAP4_SSL(
-            mail.dovecot.host, mail.dovecot.tls_port, ssl_context=system_cas_only, timeout=5
+            mail.dovecot.host, mail.dovecot.tls_port, ssl_context=system_cas_only, timeout=TIMEOUT
         )
     context = ssl.create_default_context(cafile=str(mail.ca_file))
-    with smtplib.SMTP_SSL(mail.smtp.host, mail.smtp.tls_port, context=context, timeout=5) as smtp:
+    with smtplib.SMTP_SSL(
+        mail.smtp.host, mail.smtp.tls_port, context=context, timeout=TIMEOUT
+    ) as smtp:
         assert smtp.noop()[0] == 250
 
 
@@ -133,7 +137,7 @@ def test_aiosmtplib_client_like_the_service(mail: Mail) -> None:
             use_tls=use_tls,
             start_tls=start_tls,
             tls_context=mail.client_context(),
-            timeout=5,
+            timeout=TIMEOUT,
         )
 
     asyncio.run(submit(mail.smtp.port, use_tls=False, start_tls=True, subject="STARTTLS"))

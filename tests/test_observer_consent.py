@@ -417,6 +417,7 @@ def test_a_host_adds_at_most_twenty_observers(tmp_path: Path) -> None:
     assert len([m for m in take_mail(service) if m["X-Tongiaki-Kind"] == "watch"]) == 20
 
 
+@pytest.mark.slow  # one kill mid-poll per path by default: test_reading_hostile, test_mail_loop
 def test_a_poll_killed_mid_batch_of_answers_to_invitations_acts_on_each_once(
     tmp_path: Path,
 ) -> None:

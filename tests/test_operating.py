@@ -273,7 +273,7 @@ def test_serve_with_the_mailbox_down_logs_it_once_and_keeps_running(
         started.append(server.stderr.readline())
     time.sleep(1.5)  # some 30 polls
     server.send_signal(signal.SIGTERM)
-    _, rest = server.communicate(timeout=20)
+    _, rest = server.communicate(timeout=600)
     log = "".join(started) + rest
     assert server.returncode == 0, log
     assert (

@@ -49,9 +49,22 @@ def _play(players: int, seed: int, rng: random.Random, check: object) -> State:
     return state
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)  # thirty games by default; 120 with -m slow (below)
+def test_random_games_keep_the_invariants_and_replay(game: tuple[int, int, random.Random]) -> None:
+    _keep_the_invariants_and_replay(game)
+
+
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
-def test_random_games_keep_the_invariants_and_replay(game: tuple[int, int, random.Random]) -> None:
+def test_random_games_keep_the_invariants_and_replay_in_many_games(
+    game: tuple[int, int, random.Random],
+) -> None:
+    _keep_the_invariants_and_replay(game)
+
+
+def _keep_the_invariants_and_replay(game: tuple[int, int, random.Random]) -> None:
     players, seed, rng = game
     midway: list[State] = []
 
@@ -92,10 +105,21 @@ def test_listed_choices_apply_and_nothing_else_does_in_many_games(
     _listed_choices_apply_and_nothing_else_does(game)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games, st.sampled_from(["random", "greedy"]))
 @example((2, 424249, random.Random(0)), "greedy")  # 4,449 decisions, found by Hypothesis
 def test_bot_games_end(game: tuple[int, int, random.Random], kind: str) -> None:
+    _bot_game_ends(game, kind)  # ten games by default; thirty with -m slow (below)
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.sampled_from(["random", "greedy"]))
+def test_bot_games_end_in_many_games(game: tuple[int, int, random.Random], kind: str) -> None:
+    _bot_game_ends(game, kind)
+
+
+def _bot_game_ends(game: tuple[int, int, random.Random], kind: str) -> None:
     players, seed, rng = game
     state = State(Setup.from_seed(_colours(players, rng), seed))
     bots = [make_bot(kind, seed + seat) for seat in range(players)]

@@ -157,12 +157,12 @@ def test_a_poisoned_batch_through_serve_over_dovecot_blocks_nothing(
     command = [str(Path(sys.executable).parent / "pbem"), "serve", "--config", str(config)]
     serving = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 600  # a bound for a loaded machine, not a figure
         while time.monotonic() < deadline and not _moves(service):
             time.sleep(0.1)
     finally:
         serving.send_signal(signal.SIGTERM)
-        _, log_text = serving.communicate(timeout=30)
+        _, log_text = serving.communicate(timeout=600)
     assert serving.returncode == 0
     assert _moves(service) == ["place Tonga a"]
     assert "Traceback" not in log_text

@@ -43,9 +43,9 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def pg(tmp_path: Path, postgres_url: str) -> Iterator[Service]:
+def pg(tmp_path: Path, migrated_postgres_url: str) -> Iterator[Service]:
     """A service on a new PostgreSQL database, with local mail."""
-    service = local_service(tmp_path, database_url=postgres_url)
+    service = local_service(tmp_path, database_url=migrated_postgres_url)
     yield service
     service.engine.dispose()
 
@@ -53,7 +53,7 @@ def pg(tmp_path: Path, postgres_url: str) -> Iterator[Service]:
 @pytest.fixture(params=["sqlite", "postgres"])
 def either(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Service]:
     """A service on a new SQLite file, then on a new PostgreSQL database."""
-    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else ""
+    url = request.getfixturevalue("migrated_postgres_url") if request.param == "postgres" else ""
     service = local_service(tmp_path, database_url=url)
     yield service
     service.engine.dispose()
@@ -84,7 +84,19 @@ SERVICE_TESTS: list[Callable[[Service], None]] = [
 ]
 
 
-@pytest.mark.parametrize("check", SERVICE_TESTS, ids=lambda f: f.__name__.removeprefix("test_"))
+# the first five by default (a deadline among them), the rest with -m slow (each also runs on
+# SQLite by default)
+SERVICE_WAYS = [
+    pytest.param(
+        check,
+        id=check.__name__.removeprefix("test_"),
+        marks=() if n < 5 else pytest.mark.slow,
+    )
+    for n, check in enumerate(SERVICE_TESTS)
+]
+
+
+@pytest.mark.parametrize("check", SERVICE_WAYS)
 def test_on_postgres(check: Callable[[Service], None], pg: Service) -> None:
     check(pg)
 
@@ -101,14 +113,14 @@ GM_TESTS: list[Callable[[Any], None]] = [
 ]
 
 
-# every command by mail; on the command line the first by default, the rest with -m slow
-# (the command line reaches the database by the same `database_url`)
+# the first command both ways by default, the rest with -m slow (the command line reaches the
+# database by the same `database_url`; each also runs on SQLite by default)
 GM_WAYS = [
     pytest.param(
         check,
         how,
         id=f"{check.__name__.removeprefix('test_')}-{how}",
-        marks=() if how == "mail" or check is GM_TESTS[0] else pytest.mark.slow,
+        marks=() if check is GM_TESTS[0] else pytest.mark.slow,
     )
     for check in GM_TESTS
     for how in ("cli", "mail")
@@ -117,12 +129,15 @@ GM_WAYS = [
 
 @pytest.mark.parametrize(("check", "how"), GM_WAYS)
 def test_game_master_on_postgres(
-    check: Callable[[Any], None], how: str, tmp_path: Path, postgres_url: str
+    check: Callable[[Any], None], how: str, tmp_path: Path, migrated_postgres_url: str
 ) -> None:
     """The game master's commands by mail and on the command line (`pbem gm` opens the same
     PostgreSQL database from the settings' `database_url`)."""
     service = local_service(
-        tmp_path, gm_addresses=(gm_tests.BOSS,), answers_per_day=100, database_url=postgres_url
+        tmp_path,
+        gm_addresses=(gm_tests.BOSS,),
+        answers_per_day=100,
+        database_url=migrated_postgres_url,
     )
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(service.settings))

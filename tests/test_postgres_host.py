@@ -33,7 +33,7 @@ from tests.support.mailservers import refused_port
 from tests.support.postgres import PORT, USER, Postgres
 
 PBEM = str(Path(sys.executable).parent / "pbem")
-WAIT = 90.0  # seconds: a bound for a loaded machine, never a figure to meet
+WAIT = 600.0  # seconds: a bound for a loaded machine, never a figure to meet
 
 
 @contextmanager

@@ -94,9 +94,10 @@ class Race:
 
 
 @pytest.fixture
-def race(tmp_path: Path, postgres_url: str) -> Iterator[Race]:
-    first = local_service(tmp_path, database_url=postgres_url, answers_per_day=1000)
-    second = Service(open_database(postgres_url), first.settings)
+def race(tmp_path: Path, migrated_postgres_url: str) -> Iterator[Race]:
+    url = migrated_postgres_url
+    first = local_service(tmp_path, database_url=url, answers_per_day=1000)
+    second = Service(open_database(url), first.settings)
     yield Race((first, second), (tmp_path / "sent-1", tmp_path / "sent-2"))
     first.engine.dispose()
     second.engine.dispose()
@@ -145,6 +146,11 @@ def _race(race: Race, games: int, rounds: int) -> None:
     assert len(sent) > 2 * moves
 
 
+def test_two_services_race_over_a_score_of_replies(race: Race) -> None:
+    _race(race, games=4, rounds=3)
+
+
+@pytest.mark.slow
 def test_two_services_race_over_sixty_replies(race: Race) -> None:
     _race(race, games=12, rounds=4)
 

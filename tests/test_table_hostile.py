@@ -8,6 +8,7 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
 from sqlmodel import col, select
 
 from pbem.flow.replies import handle
@@ -135,6 +136,7 @@ def test_an_autoresponder_neither_resigns_nor_gets_more_than_the_budget(tmp_path
     assert _talk(service) == []
 
 
+@pytest.mark.slow  # one kill mid-poll per path by default: test_reading_hostile, test_mail_loop
 def test_poll_killed_mid_batch_of_table_talk_and_a_resignation_acts_on_each_once(
     tmp_path: Path,
 ) -> None:

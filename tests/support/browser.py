@@ -106,7 +106,7 @@ def _run(arguments: list[str], folder: Path) -> str:
         [binary, *FLAGS, f"--user-data-dir={folder / 'profile'}", *arguments],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
     result.check_returncode()
     return result.stdout

@@ -4,6 +4,7 @@ and mails are read from the outbox table."""
 from __future__ import annotations
 
 import email
+import os
 import re
 import signal
 import sqlite3
@@ -52,18 +53,38 @@ def handled(database: Path) -> int:
 
 
 def killed_mid_batch(command: list[str], database: Path, env: dict[str, str] | None = None) -> int:
-    """Run `command` (a poll or a service) and SIGKILL it as soon as it recorded a message;
-    how many it had recorded by then."""
+    """Run `command` (a poll or a service) and SIGKILL it right after it committed its first
+    transaction that recorded a message (it stops itself there: tests/support/stopper, so
+    the kill lands between two batches however loaded the machine is); how many it had
+    recorded by then."""
     before = handled(database)
+    env = {
+        **(os.environ if env is None else env),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(STOPPER), os.environ.get("PYTHONPATH")])),
+        "PBEM_TEST_STOP_AFTER_RECORD": str(database.resolve()),
+    }
     started = subprocess.Popen(
         command, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 120  # a bound for a loaded machine, not a figure
-    while handled(database) == before and time.monotonic() < deadline:
-        time.sleep(0.005)
-    started.send_signal(signal.SIGKILL)
-    started.wait(10)
+    try:
+        deadline = time.monotonic() + 600  # a bound for a loaded machine, not a figure
+        while not _stopped(started.pid):
+            assert started.poll() is None, f"{command[1]} ended before it recorded a message"
+            assert time.monotonic() < deadline, f"{command[1]} recorded no message in 600 s"
+            time.sleep(0.01)
+    finally:
+        started.send_signal(signal.SIGKILL)
+        started.wait(60)
     return handled(database) - before
+
+
+STOPPER = Path(__file__).parent / "stopper"
+
+
+def _stopped(pid: int) -> bool:
+    """Whether the process stopped itself (SIGSTOP): its state in /proc is T."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0] == "T"
 
 
 def take_mail(service: Service) -> list[EmailMessage]:

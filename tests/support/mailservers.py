@@ -1,7 +1,7 @@
 """Real mail servers for tests: Dovecot (IMAP) and an aiosmtpd SMTP server that delivers into it.
 
 Everything listens on 127.0.0.1 only, on free ports, and every wait is bounded by `TIMEOUT`
-seconds so that a broken server fails a test quickly instead of hanging it.
+seconds so that a broken server fails a test within minutes instead of hanging it.
 
     with Dovecot() as dovecot, SmtpServer(dovecot) as smtp:
         smtp.send("p1@example.test", ["tongiaki+g1@example.test"], message)
@@ -64,9 +64,10 @@ from tests.support.reading import READING
 DOMAIN = "example.test"
 PASSWORD = "test-password"
 HOST = "127.0.0.1"
-TIMEOUT = 5.0
 SERVICE = "tongiaki@example.test"  # the address of the service under test
-"""Upper bound, in seconds, of every wait and every socket operation in this module."""
+TIMEOUT = 300.0
+"""Upper bound, in seconds, of every wait and every socket operation in this module: a bound
+for a loaded machine (the suite beside a CPU hog on each core), never a figure to meet."""
 
 DEFAULT_USERS: tuple[str, ...] = (
     "tongiaki",

@@ -116,13 +116,15 @@ class Postgres:
         """The `database_url` of `database` on this server."""
         return f"postgresql+psycopg://{USER}@/{database}?host={self.socket}&port={PORT}"
 
-    def new_database(self) -> str:
-        """A new, empty database; returns its `database_url`."""
+    def new_database(self, template: str | None = None) -> str:
+        """A new, empty database, or a copy of the database `template` (which nobody may be
+        connected to); returns its `database_url`."""
         name = f"pbem_{os.getpid()}_{next(self._numbers)}"
+        copied = f' TEMPLATE "{template}"' if template else ""
         with psycopg.connect(
             host=str(self.socket), port=PORT, user=USER, dbname="postgres", autocommit=True
         ) as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
+            connection.execute(f'CREATE DATABASE "{name}"{copied}')
         return self.url(name)
 
     def drop_database(self, url: str) -> None:
