@@ -173,22 +173,27 @@ class _Layer:
     def _png(self, image: Image.Image) -> bytes:
         width, height = image.size
         pixels = image.tobytes()
-        deflated, adler, window = [], 1, b""
+        deflated: list[bytes] = []
+        before: list[bytes] = []  # the filtered rows of each band so far
+        adler = 1
         start = 0  # where the band starts in the filtered rows
         changed_until = -WINDOW  # where the last band whose rows changed ends
         for top in range(0, height, BAND):
-            rows = _filtered(pixels[top * width : min(height, top + BAND) * width], width)
+            raw = pixels[top * width : min(height, top + BAND) * width]
             known = self.bands.get(top)
-            if known is None or known.rows != rows:
+            same = known is not None and known.raw == raw  # rows filtered only if changed
+            rows = known.rows if same and known is not None else _filtered(raw, width)
+            if not same:
                 changed_until = start + len(rows)
             if known is None or changed_until > start - WINDOW:  # its rows or those before
+                window = b"".join(before[-(WINDOW // len(rows) + 2) :])[-WINDOW:]
                 packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
                 deflate = packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH)
-                known = _Band(rows, deflate, zlib.adler32(rows))
+                known = _Band(raw, rows, deflate, zlib.adler32(rows))
                 self.bands[top] = known
             deflated.append(known.deflated)
             adler = _adler32_combine(adler, known.adler, len(rows))
-            window = (window + rows)[-WINDOW:]
+            before.append(rows)
             start += len(rows)
         header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
         stream = b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + struct.pack(">I", adler)
@@ -205,6 +210,7 @@ class _Layer:
 
 @dataclass(frozen=True)
 class _Band:
+    raw: bytes  # the band's palette indices, row after row (compared: are the rows the same)
     rows: bytes  # filtered: each row after its filter byte (none)
     deflated: bytes  # raw deflate blocks that end on a byte boundary
     adler: int  # the Adler-32 of `rows`
