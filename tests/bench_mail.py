@@ -51,7 +51,7 @@ from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
 
-from pbem.config import settings_toml
+from pbem.core.config import settings_toml
 from tests.support.localmail import START, option_count, reply_to
 from tests.support.mailservers import (
     SERVICE,
@@ -75,9 +75,14 @@ NEW_GAMES = """
 import sys
 from datetime import datetime
 from pathlib import Path
-from pbem.config import load_settings
-from pbem.db import open_database
-from pbem.service import SeatSpec, Service
+try:
+    from pbem.core.config import load_settings
+    from pbem.flow.service import SeatSpec, Service
+    from pbem.store.db import open_database
+except ImportError:  # a commit before pbem/ was in layers (issue 28)
+    from pbem.config import load_settings
+    from pbem.db import open_database
+    from pbem.service import SeatSpec, Service
 settings = load_settings(Path(sys.argv[1]))
 games, players, start = int(sys.argv[2]), int(sys.argv[3]), datetime.fromisoformat(sys.argv[4])
 service = Service(open_database(settings.database_path), settings)

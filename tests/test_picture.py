@@ -24,9 +24,9 @@ from engine import (
     neighbour,
     parse_choice,
 )
-from pbem import picture as picture_module
-from pbem.picture import BOAT_COLOURS, EMPTY, LAYERS, LETTER_INK, _adler32_combine, board_png
-from pbem.picture_layout import (
+from pbem.views import picture as picture_module
+from pbem.views.picture import BOAT_COLOURS, EMPTY, LAYERS, LETTER_INK, _adler32_combine, board_png
+from pbem.views.picture_layout import (
     APOTHEM,
     MAX_HEIGHT,
     MAX_WIDTH,
