@@ -674,3 +674,14 @@ def _draw_berth(canvas: _Canvas, berth: Berth) -> None:
     canvas.text(
         berth.centre, LETTERS[berth.colour], size * 1.35, LETTER_INK[berth.colour], bold=True
     )
+
+
+__all__ = [
+    "BOAT_COLOURS",
+    "LAYERS",
+    "Seen",
+    "board_png",
+    "drawn",
+    "english_differs",
+    "seen",
+]

@@ -340,3 +340,32 @@ def placed_berths(
                 colour = colours[slot] if slot < len(colours) else None
                 at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
                 yield Berth(name, index, at, plan.berth * lay.radius, colour)
+
+
+__all__ = [
+    "APOTHEM",
+    "MAX_HEIGHT",
+    "MAX_WIDTH",
+    "MIN_RADIUS",
+    "SAND_MARGIN",
+    "BeachPlan",
+    "Berth",
+    "Layout",
+    "Point",
+    "Royal",
+    "SeaPlan",
+    "Seen",
+    "Shown",
+    "Tiles",
+    "berths",
+    "corner",
+    "edge_midpoint",
+    "fit",
+    "island_plan",
+    "labels",
+    "layout",
+    "placed_berths",
+    "sea_label",
+    "sea_plan",
+    "seen",
+]
