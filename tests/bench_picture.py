@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from engine import COLOURS, Setup, State, make_bot
-from pbem.views import picture
+from pbem.views import picture, picture_layout
 from pbem.views.picture import board_png
 
 MOMENTS = {"early": 12, "late": 10**6}
@@ -38,7 +38,7 @@ def played(players: int, moves: int, seed: int = 3) -> list[State]:
 
 
 def clear_caches() -> None:
-    for value in vars(picture).values():
+    for value in [*vars(picture).values(), *vars(picture_layout).values()]:
         clear = None if isinstance(value, type) else getattr(value, "cache_clear", None)
         if callable(clear):
             clear()

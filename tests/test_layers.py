@@ -33,10 +33,6 @@ STILL_LONG = {
     "pbem.host.runner:main",
     "pbem.mail_out.mailing:queue_round",
     "pbem.mail_out.mailing:Mailer",
-    "pbem.views.export:record",
-    "pbem.views.letters:letter",
-    "pbem.views.news:_told",
-    "pbem.views.picture",
     "pbem.views.view",
 }
 STILL_MANY_IMPORTS = {

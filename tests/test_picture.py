@@ -25,19 +25,15 @@ from engine import (
     parse_choice,
 )
 from pbem.views import picture as picture_module
-from pbem.views.picture import (
+from pbem.views.picture import BOAT_COLOURS, EMPTY, LAYERS, LETTER_INK, _adler32_combine, board_png
+from pbem.views.picture_layout import (
     APOTHEM,
-    BOAT_COLOURS,
-    EMPTY,
-    LAYERS,
-    LETTER_INK,
     MAX_HEIGHT,
     MAX_WIDTH,
     MIN_RADIUS,
     Berth,
-    _adler32_combine,
     berths,
-    board_png,
+    fit,
     island_plan,
     labels,
     layout,
@@ -365,8 +361,8 @@ def test_a_finished_games_picture_shows_no_place_to_put_a_tile() -> None:
     while state.decision is not None:
         state.apply(bot.choose(state))
     image = Image.open(io.BytesIO(board_png(state)))
-    tiles_only = picture_module._layout(list(state.tiles))
-    with_places = picture_module._layout([*state.tiles, *state.empty_places()])
+    tiles_only = fit(list(state.tiles))
+    with_places = fit([*state.tiles, *state.empty_places()])
     assert image.size == (tiles_only.width, tiles_only.height)
     assert image.size == (layout(state).width, layout(state).height)
     assert (tiles_only.width, tiles_only.height) != (with_places.width, with_places.height)

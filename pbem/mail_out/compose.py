@@ -18,6 +18,7 @@ from pbem.core.addressing import Tag, reply_address, subject_tag
 from pbem.core.config import Settings
 
 MAX_LINE = 900
+FOLD = 78  # the line length the `email` package folds header fields at
 
 
 def game_thread_id(settings: Settings, game_id: int) -> str:
@@ -66,27 +67,30 @@ def compose(
     the picture encoded once per round: the service writes several such mails for every move,
     and the `email` generator spends most of its time walking the lines of the picture.
     """
-    head = Message()
     domain = settings.from_address.partition("@")[2] or "localhost"
-    head["From"] = formataddr((settings.from_name, settings.from_address), "utf-8")
-    head["To"] = recipient
+    fields = [
+        ("From", formataddr((settings.from_name, settings.from_address), "utf-8")),
+        ("To", recipient),
+    ]
     if tag is not None:
         if settings.plus_addressing:
             reply_to = reply_address(settings.from_address, tag)
-            head["Reply-To"] = formataddr((settings.from_name, reply_to), "utf-8")
+            fields.append(("Reply-To", formataddr((settings.from_name, reply_to), "utf-8")))
         else:
             subject = f"{subject} {subject_tag(tag)}"
-    head["Subject"] = _header(subject)  # type: ignore[assignment]
-    head["Date"] = format_datetime(now)
-    head["Message-ID"] = make_msgid("tongiaki", domain=domain)
+    fields += [
+        ("Subject", subject),
+        ("Date", format_datetime(now)),
+        ("Message-ID", make_msgid("tongiaki", domain=domain)),
+    ]
     if game_id is not None:
-        head["In-Reply-To"] = game_thread_id(settings, game_id)
-        head["References"] = game_thread_id(settings, game_id)
-        head["X-Tongiaki-Game"] = str(game_id)
-    head["Auto-Submitted"] = "auto-generated"
-    for name, value in (headers or {}).items():
-        head[name] = value
-    head["MIME-Version"] = "1.0"
+        fields.append(("In-Reply-To", game_thread_id(settings, game_id)))
+        fields.append(("References", game_thread_id(settings, game_id)))
+        fields.append(("X-Tongiaki-Game", str(game_id)))
+    fields.append(("Auto-Submitted", "auto-generated"))
+    fields += list((headers or {}).items())
+    fields.append(("MIME-Version", "1.0"))
+    head = _head(fields)
     boundary = f"=_tongiaki_{secrets.token_hex(12)}"
     page = _text(html, "html")
     if picture is not None:
@@ -96,9 +100,23 @@ def compose(
     if record is not None:
         extra.append(_attachment(*record))
     if not extra:
-        return _multipart("alternative", boundary, shown, head.as_bytes())
+        return _multipart("alternative", boundary, shown, head)
     alternative = _multipart("alternative", boundary, shown)
-    return _multipart("mixed", f"{boundary}_m", [alternative, *extra], head.as_bytes())
+    return _multipart("mixed", f"{boundary}_m", [alternative, *extra], head)
+
+
+def _head(fields: list[tuple[str, str]]) -> bytes:
+    """The header fields and the blank line after them, as the `email` package writes them
+    (compat32): written here when every field is printable ASCII that fits on a line (the
+    usual mail: the package's generator spends most of a mail's time folding lines that
+    need no folding), else by the package, which encodes and folds them."""
+    lines = [f"{name}: {value}" for name, value in fields]
+    if all(len(line) <= FOLD and line.isascii() and line.isprintable() for line in lines):
+        return ("\n".join(lines) + "\n\n").encode("ascii")
+    head = Message()
+    for name, value in fields:
+        head[name] = _header(value) if name == "Subject" else value  # type: ignore[assignment]
+    return head.as_bytes()
 
 
 def _attachment(filename: str, page: bytes) -> bytes:

@@ -198,54 +198,13 @@ def read_notation(text: str) -> tuple[Setup, list[Choice]]:
 def record(played: Played, progress: Progress | None = None) -> Record:
     """Replay the game once, drawing the board after each turn; `progress` is told after
     each picture."""
-    state = State(played.setup)
-    names = played.names
-    groups: list[_Group] = []
-    last = ""  # the time of the move before, as shown
-    for move in played.moves:
-        if not groups or groups[-1].turn != state.turn:
-            if groups:
-                groups[-1].after = state.copy()
-            groups.append(_Group(state.turn, state.active))
-        events = state.apply(parse_choice(move.choice))
-        at = f"{move.at:%Y-%m-%d %H:%M} UTC"
-        colour = played.setup.colours[move.seat]
-        shown, last = ("" if at == last else at), at
-        groups[-1].entries.append(
-            Entry(
-                number=move.number,
-                name=names[move.seat],
-                colour=colour,
-                letter=LETTERS[colour],
-                choice=named_choice(move.choice),  # Fiji, not the printed Fidschi
-                made_by=MADE_BY.get(move.source, ""),
-                at=shown,
-                happened=with_names(view.happened(events, state.tiles)),
-            )
-        )
-    if not groups:  # no move yet: the board as it starts
-        groups.append(_Group(state.turn, state.active))
-    groups[-1].after = state
+    groups, state = _replayed(played)
     chapters = []
     for index, group in enumerate(groups):
-        assert group.after is not None
-        turn = group.turn
-        chapters.append(
-            Chapter(
-                anchor=f"turn-{turn}",
-                title="The set-up" if turn == 0 else f"Turn {turn}: {names[group.seat]}",
-                entries=tuple(group.entries),
-                caption=_caption(turn, index == len(groups) - 1, played.over),
-                # one slot for the record's pictures: they do not push out the layers of
-                # the games going on
-                picture=_data_url(board_png(group.after, ("record", played.game), english=True)),
-                board=render_board_text(
-                    view.board(group.after, names, played.bots, played.resigned, played.removed)
-                ),
-            )
-        )
+        chapters.append(_chapter(played, group, last=index == len(groups) - 1))
         if progress is not None:
             progress(index + 1, len(groups))
+    names = played.names
     players = view.players(state, names, played.bots, played.resigned, played.removed)
     return Record(
         game=played.game,
@@ -261,6 +220,57 @@ def record(played: Played, progress: Progress | None = None) -> Record:
         else None,
         talk=played.talk,
         notation=notation(played) if played.over else "",  # it holds the stack
+    )
+
+
+def _replayed(played: Played) -> tuple[list[_Group], State]:
+    """The game's moves replayed once, grouped by turn with the state after each turn; and
+    the state at the end."""
+    state = State(played.setup)
+    groups: list[_Group] = []
+    last = ""  # the time of the move before, as shown
+    for move in played.moves:
+        if not groups or groups[-1].turn != state.turn:
+            if groups:
+                groups[-1].after = state.copy()
+            groups.append(_Group(state.turn, state.active))
+        events = state.apply(parse_choice(move.choice))
+        at = f"{move.at:%Y-%m-%d %H:%M} UTC"
+        colour = played.setup.colours[move.seat]
+        shown, last = ("" if at == last else at), at
+        groups[-1].entries.append(
+            Entry(
+                number=move.number,
+                name=played.names[move.seat],
+                colour=colour,
+                letter=LETTERS[colour],
+                choice=named_choice(move.choice),  # Fiji, not the printed Fidschi
+                made_by=MADE_BY.get(move.source, ""),
+                at=shown,
+                happened=with_names(view.happened(events, state.tiles)),
+            )
+        )
+    if not groups:  # no move yet: the board as it starts
+        groups.append(_Group(state.turn, state.active))
+    groups[-1].after = state
+    return groups, state
+
+
+def _chapter(played: Played, group: _Group, *, last: bool) -> Chapter:
+    """A turn of the record: its moves and the board after them, as a picture and as text."""
+    assert group.after is not None
+    turn, names = group.turn, played.names
+    return Chapter(
+        anchor=f"turn-{turn}",
+        title="The set-up" if turn == 0 else f"Turn {turn}: {names[group.seat]}",
+        entries=tuple(group.entries),
+        caption=_caption(turn, last, played.over),
+        # one slot for the record's pictures: they do not push out the layers of the games
+        # going on
+        picture=_data_url(board_png(group.after, ("record", played.game), english=True)),
+        board=render_board_text(
+            view.board(group.after, names, played.bots, played.resigned, played.removed)
+        ),
     )
 
 

@@ -165,67 +165,20 @@ def letter(
     mine = decision is not None and not at.paused and at.everyone[seat].colour == decision.colour
     rejected = any(r.outcome == LineOutcome.REJECTED for r in results)
     done = [n for n, r in enumerate(results, 1) if r.outcome == LineOutcome.APPLIED]
-    happened = at.happened if news else ()
-    board = at.board
-    if earlier:  # told with this round's events, so that they read on from them
-        if news and not at.announced:
-            happened = with_names(view.happened((*earlier, *at.events), at.tiles))
-        else:
-            told = view.happened(earlier, at.tiles, later=at.events)
-            happened = (*with_names(told), *happened)
-        board = view.marked(board, view.changes((*earlier, *at.events)))
-    headline = subject
-    notice = ""
-    if rejected and not mine and not done:
-        kind, subject = MailKind.ERROR, Message("Not applied: see why")
-    elif at.final is not None:
-        kind, subject = MailKind.GAME_OVER, _game_over_subject(at)
-    elif mine:
-        kind, subject = MailKind.PROMPT, ""
-    elif not happened:
-        said = [r.line for r in results if r.outcome in (LineOutcome.ANSWERED, LineOutcome.APPLIED)]
-        asked = [line.split()[0].lower()[:20] for line in said]
-        asked = asked or [a.kind for a in answers]
-        kind, subject = (
-            MailKind.ANSWER,
-            Message("Your answer: {commands}", commands=", ".join(dict.fromkeys(asked))),
-        )
-    elif at.paused and decision is not None:
-        kind, subject = (
-            MailKind.UPDATE,
-            Message("Paused at decision {number}", number=decision.number),
-        )
-    elif rejected:  # lines were applied, then one was refused: news of the game, and why
-        kind, subject = (
-            MailKind.UPDATE,
-            Message(
-                "Waiting for {player}; a line of your reply was not applied",
-                player=_decider(at),
-            ),
-        )
-    else:
-        kind, subject = MailKind.UPDATE, Message("Waiting for {player}", player=_decider(at))
-    if headline and kind in (MailKind.UPDATE, MailKind.ANSWER):
-        subject = headline
-    if rejected and done:
-        notice = _partly_applied(at.game, done, results)
+    happened, board = _since(at, news, earlier)
+    kind, said = _kind(at, results, answers, happened, mine=mine, rejected=rejected, done=done)
+    if subject and kind in (MailKind.UPDATE, MailKind.ANSWER):
+        said = subject  # the headline given
     if mine and decision is not None:
         decision = replace(decision, deadline=deadline)
-        if rejected:  # the open decision is theirs: a prompt, with the refused line inside
-            subject = subject or Message(
-                "Your move: {summary} (decision {number}); a line of your reply was not applied",
-                summary=at.summary,
-                number=decision.number,
-            )
-        subject = subject or Message(
-            "Your move: {summary} (decision {number})", summary=at.summary, number=decision.number
-        )
+        said = said or _prompt_subject(at, decision.number, rejected)
+    shown = show_board or mine or at.final is not None
     return Mail(
         kind=kind,
         game=at.game,
-        subject=subject,
+        subject=said,
         you=at.everyone[seat],
-        notice=notice,
+        notice=_partly_applied(at.game, done, results) if rejected and done else "",
         remark=remark,
         results=with_names(tuple(results)),  # 'applied: expand Fiji a' in English
         answers=with_names(tuple(answers)),  # the log says Fiji in English too
@@ -233,10 +186,67 @@ def letter(
         waiting=at.waiting if not mine and at.final is None else "",
         until=deadline if not mine and at.final is None else None,
         decision=decision if mine else None,
-        board=board if show_board or mine or at.final else None,
+        board=board if shown else None,
         final=at.final,
-        picture=at.picture if show_board or mine or at.final else None,
+        picture=at.picture if shown else None,
     )
+
+
+def _since(at: Moment, news: bool, earlier: Sequence[Event]) -> tuple[tuple[str, ...], view.Board]:
+    """What a mail tells as happened and its board: this round's news, or with `earlier`
+    (what happened since the reader's last mail) told and marked too."""
+    happened = at.happened if news else ()
+    if not earlier:
+        return happened, at.board
+    if news and not at.announced:  # told with this round's events, so that they read on
+        happened = with_names(view.happened((*earlier, *at.events), at.tiles))
+    else:
+        told = view.happened(earlier, at.tiles, later=at.events)
+        happened = (*with_names(told), *happened)
+    return happened, view.marked(at.board, view.changes((*earlier, *at.events)))
+
+
+def _kind(
+    at: Moment,
+    results: Sequence[LineResult],
+    answers: Sequence[Answer],
+    happened: Sequence[str],
+    *,
+    mine: bool,
+    rejected: bool,
+    done: Sequence[int],
+) -> tuple[MailKind, str]:
+    """The kind of the mail and its subject ("" for a prompt: `_prompt_subject`)."""
+    if rejected and not mine and not done:
+        return MailKind.ERROR, Message("Not applied: see why")
+    if at.final is not None:
+        return MailKind.GAME_OVER, _game_over_subject(at)
+    if mine:
+        return MailKind.PROMPT, ""
+    if not happened:
+        said = [r.line for r in results if r.outcome in (LineOutcome.ANSWERED, LineOutcome.APPLIED)]
+        asked = [line.split()[0].lower()[:20] for line in said]
+        asked = asked or [a.kind for a in answers]
+        commands = ", ".join(dict.fromkeys(asked))
+        return MailKind.ANSWER, Message("Your answer: {commands}", commands=commands)
+    if at.paused and at.decision is not None:
+        return MailKind.UPDATE, Message("Paused at decision {number}", number=at.decision.number)
+    if rejected:  # lines were applied, then one was refused: news of the game, and why
+        return MailKind.UPDATE, Message(
+            "Waiting for {player}; a line of your reply was not applied", player=_decider(at)
+        )
+    return MailKind.UPDATE, Message("Waiting for {player}", player=_decider(at))
+
+
+def _prompt_subject(at: Moment, number: int, rejected: bool) -> str:
+    """The subject of a prompt; `rejected`: with the refused line of the reply inside."""
+    if rejected:
+        return Message(
+            "Your move: {summary} (decision {number}); a line of your reply was not applied",
+            summary=at.summary,
+            number=number,
+        )
+    return Message("Your move: {summary} (decision {number})", summary=at.summary, number=number)
 
 
 def _partly_applied(game: int, done: Sequence[int], results: Sequence[LineResult]) -> str:

@@ -4,7 +4,8 @@ English as the events' own `str`, which the engine keeps for its tests and tools
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from engine import (
     BEACH_LETTERS,
@@ -161,152 +162,213 @@ def event(happened: Event) -> str:
 
 
 def _told(e: Event) -> str | None:
-    if isinstance(e, ChoiceMade):
-        if e.forced:
-            return Message("{who}: {choice} (the only option).", who=who(e.colour), choice=e.choice)
-        return Message("{who}: {choice}.", who=who(e.colour), choice=e.choice)
-    if isinstance(e, BoatsPlaced):
-        return counted(
-            "{who} put {count} boat on {island} ({beaches}).",
-            "{who} put {count} boats on {island} ({beaches}).",
-            len(e.beaches),
-            who=who(e.colour),
-            island=e.island,
-            beaches=", ".join(BEACH_LETTERS[b] for b in e.beaches),
-        )
-    if isinstance(e, BoatMoved):
+    """`e` as the mails tell it, by the teller of its kind (None: a kind the mails do not
+    tell in words of their own)."""
+    teller = _TELLERS.get(type(e))
+    return None if teller is None else teller(e)
+
+
+def _choice_made(e: ChoiceMade) -> str:
+    if e.forced:
+        return Message("{who}: {choice} (the only option).", who=who(e.colour), choice=e.choice)
+    return Message("{who}: {choice}.", who=who(e.colour), choice=e.choice)
+
+
+def _boats_placed(e: BoatsPlaced) -> str:
+    return counted(
+        "{who} put {count} boat on {island} ({beaches}).",
+        "{who} put {count} boats on {island} ({beaches}).",
+        len(e.beaches),
+        who=who(e.colour),
+        island=e.island,
+        beaches=", ".join(BEACH_LETTERS[b] for b in e.beaches),
+    )
+
+
+def _boat_moved(e: BoatMoved) -> str:
+    return Message(
+        "{who} moved a boat from {island} {beach} to {to_island} {to_beach}.",
+        who=who(e.colour),
+        island=e.from_island,
+        beach=BEACH_LETTERS[e.from_beach],
+        to_island=e.to_island,
+        to_beach=BEACH_LETTERS[e.to_beach],
+    )
+
+
+def _royal_island_founded(e: RoyalIslandFounded) -> str:
+    if not e.returned:  # the founder's boat alone was there: it stays as the royal boat
         return Message(
-            "{who} moved a boat from {island} {beach} to {to_island} {to_beach}.",
-            who=who(e.colour),
-            island=e.from_island,
-            beach=BEACH_LETTERS[e.from_beach],
-            to_island=e.to_island,
-            to_beach=BEACH_LETTERS[e.to_beach],
-        )
-    if isinstance(e, RoyalIslandFounded):
-        if not e.returned:  # the founder's boat alone was there: it stays as the royal boat
-            return Message(
-                "{who} founded a royal island on {island}; no boat went back to the reserve.",
-                who=who(e.colour),
-                island=e.island,
-            )
-        return counted(
-            "{who} founded a royal island on {island}; {count} boat went back to the reserve.",
-            "{who} founded a royal island on {island}; {count} boats went back to the reserve.",
-            e.returned,
+            "{who} founded a royal island on {island}; no boat went back to the reserve.",
             who=who(e.colour),
             island=e.island,
         )
-    if isinstance(e, BoatsRecalled):
+    return counted(
+        "{who} founded a royal island on {island}; {count} boat went back to the reserve.",
+        "{who} founded a royal island on {island}; {count} boats went back to the reserve.",
+        e.returned,
+        who=who(e.colour),
+        island=e.island,
+    )
+
+
+def _boats_recalled(e: BoatsRecalled) -> str:
+    return counted(
+        "{who} took {count} boat off the board to colonise anew.",
+        "{who} took {count} boats off the board to colonise anew.",
+        e.count,
+        who=who(e.colour),
+    )
+
+
+def _group_sailed(e: GroupSailed) -> str:
+    return counted(  # one form in English; other languages' verbs agree with the boats
+        "Beach {island} {beach} was full: {boats} sailed {direction}.",
+        "Beach {island} {beach} was full: {boats} sailed {direction}.",
+        len(e.boats),
+        island=e.island,
+        beach=BEACH_LETTERS[e.beach],
+        boats=group(e.boats),
+        direction=direction(e.jetty),
+    )
+
+
+def _tile_drawn(e: TileDrawn) -> str:
+    return Message(
+        "Tile {tile} was drawn ({islands}, {seas} left).",
+        tile=tile_words(e.tile),
+        # Translators: what is left in the stack, as in "(12 islands, 5 seas left)"
+        islands=counted("{count} island", "{count} islands", e.islands_left),
+        seas=counted("{count} sea", "{count} seas", e.seas_left),
+    )
+
+
+def _tile_placed(e: TilePlaced) -> str:
+    return Message(
+        "Tile {tile} was placed with its red edge facing {direction}.",
+        tile=tile_words(e.tile),
+        direction=direction(e.rotation),
+    )
+
+
+def _voyage_passed(e: VoyagePassed) -> str:
+    return Message(
+        "They crossed {tile} (danger {danger}, {colours} colours).",
+        tile=tile_words(e.tile),
+        danger=e.danger,
+        colours=e.colours,
+    )
+
+
+def _voyage_failed(e: VoyageFailed) -> str:
+    return Message(
+        "On {tile} the trail needs {danger} colours; they had {colours}: "
+        "lost at sea, {boats} back to the reserves.",
+        tile=tile_words(e.tile),
+        danger=e.danger,
+        colours=len(set(e.boats)),
+        boats=group(e.boats),
+    )
+
+
+def _turned_back(e: TurnedBack) -> str:
+    return Message(
+        "The royal island {royal} turned them back to {island}.",
+        royal=e.royal_island,
+        island=e.home,
+    )
+
+
+def _group_arrived(e: GroupArrived) -> str:
+    return counted(
+        "{boats} arrived at {island}.",
+        "{boats} arrived at {island}.",
+        len(e.boats),
+        boats=group(e.boats),
+        island=e.island,
+    )
+
+
+def _group_landed(e: GroupLanded) -> str:
+    placed = _placed(e)
+    if e.out:
         return counted(
-            "{who} took {count} boat off the board to colonise anew.",
-            "{who} took {count} boats off the board to colonise anew.",
-            e.count,
-            who=who(e.colour),
+            "They landed on {island} ({placed}); {boats} stayed out, back to the reserves.",
+            "They landed on {island} ({placed}); {boats} stayed out, back to the reserves.",
+            len(e.out),
+            island=e.island,
+            placed=placed,
+            boats=group(e.out),
         )
-    if isinstance(e, GroupSailed):
-        return counted(  # one form in English; other languages' verbs agree with the boats
-            "Beach {island} {beach} was full: {boats} sailed {direction}.",
-            "Beach {island} {beach} was full: {boats} sailed {direction}.",
+    return Message("They landed on {island} ({placed}).", island=e.island, placed=placed)
+
+
+def _stayed_at_sea(e: StayedAtSea) -> str:
+    return counted(
+        "{boats} stayed at sea: out of play.",
+        "{boats} stayed at sea: out of play.",
+        len(e.boats),
+        boats=group(e.boats),
+    )
+
+
+def _island_removed(e: IslandRemoved) -> str:
+    if e.boats:
+        return counted(
+            "Every route from {island} only led back: the island left the game and "
+            "{boats} went back to the reserves.",
+            "Every route from {island} only led back: the island left the game and "
+            "{boats} went back to the reserves.",
             len(e.boats),
             island=e.island,
-            beach=BEACH_LETTERS[e.beach],
-            boats=group(e.boats),
-            direction=direction(e.jetty),
-        )
-    if isinstance(e, TileDrawn):
-        return Message(
-            "Tile {tile} was drawn ({islands}, {seas} left).",
-            tile=tile_words(e.tile),
-            # Translators: what is left in the stack, as in "(12 islands, 5 seas left)"
-            islands=counted("{count} island", "{count} islands", e.islands_left),
-            seas=counted("{count} sea", "{count} seas", e.seas_left),
-        )
-    if isinstance(e, TilePlaced):
-        return Message(
-            "Tile {tile} was placed with its red edge facing {direction}.",
-            tile=tile_words(e.tile),
-            direction=direction(e.rotation),
-        )
-    if isinstance(e, VoyagePassed):
-        return Message(
-            "They crossed {tile} (danger {danger}, {colours} colours).",
-            tile=tile_words(e.tile),
-            danger=e.danger,
-            colours=e.colours,
-        )
-    if isinstance(e, VoyageFailed):
-        return Message(
-            "On {tile} the trail needs {danger} colours; they had {colours}: "
-            "lost at sea, {boats} back to the reserves.",
-            tile=tile_words(e.tile),
-            danger=e.danger,
-            colours=len(set(e.boats)),
             boats=group(e.boats),
         )
-    if isinstance(e, TurnedBack):
+    return Message(
+        "Every route from {island} only led back: the island left the game.", island=e.island
+    )
+
+
+def _turn_started(e: TurnStarted) -> str:
+    return Message("Turn {turn}: {colour}.", turn=e.turn, colour=colour(e.colour))
+
+
+def _turn_passed(e: TurnPassed) -> str:
+    return Message("{who} passed the turn.", who=who(e.colour))
+
+
+def _game_ended(e: GameEnded) -> str:
+    names = [who(w) for w in e.winners]
+    if len(names) == 1:
         return Message(
-            "The royal island {royal} turned them back to {island}.",
-            royal=e.royal_island,
-            island=e.home,
+            "Game over ({reason}): {who} wins.", reason=ending(e.termination), who=names[0]
         )
-    if isinstance(e, GroupArrived):
-        return counted(
-            "{boats} arrived at {island}.",
-            "{boats} arrived at {island}.",
-            len(e.boats),
-            boats=group(e.boats),
-            island=e.island,
-        )
-    if isinstance(e, GroupLanded):
-        placed = _placed(e)
-        if e.out:
-            return counted(
-                "They landed on {island} ({placed}); {boats} stayed out, back to the reserves.",
-                "They landed on {island} ({placed}); {boats} stayed out, back to the reserves.",
-                len(e.out),
-                island=e.island,
-                placed=placed,
-                boats=group(e.out),
-            )
-        return Message("They landed on {island} ({placed}).", island=e.island, placed=placed)
-    if isinstance(e, StayedAtSea):
-        return counted(
-            "{boats} stayed at sea: out of play.",
-            "{boats} stayed at sea: out of play.",
-            len(e.boats),
-            boats=group(e.boats),
-        )
-    if isinstance(e, IslandRemoved):
-        if e.boats:
-            return counted(
-                "Every route from {island} only led back: the island left the game and "
-                "{boats} went back to the reserves.",
-                "Every route from {island} only led back: the island left the game and "
-                "{boats} went back to the reserves.",
-                len(e.boats),
-                island=e.island,
-                boats=group(e.boats),
-            )
-        return Message(
-            "Every route from {island} only led back: the island left the game.", island=e.island
-        )
-    if isinstance(e, TurnStarted):
-        return Message("Turn {turn}: {colour}.", turn=e.turn, colour=colour(e.colour))
-    if isinstance(e, TurnPassed):
-        return Message("{who} passed the turn.", who=who(e.colour))
-    if isinstance(e, GameEnded):
-        names = [who(w) for w in e.winners]
-        if len(names) == 1:
-            return Message(
-                "Game over ({reason}): {who} wins.", reason=ending(e.termination), who=names[0]
-            )
-        return Message(
-            "Game over ({reason}): {who} share the win.",
-            reason=ending(e.termination),
-            who=listed(names),
-        )
-    return None
+    return Message(
+        "Game over ({reason}): {who} share the win.",
+        reason=ending(e.termination),
+        who=listed(names),
+    )
+
+
+_TELLERS: dict[type[Any], Callable[[Any], str]] = {
+    ChoiceMade: _choice_made,
+    BoatsPlaced: _boats_placed,
+    BoatMoved: _boat_moved,
+    RoyalIslandFounded: _royal_island_founded,
+    BoatsRecalled: _boats_recalled,
+    GroupSailed: _group_sailed,
+    TileDrawn: _tile_drawn,
+    TilePlaced: _tile_placed,
+    VoyagePassed: _voyage_passed,
+    VoyageFailed: _voyage_failed,
+    TurnedBack: _turned_back,
+    GroupArrived: _group_arrived,
+    GroupLanded: _group_landed,
+    StayedAtSea: _stayed_at_sea,
+    IslandRemoved: _island_removed,
+    TurnStarted: _turn_started,
+    TurnPassed: _turn_passed,
+    GameEnded: _game_ended,
+}
 
 
 __all__ = [

@@ -6,7 +6,7 @@ import re
 import textwrap
 from collections import OrderedDict
 from dataclasses import fields
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -134,9 +134,11 @@ def directed(text: str, words: Words) -> str:
     )
 
 
+@lru_cache(maxsize=64)
 def said_in(words: Words) -> dict[str, Any]:
     """What the templates call to say things in `words`' language: gettext (new style, named
-    placeholders), the names of colours and outcomes, the meta command words, the rules."""
+    placeholders), the names of colours and outcomes, the meta command words, the rules.
+    Made once for each reader's words (the callers copy it, never change it)."""
     return {
         **words.template_globals(),
         "colour": words.colour,
