@@ -18,7 +18,6 @@ from typing import Any
 from engine import BotKind
 from pbem.clock import DurationError, Reminder, parse_duration, parse_reminders
 from pbem.errors import PbemError
-from pbem.identity import IdentityError, check_address
 
 
 class ConfigError(PbemError, ValueError):
@@ -220,8 +219,49 @@ def _password(server: str, password_file: str) -> str:
         raise ConfigError(f"'{server}.password_file': cannot read {source}: {error}") from error
 
 
+# the least value of each number setting, and how the message says it ("must be 1 or more"):
+# the players' and the mail's limits, then the service's own
+_LEAST_LIMITS: dict[str, tuple[float, str]] = {
+    "absence_after": (1, "1"),
+    "max_message_bytes": (10_000, "at least 10000"),
+    "answers_per_day": (1, "1"),
+    "command_answers_per_day": (1, "1"),
+    "caused_per_day": (0, "0 (such news waits for the next mail)"),
+}
+_LEAST_SERVICE: dict[str, tuple[float, str]] = {
+    "outbox_claim_seconds": (1, "1"),
+    "expert_seconds": (0, "0 (a fixed search)"),
+    "state_cache_games": (1, "1"),
+    "inbound_batch": (1, "1"),
+    "talk_per_day": (0, "0 (no table talk)"),
+}
+
+
 def _check(settings: Settings) -> None:
-    """Values that have the right type but cannot be used."""
+    """Values that have the right type but cannot be used (the first one found is said)."""
+    _check_times(settings)
+    _check_least(settings, _LEAST_LIMITS)
+    _check_together(settings)
+    _check_database_url(settings.database_url)
+    if settings.log_level.upper() not in LOG_LEVELS:
+        raise ConfigError(f"'log_level' must be one of {', '.join(LOG_LEVELS)}")
+    for name in ("poll_seconds", "outbox_seconds"):
+        if getattr(settings, name) <= 0:
+            raise ConfigError(f"{name!r} must be more than 0")
+    _check_least(settings, _LEAST_SERVICE)
+    _check_addresses(settings)
+
+
+def _check_least(settings: Settings, leasts: dict[str, tuple[float, str]]) -> None:
+    """Each number setting named in `leasts` at least its least value there."""
+    for name, (least, said) in leasts.items():
+        if getattr(settings, name) < least:
+            more = "" if said.startswith("at least") else " or more"
+            raise ConfigError(f"{name!r} must be {said}{more}")
+
+
+def _check_times(settings: Settings) -> None:
+    """The durations and the reminders, each readable."""
     for name in ("default_deadline", "vacation_allowance", "downtime_grace", "token_lifetime"):
         try:
             parse_duration(getattr(settings, name))
@@ -231,16 +271,10 @@ def _check(settings: Settings) -> None:
         parse_reminders(settings.reminders)
     except DurationError as error:
         raise ConfigError(f"'reminders': {error}") from error
-    if settings.absence_after < 1:
-        raise ConfigError("'absence_after' must be 1 or more")
-    if settings.max_message_bytes < 10_000:
-        raise ConfigError("'max_message_bytes' must be at least 10000")
-    if settings.answers_per_day < 1:
-        raise ConfigError("'answers_per_day' must be 1 or more")
-    if settings.command_answers_per_day < 1:
-        raise ConfigError("'command_answers_per_day' must be 1 or more")
-    if settings.caused_per_day < 0:
-        raise ConfigError("'caused_per_day' must be 0 (such news waits for the next mail) or more")
+
+
+def _check_together(settings: Settings) -> None:
+    """Settings that a choice made in another one calls for."""
     if settings.authenticated_from is AuthenticatedFrom.DMARC and not settings.authserv_id.strip():
         raise ConfigError(
             "'authserv_id' must name the receiving server (as in its Authentication-Results "
@@ -257,22 +291,13 @@ def _check(settings: Settings) -> None:
                 "'export_url' must be the address your web server serves 'export_dir' at "
                 "(https://...) when 'export_on_game_over' is link"
             )
-    _check_database_url(settings.database_url)
-    if settings.log_level.upper() not in LOG_LEVELS:
-        raise ConfigError(f"'log_level' must be one of {', '.join(LOG_LEVELS)}")
-    for name in ("poll_seconds", "outbox_seconds"):
-        if getattr(settings, name) <= 0:
-            raise ConfigError(f"{name!r} must be more than 0")
-    if settings.outbox_claim_seconds < 1:
-        raise ConfigError("'outbox_claim_seconds' must be 1 or more")
-    if settings.expert_seconds < 0:
-        raise ConfigError("'expert_seconds' must be 0 (a fixed search) or more")
-    if settings.state_cache_games < 1:
-        raise ConfigError("'state_cache_games' must be 1 or more")
-    if settings.inbound_batch < 1:
-        raise ConfigError("'inbound_batch' must be 1 or more")
-    if settings.talk_per_day < 0:
-        raise ConfigError("'talk_per_day' must be 0 (no table talk) or more")
+
+
+def _check_addresses(settings: Settings) -> None:
+    """The service's own address and the host's game masters', each a mail address."""
+    # here: the embedded defaults (`pbem read` on a demo) start without email_validator
+    from pbem.identity import IdentityError, check_address
+
     for name, addresses in (
         ("from_address", (settings.from_address,)),
         ("gm_addresses", settings.gm_addresses),
