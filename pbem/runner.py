@@ -578,155 +578,179 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
     session waits with IDLE where the server offers it, and mail is read as soon as it
     arrives; the poll at every interval stays (it also runs the deadlines).
     """
+    asyncio.run(Serving(service, clock).run())
 
-    async def main() -> None:
-        stop = asyncio.Event()
-        wake = asyncio.Event()
-        loop = asyncio.get_running_loop()
+
+class Serving:
+    """One run of `serve` in its event loop: the poll (mail read and deadlines run in a
+    worker thread), the sender, the IDLE watch's wake-ups, the scheduler that starts the poll
+    and the sender at their intervals, and the stop that lets each finish what it began."""
+
+    def __init__(self, service: Service, clock: Callable[[], datetime]) -> None:
+        self.service = service
+        self.clock = clock
+        self.stop = asyncio.Event()  # SIGTERM or SIGINT
+        self.wake = asyncio.Event()  # the sender's turn: an interval, or mail was handled
+        self.noticed = asyncio.Event()  # the IDLE session saw new mail
+        self.polling = asyncio.Lock()  # held while a poll is under way
+        self.reading = Outage("reading mail")
+        self.database = Outage("the database")  # a full disk: mail stays unread till mended
+        self.jobs = Counter[str]()  # how many the scheduler started, and how many ended
+        settings = service.settings
+        self.senders = [make_sender(settings, keep_open=True) for _ in range(LANES)]
+        self.kept = KeptImap(settings.imap) if settings.mail == MailTransport.IMAP else None
+        self.watch: IdleWatch | None = None
+
+    async def run(self) -> None:
+        """Serve until stopped, then stop each part in turn."""
+        self.loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
-        senders = [make_sender(service.settings, keep_open=True) for _ in range(LANES)]
-        kept = (
-            KeptImap(service.settings.imap) if service.settings.mail == MailTransport.IMAP else None
-        )
-        opener = kept.open if kept is not None else None
+            self.loop.add_signal_handler(signum, self.stop.set)
+        if self.kept is not None:
+            self.watch = IdleWatch(self.service.settings.imap, self.on_mail, renew=IDLE_RENEW)
+            self.watch.start()
+        noticing = asyncio.create_task(self.poll_when_noticed())
+        scheduler = self.scheduler()
+        sending = asyncio.create_task(self.send_forever())
+        scheduler.start()
+        log.info("serving: %s", _where(self.service.settings))
+        await self.stop.wait()
+        await self.shut_down(scheduler, noticing, sending)
+        log.info("stopped")
 
-        claim = timedelta(seconds=service.settings.outbox_claim_seconds)
-
-        async def send_forever() -> None:
-            force = True  # on start-up every waiting mail is tried at once: the server may be back
-            while not stop.is_set():
-                await wake.wait()
-                wake.clear()
-                try:
-                    await flush_outbox(
-                        service.engine,
-                        senders,
-                        service.settings.from_address,
-                        clock(),
-                        force=force,
-                        claim=claim,
-                    )
-                except OperationalError as error:
-                    log.warning("sending mail failed: %s; will try again", one_line(error))
-                except Exception:
-                    log.exception("sending mail failed; will try again")
-                force = False
-
-        reading = Outage("reading mail")
-        database = Outage("the database")  # a full disk: mail stays unread until it is mended
-
-        def read_and_tick() -> int:
-            try:
-                handled = read_mail(service, clock(), opener)
-            except MAILBOX_DOWN as error:
-                reading.failed(error)
-                handled = 0
-            except OperationalError as error:
-                database.failed(error)
-                return 0
-            except Exception:  # a fault of ours: it must not stop the service either
-                log.exception("reading mail failed; will try again")
-                handled = 0
-            else:
-                reading.worked()
-            try:
-                report = tick(service, clock())  # deadlines run even while the mailbox is down
-            except OperationalError as error:
-                database.failed(error)
-                return handled
-            database.worked()
-            return handled + report.reminders + report.automatic + report.graced
-
-        polling = asyncio.Lock()  # held while a poll is under way
-
-        async def poll() -> None:
-            try:
-                await polling.acquire()
-            except asyncio.CancelledError:  # stopping before this poll began: nothing to do
-                return
-            try:
-                while not stop.is_set():
-                    try:
-                        done = await asyncio.to_thread(read_and_tick)
-                    except Exception:
-                        log.exception("a cycle failed; will try again")
-                        return
-                    if not done:
-                        return
-                    wake.set()  # answer at once rather than at the next outbox interval
-            finally:
-                polling.release()
-
-        noticed = asyncio.Event()  # the IDLE session saw new mail
-
-        def on_mail() -> None:
-            with suppress(RuntimeError):  # the loop is closed: the service has stopped
-                loop.call_soon_threadsafe(noticed.set)
-
-        async def poll_when_noticed() -> None:
-            while True:
-                await noticed.wait()
-                noticed.clear()  # mail that comes during this poll calls for another
-                if stop.is_set():
-                    return
-                await poll()
-
-        watch = None
-        if kept is not None:
-            watch = IdleWatch(service.settings.imap, on_mail, renew=IDLE_RENEW)
-            watch.start()
-
-        async def wake_sender() -> None:  # in the loop: an asyncio.Event is not thread-safe
-            wake.set()
-
-        noticing = asyncio.create_task(poll_when_noticed())
+    def scheduler(self) -> AsyncIOScheduler:
+        """The poll and the sender's wake-up at their intervals, the first ones at once."""
         scheduler = AsyncIOScheduler()
-        jobs = Counter[str]()  # how many the scheduler started, and how many of them ended
-
-        def count(event: JobEvent) -> None:
-            jobs["started" if event.code == EVENT_JOB_SUBMITTED else "ended"] += 1
-
-        scheduler.add_listener(count, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+        scheduler.add_listener(
+            self.count, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR
+        )
         for job, seconds in (
-            (poll, service.settings.poll_seconds),
-            (wake_sender, service.settings.outbox_seconds),
+            (self.poll, self.service.settings.poll_seconds),
+            (self.wake_sender, self.service.settings.outbox_seconds),
         ):
             scheduler.add_job(
                 job,
                 "interval",
                 seconds=seconds,
-                next_run_time=clock(),
+                next_run_time=self.clock(),
                 max_instances=1,
                 coalesce=True,
                 misfire_grace_time=None,
             )
-        sending = asyncio.create_task(send_forever())
-        scheduler.start()
-        log.info("serving: %s", _where(service.settings))
-        await stop.wait()
-        if watch is not None:
-            watch.stop()
+        return scheduler
+
+    def count(self, event: JobEvent) -> None:
+        self.jobs["started" if event.code == EVENT_JOB_SUBMITTED else "ended"] += 1
+
+    async def shut_down(
+        self, scheduler: AsyncIOScheduler, noticing: asyncio.Task[None], sending: asyncio.Task[None]
+    ) -> None:
+        """A poll under way finishes its cycle (it is not cancelled), then the scheduler,
+        the IDLE wake-ups, the sender and the connections end."""
+        if self.watch is not None:
+            self.watch.stop()
         scheduler.pause()
-        async with polling:  # a poll under way finishes its cycle; it is not cancelled
+        async with self.polling:
             pass
         # a job started before the pause ends at once now (a poll sees `stop`): let it, as
         # the scheduler's shutdown would cancel it and log the cancelling as a fault
         for _ in range(500):
-            if jobs["ended"] >= jobs["started"]:
+            if self.jobs["ended"] >= self.jobs["started"]:
                 break
             await asyncio.sleep(0.01)
         scheduler.shutdown(wait=False)
-        noticed.set()
+        self.noticed.set()
         await noticing
-        wake.set()
+        self.wake.set()
         await sending
-        for sender in senders:
+        for sender in self.senders:
             await sender.close()
-        if kept is not None:
-            kept.close()
-        if watch is not None:
-            await asyncio.to_thread(watch.join, 5.0)
-        log.info("stopped")
+        if self.kept is not None:
+            self.kept.close()
+        if self.watch is not None:
+            await asyncio.to_thread(self.watch.join, 5.0)
 
-    asyncio.run(main())
+    async def send_forever(self) -> None:
+        """Send what is due whenever woken; on start-up every waiting mail is tried at once
+        (the server may be back)."""
+        settings = self.service.settings
+        claim = timedelta(seconds=settings.outbox_claim_seconds)
+        force = True
+        while not self.stop.is_set():
+            await self.wake.wait()
+            self.wake.clear()
+            try:
+                await flush_outbox(
+                    self.service.engine,
+                    self.senders,
+                    settings.from_address,
+                    self.clock(),
+                    force=force,
+                    claim=claim,
+                )
+            except OperationalError as error:
+                log.warning("sending mail failed: %s; will try again", one_line(error))
+            except Exception:
+                log.exception("sending mail failed; will try again")
+            force = False
+
+    async def wake_sender(self) -> None:  # in the loop: an asyncio.Event is not thread-safe
+        self.wake.set()
+
+    async def poll(self) -> None:
+        """Read mail and run the deadlines (in a worker thread) until a cycle finds nothing
+        to do, waking the sender after each cycle that did something."""
+        try:
+            await self.polling.acquire()
+        except asyncio.CancelledError:  # stopping before this poll began: nothing to do
+            return
+        try:
+            while not self.stop.is_set():
+                try:
+                    done = await asyncio.to_thread(self.read_and_tick)
+                except Exception:
+                    log.exception("a cycle failed; will try again")
+                    return
+                if not done:
+                    return
+                self.wake.set()  # answer at once rather than at the next outbox interval
+        finally:
+            self.polling.release()
+
+    def read_and_tick(self) -> int:
+        """One cycle without the sending, in a worker thread: what it did (mails handled,
+        reminders, automatic moves, deadlines moved). A failure is logged, never raised."""
+        opener = self.kept.open if self.kept is not None else None
+        try:
+            handled = read_mail(self.service, self.clock(), opener)
+        except MAILBOX_DOWN as error:
+            self.reading.failed(error)
+            handled = 0
+        except OperationalError as error:
+            self.database.failed(error)
+            return 0
+        except Exception:  # a fault of ours: it must not stop the service either
+            log.exception("reading mail failed; will try again")
+            handled = 0
+        else:
+            self.reading.worked()
+        try:
+            report = tick(self.service, self.clock())  # even while the mailbox is down
+        except OperationalError as error:
+            self.database.failed(error)
+            return handled
+        self.database.worked()
+        return handled + report.reminders + report.automatic + report.graced
+
+    def on_mail(self) -> None:
+        """The IDLE session saw new mail (called from its thread)."""
+        with suppress(RuntimeError):  # the loop is closed: the service has stopped
+            self.loop.call_soon_threadsafe(self.noticed.set)
+
+    async def poll_when_noticed(self) -> None:
+        while True:
+            await self.noticed.wait()
+            self.noticed.clear()  # mail that comes during this poll calls for another
+            if self.stop.is_set():
+                return
+            await self.poll()
