@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import BotKind
-from pbem.clock import DurationError, Reminder, parse_duration, parse_reminders
 from pbem.errors import PbemError
+
+# pbem.clock (zones, the engine's messages) and tomllib are imported where first needed: the
+# quick commands on the embedded defaults need neither (README, "Speed and scale")
+if TYPE_CHECKING:
+    from pbem.clock import Reminder
 
 
 class ConfigError(PbemError, ValueError):
@@ -121,22 +124,24 @@ class Settings:
     # the durations in seconds: parsed once (`load_settings` has checked them)
     @cached_property
     def default_deadline_seconds(self) -> int:
-        return parse_duration(self.default_deadline)
+        return _seconds(self.default_deadline)
 
     @cached_property
     def vacation_allowance_seconds(self) -> int:
-        return parse_duration(self.vacation_allowance)
+        return _seconds(self.vacation_allowance)
 
     @cached_property
     def downtime_grace_seconds(self) -> int:
-        return parse_duration(self.downtime_grace)
+        return _seconds(self.downtime_grace)
 
     @cached_property
     def token_lifetime_seconds(self) -> int:
-        return parse_duration(self.token_lifetime)
+        return _seconds(self.token_lifetime)
 
     @cached_property
     def parsed_reminders(self) -> tuple[Reminder, ...]:
+        from pbem.clock import parse_reminders
+
         return parse_reminders(self.reminders)
 
     @property
@@ -176,6 +181,13 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _SECTIONS = {"imap": ImapSettings, "smtp": SmtpSettings}
 
 
+def _seconds(duration: str) -> int:
+    """A duration setting in seconds."""
+    from pbem.clock import parse_duration
+
+    return parse_duration(duration)
+
+
 def load_settings(path: Path | None) -> Settings:
     """Settings from `path`, else from $PBEM_CONFIG, else the embedded defaults.
 
@@ -183,6 +195,8 @@ def load_settings(path: Path | None) -> Settings:
     the file named by `password_file`, else from the systemd credential `imap_password` (or
     `smtp_password`) in $CREDENTIALS_DIRECTORY.
     """
+    import tomllib
+
     chosen = path or (Path(os.environ["PBEM_CONFIG"]) if os.environ.get("PBEM_CONFIG") else None)
     settings = Settings()
     if chosen is not None:
@@ -262,6 +276,8 @@ def _check_least(settings: Settings, leasts: dict[str, tuple[float, str]]) -> No
 
 def _check_times(settings: Settings) -> None:
     """The durations and the reminders, each readable."""
+    from pbem.clock import DurationError, parse_duration, parse_reminders
+
     for name in ("default_deadline", "vacation_allowance", "downtime_grace", "token_lifetime"):
         try:
             parse_duration(getattr(settings, name))
