@@ -27,7 +27,8 @@ from pbem.db import open_database, session
 from pbem.deadlines import tick
 from pbem.models import Game, Move, Outbox, Seat
 from pbem.replies import handle
-from pbem.runner import DELETE_BATCH, Outage, flush_outbox, run_cycle
+from pbem.runner import Outage, run_cycle
+from pbem.sending import DELETE_BATCH, flush_outbox
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender, SmtpSender
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
@@ -133,7 +134,7 @@ def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
         deleted.append(len(ids))
         delete(engine, ids)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("pbem.runner._delete", counted)
+    monkeypatch.setattr("pbem.sending._delete", counted)
     local = MaildirSender(service.settings.outbox_dir)
     assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", START)) == (120, 0)
     assert deleted == [DELETE_BATCH, DELETE_BATCH, 120 - 2 * DELETE_BATCH]

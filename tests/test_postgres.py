@@ -32,7 +32,8 @@ from pbem.files import maildir
 from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
 from pbem.models import Game, Inbound, Move, Outbox
 from pbem.replies import handle
-from pbem.runner import CLAIM, flush_outbox, one_service, take
+from pbem.runner import one_service, take
+from pbem.sending import CLAIM, flush_outbox
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender
 from tests.support.localmail import START, later, local_service, reply_to, take_mail

@@ -21,7 +21,8 @@ from sqlmodel import col, func, select
 
 from pbem.db import open_database, session
 from pbem.models import Inbound, Move, Outbox
-from pbem.runner import flush_outbox, take
+from pbem.runner import take
+from pbem.sending import flush_outbox
 from pbem.service import SeatSpec, Service
 from pbem.transport import MaildirSender
 from tests.support.localmail import START, local_service, reply_to

@@ -41,6 +41,7 @@ HEAVY = (
     "pbem.render",
     "pbem.service",
     "pbem.runner",
+    "pbem.sending",
     "pbem.gm_commands",
     "jinja2",
     "babel",
