@@ -20,7 +20,7 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-from pbem import runner as runner_module
+from pbem import sending
 from pbem.cli import app
 from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.db import open_database, session
@@ -128,7 +128,7 @@ def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
     for _ in range(40):
         _two_players(service)  # two welcomes and a prompt each
     deleted: list[int] = []
-    delete = runner_module._delete
+    delete = sending._delete
 
     def counted(engine: object, ids: list[int | None]) -> None:
         deleted.append(len(ids))
