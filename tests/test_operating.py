@@ -20,17 +20,17 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-from pbem import sending
-from pbem.cli import app
-from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
-from pbem.db import open_database, session
-from pbem.deadlines import tick
-from pbem.models import Game, Move, Outbox, Seat
-from pbem.replies import handle
-from pbem.runner import Outage, run_cycle
-from pbem.sending import DELETE_BATCH, flush_outbox
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirSender, SmtpSender
+from pbem.core.config import ImapSettings, Settings, SmtpSettings, settings_toml
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host import sending
+from pbem.host.cli import app
+from pbem.host.runner import Outage, run_cycle
+from pbem.host.sending import DELETE_BATCH, flush_outbox
+from pbem.host.transport import MaildirSender, SmtpSender
+from pbem.store.db import open_database, session
+from pbem.store.models import Game, Move, Outbox, Seat
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 from tests.support.mailservers import refused_port
 
@@ -134,7 +134,7 @@ def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
         deleted.append(len(ids))
         delete(engine, ids)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("pbem.sending._delete", counted)
+    monkeypatch.setattr("pbem.host.sending._delete", counted)
     local = MaildirSender(service.settings.outbox_dir)
     assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", START)) == (120, 0)
     assert deleted == [DELETE_BATCH, DELETE_BATCH, 120 - 2 * DELETE_BATCH]
