@@ -1,7 +1,7 @@
 """The `pbem` command: create games, run the service, look at games.
 
-The app and what its commands share are in `pbem.host.cli_app`; the commands, by what they are
-for, in `cli_games` (create a game, act as its game master), `cli_run` (run the service and
+The app and what its commands share are in `pbem.host.cli_app`; the commands, by what they
+are for, in `cli_games` (create a game, act as its game master), `cli_run` (run the service and
 look after it), `cli_quick` (read, reply, list: the ones a newcomer types first) and
 `cli_look` (a game's board and record). Each imports what only some commands need inside
 them: every command starts at once (README, "Speed and scale")."""

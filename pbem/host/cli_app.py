@@ -1,7 +1,7 @@
 """The `pbem` command's application: the Typer app with its guard (every failure one line
 `error: ...` and an exit status), `--version`, and what the commands share: the settings,
 the service, the lock of the one service, errors and times as the host types them. The
-commands are in `cli_games`, `cli_look`, `cli_local` and `cli_run`; `pbem.host.cli` puts them
+commands are in `cli_games`, `cli_look`, `cli_quick` and `cli_run`; `pbem.host.cli` puts them
 together."""
 
 from __future__ import annotations
