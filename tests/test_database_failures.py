@@ -315,7 +315,7 @@ def test_an_unexpected_failure_is_one_line_that_asks_for_a_report(
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(Settings(data_dir=data)))
     result = runner.invoke(app, ["show", "1", "--config", str(config)])
-    line = _one_error_line(result, 1, "error: ValueError (at pbem/host/cli.py:")
+    line = _one_error_line(result, 1, "error: ValueError (at pbem/host/cli_look.py:")
     assert line.endswith(": no board today: this is a bug: please report it with the log")
 
 

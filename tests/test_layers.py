@@ -25,20 +25,12 @@ FACE_MODULES = {f"pbem.{name}" for name in FACES}
 STILL_LONG = {
     "pbem.commands.gm:_undo",
     "pbem.commands.player",
-    "pbem.core.config:_check",
-    "pbem.flow.service:new_game",
-    "pbem.host.cli:new_game",
-    "pbem.host.cli",
-    "pbem.host.runner:serve",
-    "pbem.host.runner:main",
     "pbem.mail_out.mailing:queue_round",
     "pbem.mail_out.mailing:Mailer",
     "pbem.views.view",
 }
 STILL_MANY_IMPORTS = {
     "pbem.flow.deadlines",
-    "pbem.host.cli",
-    "pbem.host.runner",
     "pbem.mail_out.mailing",
 }
 

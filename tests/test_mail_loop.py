@@ -274,7 +274,7 @@ def test_a_mail_sent_again_after_a_crash_keeps_its_message_id(
         raise Killed
 
     with monkeypatch.context() as patch:
-        patch.setattr("pbem.host.runner._delete", killed)
+        patch.setattr("pbem.host.sending._delete", killed)
         with pytest.raises(Killed):
             run_cycle(game, later(1))
     first = mail.smtp.accepted[before:]

@@ -26,9 +26,10 @@ from pbem.core.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.flow.deadlines import tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
-from pbem.host import runner as runner_module
+from pbem.host import sending
 from pbem.host.cli import app
-from pbem.host.runner import DELETE_BATCH, Outage, flush_outbox, run_cycle
+from pbem.host.runner import Outage, run_cycle
+from pbem.host.sending import DELETE_BATCH, flush_outbox
 from pbem.host.transport import MaildirSender, SmtpSender
 from pbem.store.db import open_database, session
 from pbem.store.models import Game, Move, Outbox, Seat
@@ -129,13 +130,13 @@ def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
     for _ in range(40):
         _two_players(service)  # two welcomes and a prompt each
     deleted: list[int] = []
-    delete = runner_module._delete
+    delete = sending._delete
 
     def counted(engine: object, ids: list[int | None]) -> None:
         deleted.append(len(ids))
         delete(engine, ids)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("pbem.host.runner._delete", counted)
+    monkeypatch.setattr("pbem.host.sending._delete", counted)
     local = MaildirSender(service.settings.outbox_dir)
     assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", START)) == (120, 0)
     assert deleted == [DELETE_BATCH, DELETE_BATCH, 120 - 2 * DELETE_BATCH]

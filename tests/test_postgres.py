@@ -30,7 +30,8 @@ from pbem.flow.deadlines import tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.host.cli import app
-from pbem.host.runner import CLAIM, flush_outbox, one_service, take
+from pbem.host.runner import one_service, take
+from pbem.host.sending import CLAIM, flush_outbox
 from pbem.host.transport import MaildirSender
 from pbem.store.db import open_database, postgres_arguments, session
 from pbem.store.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade

@@ -20,7 +20,8 @@ import pytest
 from sqlmodel import col, func, select
 
 from pbem.flow.service import SeatSpec, Service
-from pbem.host.runner import flush_outbox, take
+from pbem.host.runner import take
+from pbem.host.sending import flush_outbox
 from pbem.host.transport import MaildirSender
 from pbem.store.db import open_database, session
 from pbem.store.models import Inbound, Move, Outbox

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import BotKind
-from pbem.core.clock import DurationError, Reminder, parse_duration, parse_reminders
 from pbem.core.errors import PbemError
-from pbem.core.identity import IdentityError, check_address
+
+# pbem.core.clock (zones, the engine's messages) and tomllib are imported where first needed: the
+# quick commands on the embedded defaults need neither (README, "Speed and scale")
+if TYPE_CHECKING:
+    from pbem.core.clock import Reminder
 
 
 class ConfigError(PbemError, ValueError):
@@ -122,22 +124,24 @@ class Settings:
     # the durations in seconds: parsed once (`load_settings` has checked them)
     @cached_property
     def default_deadline_seconds(self) -> int:
-        return parse_duration(self.default_deadline)
+        return _seconds(self.default_deadline)
 
     @cached_property
     def vacation_allowance_seconds(self) -> int:
-        return parse_duration(self.vacation_allowance)
+        return _seconds(self.vacation_allowance)
 
     @cached_property
     def downtime_grace_seconds(self) -> int:
-        return parse_duration(self.downtime_grace)
+        return _seconds(self.downtime_grace)
 
     @cached_property
     def token_lifetime_seconds(self) -> int:
-        return parse_duration(self.token_lifetime)
+        return _seconds(self.token_lifetime)
 
     @cached_property
     def parsed_reminders(self) -> tuple[Reminder, ...]:
+        from pbem.core.clock import parse_reminders
+
         return parse_reminders(self.reminders)
 
     @property
@@ -177,6 +181,13 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _SECTIONS = {"imap": ImapSettings, "smtp": SmtpSettings}
 
 
+def _seconds(duration: str) -> int:
+    """A duration setting in seconds."""
+    from pbem.core.clock import parse_duration
+
+    return parse_duration(duration)
+
+
 def load_settings(path: Path | None) -> Settings:
     """Settings from `path`, else from $PBEM_CONFIG, else the embedded defaults.
 
@@ -184,6 +195,8 @@ def load_settings(path: Path | None) -> Settings:
     the file named by `password_file`, else from the systemd credential `imap_password` (or
     `smtp_password`) in $CREDENTIALS_DIRECTORY.
     """
+    import tomllib
+
     chosen = path or (Path(os.environ["PBEM_CONFIG"]) if os.environ.get("PBEM_CONFIG") else None)
     settings = Settings()
     if chosen is not None:
@@ -220,8 +233,51 @@ def _password(server: str, password_file: str) -> str:
         raise ConfigError(f"'{server}.password_file': cannot read {source}: {error}") from error
 
 
+# the least value of each number setting, and how the message says it ("must be 1 or more"):
+# the players' and the mail's limits, then the service's own
+_LEAST_LIMITS: dict[str, tuple[float, str]] = {
+    "absence_after": (1, "1"),
+    "max_message_bytes": (10_000, "at least 10000"),
+    "answers_per_day": (1, "1"),
+    "command_answers_per_day": (1, "1"),
+    "caused_per_day": (0, "0 (such news waits for the next mail)"),
+}
+_LEAST_SERVICE: dict[str, tuple[float, str]] = {
+    "outbox_claim_seconds": (1, "1"),
+    "expert_seconds": (0, "0 (a fixed search)"),
+    "state_cache_games": (1, "1"),
+    "inbound_batch": (1, "1"),
+    "talk_per_day": (0, "0 (no table talk)"),
+}
+
+
 def _check(settings: Settings) -> None:
-    """Values that have the right type but cannot be used."""
+    """Values that have the right type but cannot be used (the first one found is said)."""
+    _check_times(settings)
+    _check_least(settings, _LEAST_LIMITS)
+    _check_together(settings)
+    _check_database_url(settings.database_url)
+    if settings.log_level.upper() not in LOG_LEVELS:
+        raise ConfigError(f"'log_level' must be one of {', '.join(LOG_LEVELS)}")
+    for name in ("poll_seconds", "outbox_seconds"):
+        if getattr(settings, name) <= 0:
+            raise ConfigError(f"{name!r} must be more than 0")
+    _check_least(settings, _LEAST_SERVICE)
+    _check_addresses(settings)
+
+
+def _check_least(settings: Settings, leasts: dict[str, tuple[float, str]]) -> None:
+    """Each number setting named in `leasts` at least its least value there."""
+    for name, (least, said) in leasts.items():
+        if getattr(settings, name) < least:
+            more = "" if said.startswith("at least") else " or more"
+            raise ConfigError(f"{name!r} must be {said}{more}")
+
+
+def _check_times(settings: Settings) -> None:
+    """The durations and the reminders, each readable."""
+    from pbem.core.clock import DurationError, parse_duration, parse_reminders
+
     for name in ("default_deadline", "vacation_allowance", "downtime_grace", "token_lifetime"):
         try:
             parse_duration(getattr(settings, name))
@@ -231,16 +287,10 @@ def _check(settings: Settings) -> None:
         parse_reminders(settings.reminders)
     except DurationError as error:
         raise ConfigError(f"'reminders': {error}") from error
-    if settings.absence_after < 1:
-        raise ConfigError("'absence_after' must be 1 or more")
-    if settings.max_message_bytes < 10_000:
-        raise ConfigError("'max_message_bytes' must be at least 10000")
-    if settings.answers_per_day < 1:
-        raise ConfigError("'answers_per_day' must be 1 or more")
-    if settings.command_answers_per_day < 1:
-        raise ConfigError("'command_answers_per_day' must be 1 or more")
-    if settings.caused_per_day < 0:
-        raise ConfigError("'caused_per_day' must be 0 (such news waits for the next mail) or more")
+
+
+def _check_together(settings: Settings) -> None:
+    """Settings that a choice made in another one calls for."""
     if settings.authenticated_from is AuthenticatedFrom.DMARC and not settings.authserv_id.strip():
         raise ConfigError(
             "'authserv_id' must name the receiving server (as in its Authentication-Results "
@@ -257,22 +307,13 @@ def _check(settings: Settings) -> None:
                 "'export_url' must be the address your web server serves 'export_dir' at "
                 "(https://...) when 'export_on_game_over' is link"
             )
-    _check_database_url(settings.database_url)
-    if settings.log_level.upper() not in LOG_LEVELS:
-        raise ConfigError(f"'log_level' must be one of {', '.join(LOG_LEVELS)}")
-    for name in ("poll_seconds", "outbox_seconds"):
-        if getattr(settings, name) <= 0:
-            raise ConfigError(f"{name!r} must be more than 0")
-    if settings.outbox_claim_seconds < 1:
-        raise ConfigError("'outbox_claim_seconds' must be 1 or more")
-    if settings.expert_seconds < 0:
-        raise ConfigError("'expert_seconds' must be 0 (a fixed search) or more")
-    if settings.state_cache_games < 1:
-        raise ConfigError("'state_cache_games' must be 1 or more")
-    if settings.inbound_batch < 1:
-        raise ConfigError("'inbound_batch' must be 1 or more")
-    if settings.talk_per_day < 0:
-        raise ConfigError("'talk_per_day' must be 0 (no table talk) or more")
+
+
+def _check_addresses(settings: Settings) -> None:
+    """The service's own address and the host's game masters', each a mail address."""
+    # here: the embedded defaults (`pbem read` on a demo) start without email_validator
+    from pbem.core.identity import IdentityError, check_address
+
     for name, addresses in (
         ("from_address", (settings.from_address,)),
         ("gm_addresses", settings.gm_addresses),

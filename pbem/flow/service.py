@@ -81,24 +81,11 @@ class Service:
                 raise GameError(f"Unknown language {chosen!r}; the languages are {choices()}.")
         seats = _check_seats(specs)
         watchers = _check_observers(observers, seats)
-        colours = [s.colour for s in seats]
-        try:
-            if stack:
-                setup = Setup.from_names(colours, list(stack))  # type: ignore[arg-type]
-            elif seed is not None:  # reproducible, and so predictable: the host asked for it
-                setup = Setup.from_seed(colours, seed)  # type: ignore[arg-type]
-            else:  # the operating system's randomness: no seed to try (issue 27)
-                setup = Setup.shuffled(colours, secrets.SystemRandom())  # type: ignore[arg-type]
-        except SetupError as error:
-            raise GameError(str(error)) from error
+        setup = _setup([s.colour for s in seats], stack, seed)
         seconds = deadline_seconds or self.settings.default_deadline_seconds
         if seconds < 60:
             raise GameError("The time per decision must be at least a minute.")
-        if gm is not None:
-            try:
-                gm = check_address(gm)
-            except IdentityError as error:
-                raise GameError(str(error)) from error
+        gm = _check_gm(gm)
         with session(self.engine) as db:
             game = Game(
                 created_at=now,
@@ -114,61 +101,40 @@ class Service:
             db.add(game)
             db.flush()
             assert game.id is not None
-            rows = [
-                Seat(
-                    game_id=game.id,
-                    seat=index,
-                    name=spec.name,
-                    address=spec.address,
-                    colour=spec.colour or "",
-                    secret=secrets.token_hex(16),
-                    bot=None if spec.bot is None else BotKind(spec.bot),
-                    lang=spec.lang or lang,
-                )
-                for index, spec in enumerate(seats)
-            ]
-            for row in rows:  # the mail settings the player chose for all their games
-                choice = db.get(MailChoice, row.address.lower()) if row.address else None
-                if choice is not None:
-                    row.mail_mode, row.digest_hour = choice.mail_mode, choice.digest_hour
-                    row.talk_now, row.digest_at = choice.talk_now, now
-            db.add_all(rows)
-            watching = [
-                Observer(
-                    game_id=game.id,
-                    address=address,
-                    name=name,
-                    secret=secrets.token_hex(16),
-                    added_at=now,
-                    confirmed_at=now,  # the host's word is their consent
-                )
-                for address, name in watchers
-            ]
-            db.add_all(watching)
+            rows = _seat_rows(db, game, seats, now)
+            watching = _observer_rows(game, watchers, now)
+            db.add_all([*rows, *watching])
             table = Table(db, game, rows, State(setup), now, self.settings, self.cache, watching)
-            events = table.advance()
-            at, picture = self.mail.moment(table, events)
-            for row in rows:
-                if row.address:
-                    self.mail.queue(table, row, letters.welcome(at, row.seat), None)
-            decision = table.state.decision
-            if decision is not None and rows[decision.seat].address:
-                seat = rows[decision.seat]
-                prompt = letters.letter(at, seat.seat, deadline=self.mail.deadline_view(game, seat))
-                self.mail.queue(table, seat, prompt, picture)
-            self.mail.welcome_watchers(table, watching)
-            self.mail.queue_gm(  # the game's own game master and the host's, if any
-                table,
-                subject=f"You are the game master of game {game.id}",
-                notice=f"You are the game master of game {game.id}. Reply to this mail "
-                "(or to any later mail of this game to you) with the commands below."
-                + ("" if game.seed is None else " " + stack_note(game, shows_seed=False)),
-            )
+            self._mail_the_start(table, rows, watching)
             db.commit()
             log.info(
                 "game %s created: %s", game.id, ", ".join(f"{r.name} ({r.colour})" for r in rows)
             )
             return game.id
+
+    def _mail_the_start(self, table: Table, rows: list[Seat], watching: list[Observer]) -> None:
+        """Let the bots play up to the first human decision, and queue the first mails:
+        every player's welcome, the prompt of the one who decides, the observers' first
+        mail, the game masters'."""
+        game = table.game
+        events = table.advance()
+        at, picture = self.mail.moment(table, events)
+        for row in rows:
+            if row.address:
+                self.mail.queue(table, row, letters.welcome(at, row.seat), None)
+        decision = table.state.decision
+        if decision is not None and rows[decision.seat].address:
+            seat = rows[decision.seat]
+            prompt = letters.letter(at, seat.seat, deadline=self.mail.deadline_view(game, seat))
+            self.mail.queue(table, seat, prompt, picture)
+        self.mail.welcome_watchers(table, watching)
+        self.mail.queue_gm(  # the game's own game master and the host's, if any
+            table,
+            subject=f"You are the game master of game {game.id}",
+            notice=f"You are the game master of game {game.id}. Reply to this mail "
+            "(or to any later mail of this game to you) with the commands below."
+            + ("" if game.seed is None else " " + stack_note(game, shows_seed=False)),
+        )
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -192,6 +158,73 @@ def stack_note(game: Game, *, shows_seed: bool = True) -> str:
         "knows the seed, or finds it by trying seeds against the tiles drawn, knows every "
         "tile to come. Games for real play are made without --seed."
     )
+
+
+def _setup(colours: list[str | None], stack: Sequence[str] | None, seed: int | None) -> Setup:
+    """The game's colours and stack: `stack` as given, else shuffled from `seed`, else
+    shuffled with the operating system's randomness; raises GameError."""
+    try:
+        if stack:
+            return Setup.from_names(colours, list(stack))  # type: ignore[arg-type]
+        if seed is not None:  # reproducible, and so predictable: the host asked for it
+            return Setup.from_seed(colours, seed)  # type: ignore[arg-type]
+        # the operating system's randomness: no seed to try (issue 27)
+        return Setup.shuffled(colours, secrets.SystemRandom())  # type: ignore[arg-type]
+    except SetupError as error:
+        raise GameError(str(error)) from error
+
+
+def _check_gm(gm: str | None) -> str | None:
+    """The game master's address, checked; raises GameError."""
+    if gm is None:
+        return None
+    try:
+        return check_address(gm)
+    except IdentityError as error:
+        raise GameError(str(error)) from error
+
+
+def _seat_rows(db: Session, game: Game, seats: Sequence[SeatSpec], now: datetime) -> list[Seat]:
+    """The new game's seats, each player's with the mail settings they chose for all their
+    games."""
+    assert game.id is not None
+    rows = [
+        Seat(
+            game_id=game.id,
+            seat=index,
+            name=spec.name,
+            address=spec.address,
+            colour=spec.colour or "",
+            secret=secrets.token_hex(16),
+            bot=None if spec.bot is None else BotKind(spec.bot),
+            lang=spec.lang or game.lang,
+        )
+        for index, spec in enumerate(seats)
+    ]
+    for row in rows:
+        choice = db.get(MailChoice, row.address.lower()) if row.address else None
+        if choice is not None:
+            row.mail_mode, row.digest_hour = choice.mail_mode, choice.digest_hour
+            row.talk_now, row.digest_at = choice.talk_now, now
+    return rows
+
+
+def _observer_rows(
+    game: Game, watchers: Sequence[tuple[str, str]], now: datetime
+) -> list[Observer]:
+    """The new game's observers: the host's word is their consent."""
+    assert game.id is not None
+    return [
+        Observer(
+            game_id=game.id,
+            address=address,
+            name=name,
+            secret=secrets.token_hex(16),
+            added_at=now,
+            confirmed_at=now,  # the host's word is their consent
+        )
+        for address, name in watchers
+    ]
 
 
 def _check_observers(

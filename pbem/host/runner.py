@@ -1,5 +1,5 @@
 """One cycle of the service (read new mail, do what deadlines call for, send queued mail) and
-the scheduler around it."""
+the scheduler around it (`serve`); the sending itself is `pbem.host.sending`'s."""
 
 from __future__ import annotations
 
@@ -11,46 +11,38 @@ import os
 import signal
 import threading
 import time
-import zlib
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, asynccontextmanager, contextmanager, suppress
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 
-import aiosmtplib
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_SUBMITTED, JobEvent
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlmodel import Session, col, delete, or_, select, update
+from sqlmodel import Session
 
-from pbem.core.clock import as_utc
-from pbem.core.config import ImapSettings, MailTransport, Settings
-from pbem.core.errors import PbemError
-from pbem.core.kinds import MailOutcome
-from pbem.core.text import shown
+from pbem.core import ImapSettings, MailOutcome, MailTransport, PbemError, Settings, shown
 from pbem.flow.deadlines import TickReport, tick
 from pbem.flow.replies import Replies, Taken, handle
 from pbem.flow.service import Service
+from pbem.host.sending import LANES, backoff, flush_outbox
 from pbem.host.transport import (
     IDLE_RENEW,
     ImapIdle,
     Inbox,
     KeptImap,
-    Sender,
     make_sender,
     open_inbox,
 )
 from pbem.mail_in.inbound import database_down, quarantine_row
-from pbem.store.db import on_postgres, reading, session
-from pbem.store.models import Outbox
+from pbem.store.db import on_postgres, session
 
 log = logging.getLogger(__name__)
 
-MAX_BACKOFF = timedelta(hours=1)
 MAILBOX_DOWN = (OSError, imaplib.IMAP4.error)  # the mail server, not the service, failed
 # (IMAPClient raises imaplib's errors: imaplib is light, IMAPClient loaded only to read IMAP)
 
@@ -130,11 +122,6 @@ class CycleReport:
     failed: int = 0
     clock: TickReport | None = None
     read_error: str = ""  # why the mailbox could not be read, if it could not
-
-
-def backoff(attempts: int) -> timedelta:
-    """30 s, 1 min, 2 min, ... up to an hour between tries of one mail."""
-    return min(timedelta(seconds=30 * 2 ** max(attempts - 1, 0)), MAX_BACKOFF)
 
 
 def read_mail(
@@ -270,201 +257,6 @@ def _quarantined(
     )
 
 
-LANES = 4  # SMTP connections used at once by a flush
-# sent mails taken out of the outbox in one transaction: a crash sends at most these again
-# (the very same mails, which servers and clients recognise as copies)
-DELETE_BATCH = 50
-CLAIM = timedelta(seconds=25)  # PostgreSQL: a claim's life unless renewed (the default)
-BATCH = 200  # PostgreSQL: mails claimed at once
-
-
-async def flush_outbox(
-    engine: Engine,
-    senders: Sequence[Sender],
-    from_address: str,
-    now: datetime,
-    *,
-    force: bool = False,
-    claim: timedelta = CLAIM,
-) -> tuple[int, int]:
-    """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
-    the server accepted it (at least once: a crash in between sends it again, the very same
-    bytes with the same Message-ID). Mails go out over a few connections at once, each recipient's
-    mails over one of them, in order. Returns (sent, failed).
-
-    On PostgreSQL, where several services may share the outbox, a service claims the mails
-    it sends, a batch at a time (`_claim`), for `claim`, and renews the claim every third of
-    it while it sends them (`_claims_renewed`): each mail is sent by one of them; one that
-    died before its mails left the outbox leaves them to the others when its claim ends."""
-    if on_postgres(engine):
-        sent = failed = 0
-        while True:
-            due = _claim(engine, now, force, claim)
-            async with _claims_renewed(engine, due, now, claim):
-                done = await _send_due(engine, senders, due, from_address, now)
-            sent, failed = sent + done[0], failed + done[1]
-            if len(due) < BATCH or done[1]:
-                return sent, failed
-    query = select(Outbox).order_by(col(Outbox.id))
-    if not force:
-        query = query.where(Outbox.next_attempt_at <= now)
-    with reading(engine) as db:  # in the event loop: never waits for the reader's batch
-        due = list(db.exec(query))
-        db.commit()
-    return await _send_due(engine, senders, due, from_address, now)
-
-
-def _claim(engine: Engine, now: datetime, force: bool, claim: timedelta) -> list[Outbox]:
-    """Up to BATCH due mails (`force`: waiting mails) that no other service is sending, now
-    held by this one until `now + claim` (PostgreSQL: rows another transaction is claiming
-    are skipped, not waited for)."""
-    query = (
-        select(Outbox)
-        .where(or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) <= now))
-        .order_by(col(Outbox.id))
-        .limit(BATCH)
-        .with_for_update(skip_locked=True)
-    )
-    if not force:
-        query = query.where(Outbox.next_attempt_at <= now)
-    with session(engine) as db:
-        due = list(db.exec(query))
-        for mail in due:
-            mail.claimed_until = now + claim
-        db.commit()
-    return due
-
-
-@asynccontextmanager
-async def _claims_renewed(
-    engine: Engine, mails: list[Outbox], now: datetime, claim: timedelta
-) -> AsyncIterator[None]:
-    """While the block sends `mails`, renew this service's claim on those still waiting every
-    third of `claim` (a heartbeat: the claim ends `claim` after the last beat), as long as the
-    claim is still this service's. `now` moves on by the time the block has taken."""
-    if not mails:
-        yield
-        return
-    ids = [mail.id for mail in mails]
-    started = time.monotonic()
-
-    async def beat() -> None:
-        held = now + claim
-        while True:
-            await asyncio.sleep(claim.total_seconds() / 3)
-            until = now + timedelta(seconds=time.monotonic() - started) + claim
-            held = await asyncio.to_thread(_renew, engine, ids, held, until)
-
-    beating = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        beating.cancel()
-        with suppress(asyncio.CancelledError):
-            await beating
-
-
-def _renew(engine: Engine, ids: list[int | None], held: datetime, until: datetime) -> datetime:
-    """Move the claim on the mails `ids` that this service still holds (claimed until
-    `held`: not sent, postponed or taken over) to `until`."""
-    with session(engine) as db:
-        db.exec(
-            update(Outbox)
-            .where(col(Outbox.id).in_(ids), col(Outbox.claimed_until) == held)
-            .values(claimed_until=until)
-        )
-        db.commit()
-    return until
-
-
-async def _send_due(
-    engine: Engine, senders: Sequence[Sender], due: list[Outbox], from_address: str, now: datetime
-) -> tuple[int, int]:
-    lanes: dict[int, list[Outbox]] = {}
-    for mail in due:
-        lane = zlib.crc32(mail.recipient.lower().encode()) % len(senders)
-        lanes.setdefault(lane, []).append(mail)
-    results = await asyncio.gather(
-        *(_send_lane(engine, senders[n], mails, from_address, now) for n, mails in lanes.items())
-    )
-    return sum(r[0] for r in results), sum(r[1] for r in results)
-
-
-async def _send_lane(
-    engine: Engine, sender: Sender, mails: list[Outbox], from_address: str, now: datetime
-) -> tuple[int, int]:
-    sent = failed = 0
-    done: list[int | None] = []  # sent, still in the outbox: deleted a batch at a time
-    try:
-        async with sender:
-            for mail in mails:
-                try:
-                    await sender.send(mail.message, from_address, mail.recipient)
-                except (aiosmtplib.SMTPRecipientsRefused, aiosmtplib.SMTPDataError) as error:
-                    failed += 1  # this mail only: the connection is still good
-                    _postpone(engine, mail.id, error, now)
-                    continue
-                done.append(mail.id)
-                sent += 1
-                log.info(
-                    "mail %s sent to %s (%s)%s",
-                    mail.id,
-                    mail.recipient,
-                    f"game {mail.game_id}" if mail.game_id is not None else "no game",
-                    f" after {mail.attempts} failed tries" if mail.attempts else "",
-                )
-                if len(done) >= DELETE_BATCH:
-                    # off the event loop: the reader thread may hold the database a while
-                    await asyncio.to_thread(_delete, engine, done)
-                    done = []
-    except (OSError, aiosmtplib.SMTPException, TimeoutError) as error:
-        failed += 1
-        rest = mails[sent + failed - 1 :]  # the mail that failed, and those not tried
-        if rest:
-            _postpone(engine, rest[0].id, error, now)
-            _postpone_rest(engine, [m.id for m in rest[1:]], now)
-    finally:
-        if done:
-            await asyncio.to_thread(_delete, engine, done)
-    return sent, failed
-
-
-def _delete(engine: Engine, mail_ids: list[int | None]) -> None:
-    """Take sent mails out of the outbox, in one transaction."""
-    with session(engine) as db:
-        db.exec(delete(Outbox).where(col(Outbox.id).in_(mail_ids)))
-        db.commit()
-
-
-def _postpone(engine: Engine, mail_id: int | None, error: BaseException, now: datetime) -> None:
-    with session(engine) as db:
-        row = db.get(Outbox, mail_id)
-        if row is not None:
-            row.claimed_until = None
-            row.attempts += 1
-            row.next_attempt_at = now + backoff(row.attempts)
-            row.last_error = f"{type(error).__name__}: {error}"[:300]
-            log.warning(
-                "mail %s to %s not sent (try %d): %s",
-                row.id,
-                row.recipient,
-                row.attempts,
-                row.last_error,
-            )
-        db.commit()
-
-
-def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None:
-    """Mails not tried because the server is unreachable wait as long as the first."""
-    if not ids:
-        return
-    with session(engine) as db:
-        for row in db.exec(select(Outbox).where(col(Outbox.id).in_(ids))):
-            row.claimed_until = None
-            row.next_attempt_at = max(as_utc(row.next_attempt_at), as_utc(now) + backoff(1))
-        db.commit()
-
-
 class IdleWatch:
     """Waits for new mail with IMAP IDLE in a thread of its own and calls `on_mail` (from
     that thread) when some arrives, and whenever a session begins (mail may have come while
@@ -580,155 +372,179 @@ def serve(service: Service, clock: Callable[[], datetime]) -> None:
     session waits with IDLE where the server offers it, and mail is read as soon as it
     arrives; the poll at every interval stays (it also runs the deadlines).
     """
+    asyncio.run(Serving(service, clock).run())
 
-    async def main() -> None:
-        stop = asyncio.Event()
-        wake = asyncio.Event()
-        loop = asyncio.get_running_loop()
+
+class Serving:
+    """One run of `serve` in its event loop: the poll (mail read and deadlines run in a
+    worker thread), the sender, the IDLE watch's wake-ups, the scheduler that starts the poll
+    and the sender at their intervals, and the stop that lets each finish what it began."""
+
+    def __init__(self, service: Service, clock: Callable[[], datetime]) -> None:
+        self.service = service
+        self.clock = clock
+        self.stop = asyncio.Event()  # SIGTERM or SIGINT
+        self.wake = asyncio.Event()  # the sender's turn: an interval, or mail was handled
+        self.noticed = asyncio.Event()  # the IDLE session saw new mail
+        self.polling = asyncio.Lock()  # held while a poll is under way
+        self.reading = Outage("reading mail")
+        self.database = Outage("the database")  # a full disk: mail stays unread till mended
+        self.jobs = Counter[str]()  # how many the scheduler started, and how many ended
+        settings = service.settings
+        self.senders = [make_sender(settings, keep_open=True) for _ in range(LANES)]
+        self.kept = KeptImap(settings.imap) if settings.mail == MailTransport.IMAP else None
+        self.watch: IdleWatch | None = None
+
+    async def run(self) -> None:
+        """Serve until stopped, then stop each part in turn."""
+        self.loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
-        senders = [make_sender(service.settings, keep_open=True) for _ in range(LANES)]
-        kept = (
-            KeptImap(service.settings.imap) if service.settings.mail == MailTransport.IMAP else None
-        )
-        opener = kept.open if kept is not None else None
+            self.loop.add_signal_handler(signum, self.stop.set)
+        if self.kept is not None:
+            self.watch = IdleWatch(self.service.settings.imap, self.on_mail, renew=IDLE_RENEW)
+            self.watch.start()
+        noticing = asyncio.create_task(self.poll_when_noticed())
+        scheduler = self.scheduler()
+        sending = asyncio.create_task(self.send_forever())
+        scheduler.start()
+        log.info("serving: %s", _where(self.service.settings))
+        await self.stop.wait()
+        await self.shut_down(scheduler, noticing, sending)
+        log.info("stopped")
 
-        claim = timedelta(seconds=service.settings.outbox_claim_seconds)
-
-        async def send_forever() -> None:
-            force = True  # on start-up every waiting mail is tried at once: the server may be back
-            while not stop.is_set():
-                await wake.wait()
-                wake.clear()
-                try:
-                    await flush_outbox(
-                        service.engine,
-                        senders,
-                        service.settings.from_address,
-                        clock(),
-                        force=force,
-                        claim=claim,
-                    )
-                except OperationalError as error:
-                    log.warning("sending mail failed: %s; will try again", one_line(error))
-                except Exception:
-                    log.exception("sending mail failed; will try again")
-                force = False
-
-        reading = Outage("reading mail")
-        database = Outage("the database")  # a full disk: mail stays unread until it is mended
-
-        def read_and_tick() -> int:
-            try:
-                handled = read_mail(service, clock(), opener)
-            except MAILBOX_DOWN as error:
-                reading.failed(error)
-                handled = 0
-            except OperationalError as error:
-                database.failed(error)
-                return 0
-            except Exception:  # a fault of ours: it must not stop the service either
-                log.exception("reading mail failed; will try again")
-                handled = 0
-            else:
-                reading.worked()
-            try:
-                report = tick(service, clock())  # deadlines run even while the mailbox is down
-            except OperationalError as error:
-                database.failed(error)
-                return handled
-            database.worked()
-            return handled + report.reminders + report.automatic + report.graced
-
-        polling = asyncio.Lock()  # held while a poll is under way
-
-        async def poll() -> None:
-            try:
-                await polling.acquire()
-            except asyncio.CancelledError:  # stopping before this poll began: nothing to do
-                return
-            try:
-                while not stop.is_set():
-                    try:
-                        done = await asyncio.to_thread(read_and_tick)
-                    except Exception:
-                        log.exception("a cycle failed; will try again")
-                        return
-                    if not done:
-                        return
-                    wake.set()  # answer at once rather than at the next outbox interval
-            finally:
-                polling.release()
-
-        noticed = asyncio.Event()  # the IDLE session saw new mail
-
-        def on_mail() -> None:
-            with suppress(RuntimeError):  # the loop is closed: the service has stopped
-                loop.call_soon_threadsafe(noticed.set)
-
-        async def poll_when_noticed() -> None:
-            while True:
-                await noticed.wait()
-                noticed.clear()  # mail that comes during this poll calls for another
-                if stop.is_set():
-                    return
-                await poll()
-
-        watch = None
-        if kept is not None:
-            watch = IdleWatch(service.settings.imap, on_mail, renew=IDLE_RENEW)
-            watch.start()
-
-        async def wake_sender() -> None:  # in the loop: an asyncio.Event is not thread-safe
-            wake.set()
-
-        noticing = asyncio.create_task(poll_when_noticed())
+    def scheduler(self) -> AsyncIOScheduler:
+        """The poll and the sender's wake-up at their intervals, the first ones at once."""
         scheduler = AsyncIOScheduler()
-        jobs = Counter[str]()  # how many the scheduler started, and how many of them ended
-
-        def count(event: JobEvent) -> None:
-            jobs["started" if event.code == EVENT_JOB_SUBMITTED else "ended"] += 1
-
-        scheduler.add_listener(count, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+        scheduler.add_listener(
+            self.count, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR
+        )
         for job, seconds in (
-            (poll, service.settings.poll_seconds),
-            (wake_sender, service.settings.outbox_seconds),
+            (self.poll, self.service.settings.poll_seconds),
+            (self.wake_sender, self.service.settings.outbox_seconds),
         ):
             scheduler.add_job(
                 job,
                 "interval",
                 seconds=seconds,
-                next_run_time=clock(),
+                next_run_time=self.clock(),
                 max_instances=1,
                 coalesce=True,
                 misfire_grace_time=None,
             )
-        sending = asyncio.create_task(send_forever())
-        scheduler.start()
-        log.info("serving: %s", _where(service.settings))
-        await stop.wait()
-        if watch is not None:
-            watch.stop()
+        return scheduler
+
+    def count(self, event: JobEvent) -> None:
+        self.jobs["started" if event.code == EVENT_JOB_SUBMITTED else "ended"] += 1
+
+    async def shut_down(
+        self, scheduler: AsyncIOScheduler, noticing: asyncio.Task[None], sending: asyncio.Task[None]
+    ) -> None:
+        """A poll under way finishes its cycle (it is not cancelled), then the scheduler,
+        the IDLE wake-ups, the sender and the connections end."""
+        if self.watch is not None:
+            self.watch.stop()
         scheduler.pause()
-        async with polling:  # a poll under way finishes its cycle; it is not cancelled
+        async with self.polling:
             pass
         # a job started before the pause ends at once now (a poll sees `stop`): let it, as
         # the scheduler's shutdown would cancel it and log the cancelling as a fault
         for _ in range(500):
-            if jobs["ended"] >= jobs["started"]:
+            if self.jobs["ended"] >= self.jobs["started"]:
                 break
             await asyncio.sleep(0.01)
         scheduler.shutdown(wait=False)
-        noticed.set()
+        self.noticed.set()
         await noticing
-        wake.set()
+        self.wake.set()
         await sending
-        for sender in senders:
+        for sender in self.senders:
             await sender.close()
-        if kept is not None:
-            kept.close()
-        if watch is not None:
-            await asyncio.to_thread(watch.join, 5.0)
-        log.info("stopped")
+        if self.kept is not None:
+            self.kept.close()
+        if self.watch is not None:
+            await asyncio.to_thread(self.watch.join, 5.0)
 
-    asyncio.run(main())
+    async def send_forever(self) -> None:
+        """Send what is due whenever woken; on start-up every waiting mail is tried at once
+        (the server may be back)."""
+        settings = self.service.settings
+        claim = timedelta(seconds=settings.outbox_claim_seconds)
+        force = True
+        while not self.stop.is_set():
+            await self.wake.wait()
+            self.wake.clear()
+            try:
+                await flush_outbox(
+                    self.service.engine,
+                    self.senders,
+                    settings.from_address,
+                    self.clock(),
+                    force=force,
+                    claim=claim,
+                )
+            except OperationalError as error:
+                log.warning("sending mail failed: %s; will try again", one_line(error))
+            except Exception:
+                log.exception("sending mail failed; will try again")
+            force = False
+
+    async def wake_sender(self) -> None:  # in the loop: an asyncio.Event is not thread-safe
+        self.wake.set()
+
+    async def poll(self) -> None:
+        """Read mail and run the deadlines (in a worker thread) until a cycle finds nothing
+        to do, waking the sender after each cycle that did something."""
+        try:
+            await self.polling.acquire()
+        except asyncio.CancelledError:  # stopping before this poll began: nothing to do
+            return
+        try:
+            while not self.stop.is_set():
+                try:
+                    done = await asyncio.to_thread(self.read_and_tick)
+                except Exception:
+                    log.exception("a cycle failed; will try again")
+                    return
+                if not done:
+                    return
+                self.wake.set()  # answer at once rather than at the next outbox interval
+        finally:
+            self.polling.release()
+
+    def read_and_tick(self) -> int:
+        """One cycle without the sending, in a worker thread: what it did (mails handled,
+        reminders, automatic moves, deadlines moved). A failure is logged, never raised."""
+        opener = self.kept.open if self.kept is not None else None
+        try:
+            handled = read_mail(self.service, self.clock(), opener)
+        except MAILBOX_DOWN as error:
+            self.reading.failed(error)
+            handled = 0
+        except OperationalError as error:
+            self.database.failed(error)
+            return 0
+        except Exception:  # a fault of ours: it must not stop the service either
+            log.exception("reading mail failed; will try again")
+            handled = 0
+        else:
+            self.reading.worked()
+        try:
+            report = tick(self.service, self.clock())  # even while the mailbox is down
+        except OperationalError as error:
+            self.database.failed(error)
+            return handled
+        self.database.worked()
+        return handled + report.reminders + report.automatic + report.graced
+
+    def on_mail(self) -> None:
+        """The IDLE session saw new mail (called from its thread)."""
+        with suppress(RuntimeError):  # the loop is closed: the service has stopped
+            self.loop.call_soon_threadsafe(self.noticed.set)
+
+    async def poll_when_noticed(self) -> None:
+        while True:
+            await self.noticed.wait()
+            self.noticed.clear()  # mail that comes during this poll calls for another
+            if self.stop.is_set():
+                return
+            await self.poll()
