@@ -336,17 +336,18 @@ def game_master(
 ) -> None:
     """Act on a game as its game master; the players are told by mail."""
     from pbem.clock import utc_now
+    from pbem.deadlines import send_held
     from pbem.gm import GameMaster
     from pbem.kinds import LineOutcome
     from pbem.service import GameError
 
     service = _service(config, logs=True, check=True)
+    at = _parse_time(now) if now else utc_now()
     try:
-        results, answers = GameMaster(service).run_host(
-            game, [" ".join(command)], _parse_time(now) if now else utc_now()
-        )
+        results, answers = GameMaster(service).run_host(game, [" ".join(command)], at)
     except GameError as error:
         _fail(str(error))
+    send_held(service, at)  # the quiet changes as a poll's end sends them: one short mail
     for result in results:
         if result.outcome != LineOutcome.ANSWERED:
             typer.echo(f"{result.outcome}: {result.detail}")

@@ -17,7 +17,7 @@ from pbem.commands import Round, run_lines
 from pbem.db import hold_game, session
 from pbem.gm_commands import GM_COMMANDS, GmError, gm_help
 from pbem.inbound import shown
-from pbem.kinds import AnswerKind, LineOutcome
+from pbem.kinds import AnswerKind, GameStatus, LineOutcome
 from pbem.models import GmAction
 from pbem.service import Service
 from pbem.table import Table
@@ -67,6 +67,7 @@ class GameMaster:
             opened=table.game.decision,
             may_change=may_change,
         )
+        epoch, paused = table.game.epoch, table.game.status == GameStatus.PAUSED
         run_lines(round, lines, GM_COMMANDS)
         game_id = table.game.id
         assert game_id is not None
@@ -82,10 +83,11 @@ class GameMaster:
             log.info(
                 "game %s: game master %s: %s -> %s", game_id, actor, said, shown(result.detail)
             )
-        self._tell(round)
+        resumed = paused and table.game.status == GameStatus.RUNNING
+        self._tell(round, reopened=table.game.epoch != epoch or resumed)
         return round
 
-    def _tell(self, round: Round) -> None:
+    def _tell(self, round: Round, *, reopened: bool = False) -> None:
         """Mail the players what the game master did, the new players their welcome, and
         the game master their results."""
         mail, table = self.service.mail, round.table
@@ -98,12 +100,18 @@ class GameMaster:
         mail.welcome_watchers(table, round.watchers)
         mail.invite(table, round.invited)
         if round.announced or round.events:
+            # a change that is no move is a short line; a decision taken back, moved on or
+            # handed to a new player is asked for again
+            decision = table.state.decision
+            asked = decision is not None and any(s.seat == decision.seat for s in round.welcome)
+            moved = table.game.decision != round.opened or reopened or asked
             mail.queue_round(
                 table,
                 round.events,
                 announced=round.announced,
                 subject=Message("News from the game master"),
                 welcomed=round.watchers,
+                quiet=not round.events and not moved,
             )
         if round.answering is not None and not round.applied:  # an answer alone: in the budget
             kind = AnswerKind.ERROR if round.failed else AnswerKind.ANSWER

@@ -503,7 +503,7 @@ class Replies:
                 else engine.Message("Your answer"),
             )
             mail.queue_watch(table, watcher, answer, picture)
-        mail.deliver_talk(table, round.talk, watcher)
+        mail.deliver_talk(table, round.talk)
         return outcome, told
 
     def _play(
@@ -555,7 +555,7 @@ class Replies:
                 kind, per_day = AnswerKind.COMMAND, self.settings.command_answers_per_day
             if not may_answer(table.db, seat.address, kind, table.now, per_day):
                 # what was said still reaches whoever reads it at once, the game masters too
-                self.service.mail.deliver_talk(table, round.talk, seat)
+                self.service.mail.deliver_talk(table, round.talk)
                 return outcome, _told(results) + "; not answered (answer budget spent)", acted
             note = _last_answer(table, seat.address, per_day, kind)
         if round.farewell:  # the game masters hear who left
@@ -577,7 +577,7 @@ class Replies:
             # news of a command that moved nothing is charged to its sender: bounded per reader
             cause=seat if not moved and not round.events else None,
         )
-        self.service.mail.deliver_talk(table, round.talk, seat)
+        self.service.mail.deliver_talk(table, round.talk)
         return outcome, _told(results), acted
 
     def _answer_lost(self, db: Session, sender: str, now: datetime) -> None:
