@@ -474,7 +474,8 @@ def _mail_settings_of(round: Round, seat: Seat) -> None:
     choice = round.table.db.get(MailChoice, seat.address.lower()) or MailChoice(address="")
     seat.mail_mode, seat.digest_hour = choice.mail_mode, choice.digest_hour
     seat.talk_now, seat.digest_at = choice.talk_now, round.table.now
-    seat.calendar_open = False
+    seat.picture = choice.picture
+    seat.calendar_open, seat.calendar_at = False, None
     round.table.db.exec(
         delete(Held).where(col(Held.game_id) == round.table.game.id, col(Held.seat) == seat.seat)
     )

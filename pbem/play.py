@@ -48,7 +48,7 @@ from pbem.commands import (
 )
 from pbem.i18n import LANGUAGES, choices, known, named
 from pbem.inbound import shown
-from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource, WatchEnd
+from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource, PictureChoice, WatchEnd
 from pbem.models import Declined, Game, MailChoice, Observer, Seat, Talk
 from pbem.view import Answer, numbered, when
 
@@ -641,7 +641,8 @@ def _leave(round: Round) -> str:
 
 def _mail(round: Round, argument: str) -> str:
     """How much mail the sender gets: `mail all|turns|digest [HOUR]`, `mail talk now|later`,
-    for this game, or for all their games with `all-games`."""
+    `mail picture always|prompts|never`, for this game, or for all their games with
+    `all-games`."""
     table, seat = round.table, _seat(round)
     words = argument.rstrip(".").lower().split()
     everywhere = "all-games" in words
@@ -654,6 +655,16 @@ def _mail(round: Round, argument: str) -> str:
             if words[1] == "now"
             else Message("table talk comes with the next mail of the game")
         )
+    elif words[:1] == ["picture"] and len(words) == 2 and words[1] in tuple(PictureChoice):
+        choice = PictureChoice(words[1])
+        changes["picture"] = choice
+        said = {
+            PictureChoice.ALWAYS: Message("every mail that shows the board carries its picture"),
+            PictureChoice.PROMPTS: Message(
+                "the picture of the board comes with your prompts, the digest and the game over"
+            ),
+            PictureChoice.NEVER: Message("your mails show the board as text, without a picture"),
+        }[choice]
     elif words[:1] and words[0] in tuple(MailMode) and len(words) <= 2:
         mode = MailMode(words[0])
         changes["mail_mode"] = mode
@@ -681,8 +692,8 @@ def _mail(round: Round, argument: str) -> str:
     else:
         raise CommandError(
             Message(
-                "Write it as: mail all, mail turns, mail digest [HOUR], or mail talk now|later; "
-                "add all-games for all your games."
+                "Write it as: mail all, mail turns, mail digest [HOUR], mail talk now|later, or "
+                "mail picture always|prompts|never; add all-games for all your games."
             )
         )
     seats = [seat]
@@ -792,7 +803,8 @@ MAIL = Command(
     Message("mail all|turns|digest [HOUR] [all-games]"),
     Message(
         "how much mail you get (every mail, only your turns, or a daily digest at HOUR); "
-        "mail talk now|later: table talk at once or with your next mail"
+        "mail talk now|later: table talk at once or with your next mail; "
+        "mail picture always|prompts|never: which mails carry the picture of the board"
     ),
     _mail,
     example="mail digest 18",

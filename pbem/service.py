@@ -135,6 +135,7 @@ class Service:
                 if choice is not None:
                     row.mail_mode, row.digest_hour = choice.mail_mode, choice.digest_hour
                     row.talk_now, row.digest_at = choice.talk_now, now
+                    row.picture = choice.picture
             db.add_all(rows)
             watching = [
                 Observer(
