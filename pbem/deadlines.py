@@ -426,6 +426,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
                 [],
                 announced=announced,
                 subject=Message("Deadline moved: the service was down"),
+                quiet=False,  # rare, and about everyone's time: the full mail, as before
             )
             db.commit()
         log.warning(
