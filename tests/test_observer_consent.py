@@ -143,7 +143,7 @@ def test_an_invitation_says_who_invites_and_how_to_answer_and_nothing_comes_befo
     (welcome,) = _to(told, OLGA)
     assert welcome["X-Tongiaki-Kind"] == "watch" and "You watch game 1" in str(welcome["Subject"])
     assert "Olga watches the game now." in text_of(_to(told, ANN)[-1])
-    moved = _move(service, mails + told, 5 * HOUR)
+    moved = _move(service, mails + news + told, 5 * HOUR)
     assert OLGA in [m["To"] for m in moved]
     assert "Watching: Olga." in text_of(_to(moved, ANN)[-1])  # with the board of a move
 
