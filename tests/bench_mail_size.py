@@ -14,8 +14,8 @@ from collections import defaultdict
 from datetime import timedelta
 from pathlib import Path
 
-from pbem.replies import handle
-from pbem.service import SeatSpec
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec
 from tests.support.localmail import START, local_service, parse, reply_to, take_raw
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Flo")

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem import policy
-from pbem.db import session
-from pbem.deadlines import send_held, tick
-from pbem.kinds import MailKind, MailMode, PictureChoice
-from pbem.models import Seat, Talk
-from pbem.policy import Calendar, Happening, Reader, Release, Send
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.core.kinds import MailKind, MailMode, PictureChoice
+from pbem.flow.deadlines import send_held, tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.mail_out import policy
+from pbem.mail_out.policy import Calendar, Happening, Reader, Release, Send
+from pbem.store.db import session
+from pbem.store.models import Seat, Talk
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 from tests.test_open_address import _out_of_office
 
