@@ -682,15 +682,7 @@ def _mail(round: Round, argument: str) -> str:
             else Message("table talk comes with the next mail of the game")
         )
     elif words[:1] == ["picture"] and len(words) == 2 and words[1] in tuple(PictureChoice):
-        choice = PictureChoice(words[1])
-        changes["picture"] = choice
-        said = {
-            PictureChoice.ALWAYS: Message("every mail that shows the board carries its picture"),
-            PictureChoice.PROMPTS: Message(
-                "the picture of the board comes with your prompts, the digest and the game over"
-            ),
-            PictureChoice.NEVER: Message("your mails show the board as text, without a picture"),
-        }[choice]
+        said = _picture(PictureChoice(words[1]), changes)
     elif words[:1] and words[0] in tuple(MailMode) and len(words) <= 2:
         mode = MailMode(words[0])
         changes["mail_mode"] = mode
@@ -732,6 +724,18 @@ def _mail(round: Round, argument: str) -> str:
     if everywhere:
         return Message("{done} (in all your games)", done=said)
     return Message("{done} (in this game)", done=said)
+
+
+def _picture(choice: PictureChoice, changes: dict[str, object]) -> Message:
+    """`mail picture always|prompts|never`: which mails carry the picture of the board."""
+    changes["picture"] = choice
+    return {
+        PictureChoice.ALWAYS: Message("every mail that shows the board carries its picture"),
+        PictureChoice.PROMPTS: Message(
+            "the picture of the board comes with your prompts, the digest and the game over"
+        ),
+        PictureChoice.NEVER: Message("your mails show the board as text, without a picture"),
+    }[choice]
 
 
 def _seats_elsewhere(round: Round, seat: Seat) -> list[Seat]:

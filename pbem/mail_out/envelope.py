@@ -11,6 +11,7 @@ addressed as the seat was) and the game master's flow queues them after the comm
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from sqlmodel import col, select
 
@@ -104,33 +105,7 @@ def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes
     if part is policy.Calendar.REQUEST:
         assert game.clock_from is not None and deadline is not None and decision is not None
         seat.calendar_open, seat.calendar_at = True, deadline
-        words, number = i18n.words(seat.lang, seat.tz), decision.number
-        return ics.deadline_event(
-            summary=words.say(
-                Message("Tongiaki game {game}: your decision {number}", game=game.id, number=number)
-            ),
-            description=words.say(
-                Message(
-                    "The deadline of your decision {number} in Tongiaki game {game} is "
-                    "{deadline}. Reply to the game's mail with your choice before then; "
-                    "after it the game moves for you.",
-                    number=number,
-                    game=game.id,
-                    deadline=view.when(deadline),  # in the reader's locale and zone
-                )
-            ),
-            game_id=game.id,
-            seat=seat.seat,
-            decision_number=number,
-            deadline_at=deadline,
-            first_reminder_at=ics.first_reminder(
-                as_utc(game.clock_from), deadline, settings.parsed_reminders, now
-            ),
-            organizer_address=settings.from_address,
-            organizer_name=settings.from_name,
-            attendee=seat.address,
-            now=now,
-        )
+        return _request(table, seat, decision.number, deadline)
     if part is policy.Calendar.CANCEL:
         seat.calendar_open, seat.calendar_at = False, None
         return ics.cancel_event(
@@ -145,6 +120,39 @@ def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes
             now=now,
         )
     return None
+
+
+def _request(table: Table, seat: Seat, number: int, deadline: datetime) -> bytes:
+    """The calendar event of the deadline of `seat`'s open decision `number`."""
+    game, now, settings = table.game, table.now, table.settings
+    assert game.id is not None and game.clock_from is not None and seat.address is not None
+    words = i18n.words(seat.lang, seat.tz)
+    return ics.deadline_event(
+        summary=words.say(
+            Message("Tongiaki game {game}: your decision {number}", game=game.id, number=number)
+        ),
+        description=words.say(
+            Message(
+                "The deadline of your decision {number} in Tongiaki game {game} is "
+                "{deadline}. Reply to the game's mail with your choice before then; "
+                "after it the game moves for you.",
+                number=number,
+                game=game.id,
+                deadline=view.when(deadline),  # in the reader's locale and zone
+            )
+        ),
+        game_id=game.id,
+        seat=seat.seat,
+        decision_number=number,
+        deadline_at=deadline,
+        first_reminder_at=ics.first_reminder(
+            as_utc(game.clock_from), deadline, settings.parsed_reminders, now
+        ),
+        organizer_address=settings.from_address,
+        organizer_name=settings.from_name,
+        attendee=seat.address,
+        now=now,
+    )
 
 
 __all__ = ["Envelope", "envelope", "said", "talk_for"]
