@@ -44,6 +44,8 @@ KINDS = (
     "prompt-colony-boat",
     "update",
     "update-automatic",
+    "update-talk",
+    "update-news",
     "gm",
     "answer",
     "reminder",
