@@ -135,6 +135,7 @@ COMMANDS = {
     "bench-peer": ["-m", "tools.bench_peer"],  # ours beside lakenen/tongiaki's, interleaved
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
     "bench-idle": ["-m", "tests.bench_idle"],  # from a delivery to IMAP IDLE's report of it
+    "bench-size": ["-m", "tests.bench_mail_size"],  # KB of mail per reply and per kind
     "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails
     "bench-scale": ["-m", "tests.bench_scale"],  # pbem list of 10,000 games, cache, compact
     "bench-picture": ["-m", "tests.bench_picture"],  # ms and bytes of the board picture

@@ -20,7 +20,8 @@ from pathlib import Path
 from engine import (
     make_bot,
 )
-from pbem.flow.deadlines import tick
+from pbem.flow.deadlines import send_held, tick
+from pbem.flow.gm import GameMaster
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.store.db import session
@@ -43,6 +44,8 @@ KINDS = (
     "prompt-colony-boat",
     "update",
     "update-automatic",
+    "update-talk",
+    "update-news",
     "gm",
     "answer",
     "reminder",
@@ -154,6 +157,26 @@ def _play(service: Service, lang: str = "en") -> dict[str, _Mail]:
                 service, reply_to(latest[address], "expand Nowhere a", quote=False), later(minute)
             )
             _collect(take_mail(service), found, latest, "error")
+            continue
+        if "answer" in found and "update-talk" not in found and BEN in latest:
+            # Ben says something to the table: Ana gets it at once, by the clock
+            handle(
+                service, reply_to(latest[BEN], "say Good luck, Ana!", quote=False), later(minute)
+            )
+            take_mail(service)
+            minute += 4  # the talk of a few minutes gathered in one mail
+            tick(service, later(minute))
+            _collect(
+                [m for m in take_mail(service) if m["To"] == ANA], found, latest, "update-talk"
+            )
+            continue
+        if "update-talk" in found and "update-news" not in found:
+            # the game master gives the open decision a day more: one short line to each
+            GameMaster(service).run_host(game, ["extend 1d"], later(minute))
+            send_held(service, later(minute))
+            told = take_mail(service)
+            decider = [m for m in told if m["To"] == address]
+            _collect(decider or told[:1], found, latest, "update-news")
             continue
         if "not-applied" not in found and decision.seat == 0:
             handle(service, reply_to(latest[ANA], "1", sender=BEN, quote=False), later(minute))

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, select
 
-from pbem.flow.deadlines import digest_due, tick
+from pbem.flow.deadlines import digest_due, send_held, tick
 from pbem.flow.gm import GameMaster
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
+from pbem.mail_out import policy
 from pbem.store.db import session
 from pbem.store.models import Held, Inbound, MailChoice, Seat, Talk
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
@@ -209,14 +210,16 @@ def test_table_talk_comes_with_the_next_mail_or_at_once_and_a_tell_to_one_only(
     service = local_service(tmp_path, gm_reads_talk=True)
     _game(service)
     mails = take_mail(service)
-    assert handle(service, reply_to(_newest(mails, CY), "mail talk now"), START + HOUR) == (
+    assert handle(service, reply_to(_newest(mails, ANN), "mail talk later"), START + HOUR) == (
         "applied"
     )
     take_mail(service)
     body = "say Good luck, everyone!\ntell red Shall we share Samoa?"
     assert handle(service, reply_to(_newest(mails, BOB), body), START + 2 * HOUR) == "applied"
-    told = take_mail(service)
-    # Cy wants talk at once; Ann gets it with her next mail; the game master gets a copy
+    told = take_mail(service)  # the game master's copy at once
+    assert tick(service, START + 2 * HOUR + policy.TALK_GATHER).talk == 1
+    told += take_mail(service)  # the clock's: the talk of a few minutes in one mail
+    # Cy gets talk at once (by default); Ann gets it with her next mail
     to_cy = [m for m in told if m["To"] == CY]
     assert [str(m["Subject"]) for m in to_cy] == ["[Tongiaki g1] Table talk in game 1"]
     cy_text = text_of(to_cy[0])
@@ -322,6 +325,8 @@ def test_the_game_master_adds_an_observer_who_may_talk_when_the_game_allows_it(
     assert invitation["X-Tongiaki-Kind"] == "invitation"
     assert handle(service, reply_to(invitation, "watch"), START + HOUR) == "applied"
     told = take_mail(service)
+    send_held(service, START + HOUR)  # the players hear it with the clock's next round
+    told += take_mail(service)
     olga = _newest(told, OLGA)
     assert "You watch game 1" in str(olga["Subject"])
     footer = " ".join(text_of(olga).split()).rsplit("--", 1)[1]
@@ -335,6 +340,7 @@ def test_the_game_master_adds_an_observer_who_may_talk_when_the_game_allows_it(
     take_mail(service)
     results, _ = GameMaster(service).run_host(1, ["unobserve Olga"], START + 3 * HOUR)
     assert [r.outcome for r in results] == ["applied"]
+    send_held(service, START + 3 * HOUR)  # one short line, with the talk not read yet
     told = take_mail(service)
     assert OLGA not in [m["To"] for m in told]
     ann = text_of(_newest(told, ANN))
@@ -424,15 +430,20 @@ def test_a_talk_mail_at_once_leaves_the_event_of_an_open_decision_alone(tmp_path
     assert "METHOD:REQUEST" in _calendar(prompt)
     assert handle(service, reply_to(prompt, "mail talk now"), START + HOUR) == "applied"
     answer = _newest(take_mail(service), ANN)
-    assert "METHOD:REQUEST" in _calendar(answer)  # still her decision: the same event
+    assert _calendar(answer) == ""  # still her decision, its deadline as her calendar has it
     assert handle(service, reply_to(_newest(mails, BOB), "say Hello"), START + 2 * HOUR) == (
         "applied"
     )
-    (talk,) = [m for m in take_mail(service) if m["To"] == ANN]
+    assert ANN not in [m["To"] for m in take_mail(service)]  # gathered for a few minutes
+    tick(service, START + 2 * HOUR + policy.TALK_GATHER)
+    (talk,) = [m for m in take_mail(service) if m["To"] == ANN]  # while the table waits for her
     assert "Table talk in game 1" in str(talk["Subject"])
+    assert "Now waiting for Ann (red), decision 1" in " ".join(text_of(talk).split())
     assert _calendar(talk) == ""  # neither cancelled nor sent again
-    # her move closes the decision: the next mail cancels the event
-    assert handle(service, reply_to(answer, "1"), START + 3 * HOUR) == "applied"
+    assert talk["X-Tongiaki-Decision"] is None and "picture" not in str(talk)
+    # she answers the talk mail with her move: its reply address names her open decision,
+    # and the move closes it: the next mail cancels the event
+    assert handle(service, reply_to(talk, "1"), START + 3 * HOUR) == "applied"
     assert "METHOD:CANCEL" in _calendar(_newest(take_mail(service), ANN))
 
 
@@ -444,7 +455,7 @@ def test_a_decision_the_game_made_at_the_deadline_is_cancelled_with_the_next_mai
     mails = take_mail(service)
     prompt = _newest(mails, ANN)
     assert handle(service, reply_to(prompt, "mail turns"), START + HOUR) == "applied"
-    assert "METHOD:REQUEST" in _calendar(_newest(take_mail(service), ANN))
+    assert _calendar(_newest(take_mail(service), ANN)) == ""  # the event stands as it was
     assert tick(service, START + 49 * HOUR).automatic == 1  # Ann's boat placed for her
     assert ANN not in [m["To"] for m in take_mail(service)]  # news: not for `mail turns`
     # the next mail she gets, here the answer to `status`, takes the event away
@@ -623,6 +634,7 @@ def test_the_game_master_adds_an_observer_by_mail_who_gets_the_game_over_mail(
     invited = take_mail(service)
     (invitation,) = [m for m in invited if m["To"] == OLGA]
     assert handle(service, reply_to(invitation, "watch"), START + HOUR) == "applied"
+    send_held(service, START + HOUR)
     told = invited + take_mail(service)
     (welcome,) = [m for m in told if m["To"] == OLGA and m is not invitation]
     assert [welcome["X-Tongiaki-Kind"], str(welcome["Subject"])] == [
@@ -650,8 +662,9 @@ def test_without_gm_reads_talk_the_game_master_gets_no_copy(tmp_path: Path) -> N
     take_mail(service)
     body = "say Good luck, everyone!\ntell red Shall we share Samoa?"
     assert handle(service, reply_to(_newest(mails, BOB), body), START + 2 * HOUR) == "applied"
+    tick(service, START + 2 * HOUR + policy.TALK_GATHER)
     told = take_mail(service)
-    assert [m["To"] for m in told if m["To"] != BOB] == [CY]  # Cy's talk at once, no one else
+    assert sorted(m["To"] for m in told if m["To"] != BOB) == [ANN, CY]  # talk at once only
     assert all("Good luck" not in text_of(m) for m in told if m["To"] == GM)
     with session(service.engine) as db:
         assert len(db.exec(select(Talk)).all()) == 2
@@ -717,6 +730,7 @@ def test_extend_and_vacation_send_the_event_again_later_with_a_higher_sequence(
     assert first[0] == "20261125T090000Z"  # 48 h
     # the game master gives Ann's open decision a day more, by mail
     assert handle(service, reply_to(_newest(mails, GM), "extend 1d"), START + HOUR) == "applied"
+    send_held(service, START + HOUR)  # a quiet change: one line, the event moved with it
     extended = _request(_newest(take_mail(service), ANN))
     assert extended[0] == "20261126T090000Z" and extended[1] > first[1]
     # Ann goes on vacation for two days: her open decision waits as long
@@ -750,7 +764,8 @@ def test_a_seat_handed_to_a_player_gets_their_mail_choice_not_the_one_who_left(
     assert (seat.address, seat.mail_mode, seat.calendar_open) == (dan, "turns", False)
     assert (seat.tz, seat.lang) == (None, "en")  # Cy's zone and language were Cy's
     with session(service.engine) as db:
-        assert db.exec(select(Held).where(Held.game_id == 2)).all() == []  # Cy's, gone
+        assert db.exec(select(Held).where(Held.game_id == 2, Held.seat == 2)).all() == []
+    send_held(service, START + 3 * HOUR)  # Cy's news gone; the others' short line
     told = take_mail(service)
     assert [m["X-Tongiaki-Kind"] for m in told if m["To"] == dan] == ["welcome"]
     # news of game 2 does not reach Dan, who wants only his turns

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from engine import State, Termination, parse_choice, tile_words
 from pbem.core.clock import as_utc
 from pbem.core.config import settings_toml
-from pbem.flow.deadlines import tick
+from pbem.flow.deadlines import send_held, tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.host.cli import app
@@ -105,6 +105,7 @@ class Table:
             )
             return Done(outcome, result.stdout, self.mail())
         outcome = handle(self.service, reply_to(self.latest[GM], command, sender=sender), at)
+        send_held(self.service, at)  # the poll's quiet changes, as the clock sends them
         mails = self.mail()
         said = [text_of(m) for m in mails if m["To"] == sender]
         return Done(outcome, flat(said[0]) if said else "", mails)
@@ -112,6 +113,7 @@ class Table:
     def reply(self, address: str, line: str, at: datetime) -> str:
         """A player answers the newest mail they got."""
         outcome = handle(self.service, reply_to(self.latest[address], line), at)
+        send_held(self.service, at)
         self.mail()
         return outcome
 

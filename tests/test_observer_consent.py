@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from sqlmodel import col, select
 
-from pbem.flow.deadlines import tick
+from pbem.flow.deadlines import send_held, tick
 from pbem.flow.gm import GameMaster
 from pbem.flow.replies import handle
 from pbem.flow.service import GameError, SeatSpec, Service
@@ -138,12 +138,14 @@ def test_an_invitation_says_who_invites_and_how_to_answer_and_nothing_comes_befo
     assert _observer(service).confirmed_at is None
     # `watch` accepts: her first mail of the game, and the players hear who watches now
     assert handle(service, reply_to(invitation, "watch"), START + 4 * HOUR) == "applied"
+    send_held(service, START + 4 * HOUR)  # the players' short line, at the end of the poll
     told = take_mail(service)
     (welcome,) = _to(told, OLGA)
     assert welcome["X-Tongiaki-Kind"] == "watch" and "You watch game 1" in str(welcome["Subject"])
     assert "Olga watches the game now." in text_of(_to(told, ANN)[-1])
-    assert "Watching: Olga." in text_of(_to(told, ANN)[-1])
-    assert OLGA in [m["To"] for m in _move(service, mails + told, 5 * HOUR)]
+    moved = _move(service, mails + news + told, 5 * HOUR)
+    assert OLGA in [m["To"] for m in moved]
+    assert "Watching: Olga." in text_of(_to(moved, ANN)[-1])  # with the board of a move
 
 
 def test_a_spammers_observe_lines_mail_at_most_twenty_strangers_and_never_their_text(
@@ -277,6 +279,7 @@ def test_stop_from_a_watching_observer_in_any_language_ends_all_their_mail(
     mails = take_mail(service)
     (welcome,) = _to(mails, OLGA)
     assert handle(service, reply_to(welcome, word), START + HOUR) == "applied"
+    send_held(service, START + HOUR)
     told = take_mail(service)
     (answer,) = _to(told, OLGA)
     assert answer["X-Tongiaki-Kind"] == "notice"
@@ -334,6 +337,7 @@ def test_without_plus_addressing_the_unsubscribe_carries_the_tag_in_its_subject(
     value = str(welcome["List-Unsubscribe"]).strip()
     assert value.startswith("<mailto:tongiaki@example.test?subject=stop%20%5BTongiaki%20g1%20")
     assert handle(service, _unsubscribe(welcome), START + HOUR) == "applied"
+    send_held(service, START + HOUR)
     told = take_mail(service)
     assert [m["X-Tongiaki-Kind"] for m in _to(told, OLGA)] == ["notice"]
     assert {m["To"] for m in told} == {OLGA, ANN, BOB}  # who watches changed

@@ -82,6 +82,7 @@ def _resume(round: Round, rest: str) -> str:
     if game.status != GameStatus.PAUSED:
         raise GmError("The game is not paused.")
     decision_clock.resume(game, round.table.settings.parsed_reminders, now)
+    round.asked_again = True  # the one who decides may move again: their prompt again
     round.events += round.table.advance()
     if game.deadline_at is None:
         round.announced.append(Message("The game master resumed the game."))
@@ -196,6 +197,7 @@ def _undo(round: Round, rest: str) -> str:
     round.table.state = state
     round.events = []
     game.epoch += 1  # the decisions taken back come again with new reply tokens
+    round.asked_again = True
     if game.status == GameStatus.OVER:
         game.status = GameStatus.RUNNING
     replayed = round.table.advance()
@@ -397,6 +399,7 @@ def _replace(round: Round, rest: str) -> str:
     _mail_settings_of(round, seat)
     _restart_if_open(round, seat)
     round.welcome.append(seat)
+    round.asked_again = True  # the new player of a seat that decides gets their prompt
     round.announced.append(
         Message(
             "The game master handed seat {seat} ({colour}) to {name}.",
@@ -487,7 +490,8 @@ def _mail_settings_of(round: Round, seat: Seat) -> None:
     choice = round.table.db.get(MailChoice, seat.address.lower()) or MailChoice(address="")
     seat.mail_mode, seat.digest_hour = choice.mail_mode, choice.digest_hour
     seat.talk_now, seat.digest_at = choice.talk_now, round.table.now
-    seat.calendar_open = False
+    seat.picture = choice.picture
+    seat.calendar_open, seat.calendar_at = False, None
     round.table.db.exec(
         delete(Held).where(col(Held.game_id) == round.table.game.id, col(Held.seat) == seat.seat)
     )

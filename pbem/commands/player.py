@@ -45,7 +45,15 @@ from pbem.core.clock import (
     zone_meant,
     zone_named,
 )
-from pbem.core.kinds import AnswerTopic, GameStatus, LineOutcome, MailMode, MoveSource, WatchEnd
+from pbem.core.kinds import (
+    AnswerTopic,
+    GameStatus,
+    LineOutcome,
+    MailMode,
+    MoveSource,
+    PictureChoice,
+    WatchEnd,
+)
 from pbem.core.text import shown
 from pbem.game import decision_clock
 from pbem.store.models import Declined, Game, MailChoice, Observer, Seat, Talk
@@ -659,7 +667,8 @@ def _leave(round: Round) -> str:
 
 def _mail(round: Round, argument: str) -> str:
     """How much mail the sender gets: `mail all|turns|digest [HOUR]`, `mail talk now|later`,
-    for this game, or for all their games with `all-games`."""
+    `mail picture always|prompts|never`, for this game, or for all their games with
+    `all-games`."""
     table, seat = round.table, _seat(round)
     words = argument.rstrip(".").lower().split()
     everywhere = "all-games" in words
@@ -672,6 +681,8 @@ def _mail(round: Round, argument: str) -> str:
             if words[1] == "now"
             else Message("table talk comes with the next mail of the game")
         )
+    elif words[:1] == ["picture"] and len(words) == 2 and words[1] in tuple(PictureChoice):
+        said = _picture(PictureChoice(words[1]), changes)
     elif words[:1] and words[0] in tuple(MailMode) and len(words) <= 2:
         mode = MailMode(words[0])
         changes["mail_mode"] = mode
@@ -699,8 +710,8 @@ def _mail(round: Round, argument: str) -> str:
     else:
         raise CommandError(
             Message(
-                "Write it as: mail all, mail turns, mail digest [HOUR], or mail talk now|later; "
-                "add all-games for all your games."
+                "Write it as: mail all, mail turns, mail digest [HOUR], mail talk now|later, or "
+                "mail picture always|prompts|never; add all-games for all your games."
             )
         )
     seats = [seat]
@@ -713,6 +724,18 @@ def _mail(round: Round, argument: str) -> str:
     if everywhere:
         return Message("{done} (in all your games)", done=said)
     return Message("{done} (in this game)", done=said)
+
+
+def _picture(choice: PictureChoice, changes: dict[str, object]) -> Message:
+    """`mail picture always|prompts|never`: which mails carry the picture of the board."""
+    changes["picture"] = choice
+    return {
+        PictureChoice.ALWAYS: Message("every mail that shows the board carries its picture"),
+        PictureChoice.PROMPTS: Message(
+            "the picture of the board comes with your prompts, the digest and the game over"
+        ),
+        PictureChoice.NEVER: Message("your mails show the board as text, without a picture"),
+    }[choice]
 
 
 def _seats_elsewhere(round: Round, seat: Seat) -> list[Seat]:
@@ -810,7 +833,8 @@ MAIL = Command(
     Message("mail all|turns|digest [HOUR] [all-games]"),
     Message(
         "how much mail you get (every mail, only your turns, or a daily digest at HOUR); "
-        "mail talk now|later: table talk at once or with your next mail"
+        "mail talk now|later: table talk at once or with your next mail; "
+        "mail picture always|prompts|never: which mails carry the picture of the board"
     ),
     _mail,
     example="mail digest 18",

@@ -88,6 +88,7 @@ class Round:
     watchers: list[Observer] = field(default_factory=list)  # observers who watch from now on
     invited: list[Observer] = field(default_factory=list)  # asked by the game master to watch
     show_board: bool = False
+    asked_again: bool = False  # the open decision reopened, resumed or handed over: ask again
     moves: int = 0  # decisions the sender made in this round
     asked: str = ""  # a command that waits for `confirm` on the next line (`resign`)
     asked_before: str = ""  # one the mail answered asked about: `confirm` alone acts

@@ -56,6 +56,14 @@ class MailMode(StrEnum):
     DIGEST = "digest"  # prompts as they come, everything else once a day
 
 
+class PictureChoice(StrEnum):
+    """Which mails carry the board picture (`mail picture always|prompts|never`)."""
+
+    ALWAYS = "always"  # every mail that shows the board
+    PROMPTS = "prompts"  # where the reader plans: their prompt, the digest, the game over
+    NEVER = "never"  # the board as text only
+
+
 class MailKind(StrEnum):
     """What a mail is: picks its templates and is its X-Tongiaki-Kind header."""
 

@@ -34,6 +34,7 @@ from pbem.core import (
 from pbem.flow.service import Service
 from pbem.game import decision_clock
 from pbem.game.table import Table, bot_choice
+from pbem.mail_out import policy
 from pbem.mail_out.mailing import held_news
 from pbem.store import (
     CLOCK_LOCK,
@@ -43,6 +44,7 @@ from pbem.store import (
     Observer,
     Seat,
     Setting,
+    Talk,
     hold,
     hold_game,
     session,
@@ -63,6 +65,7 @@ class TickReport:
     digests: int = 0  # daily digests sent
     lapsed: int = 0  # invitations to watch not accepted in time, ended (nobody is mailed)
     vacations: int = 0  # vacations told to the others, an hour after they began
+    talk: int = 0  # mails of table talk at once
 
 
 class Woke(Enum):
@@ -102,7 +105,8 @@ def tick(service: Service, now: datetime) -> TickReport:
         elif done is Woke.AUTOMATIC:
             report.automatic += 1
     report.vacations = _tell_vacations(service, now)
-    report.digests = _send_digests(service, now)
+    report.digests = send_held(service, now)
+    report.talk = _send_talk(service, now)
     report.lapsed = _lapse_invitations(service, now)
     return report
 
@@ -173,9 +177,9 @@ def digest_due(seat: Seat, since: datetime) -> datetime:
     return due.astimezone(UTC)
 
 
-def _send_digests(service: Service, now: datetime) -> int:
-    """Each player who chose a digest gets, once a day at their hour, one mail per game with
-    the news held since their last one."""
+def send_held(service: Service, now: datetime) -> int:
+    """The news held for each player, as `policy.release` says: the quiet changes of the
+    poll in one short mail, the daily digest at its hour (one mail per game)."""
     with session(service.engine) as db:
         waiting = db.exec(
             select(Held.game_id, Held.seat, func.min(Held.at)).group_by(
@@ -188,43 +192,84 @@ def _send_digests(service: Service, now: datetime) -> int:
         with session(service.engine) as db:
             hold_game(db, game_id)
             table = service.table(db, game_id, now)
-            seat = table.seats[seat_number]
-            if seat.digest_at is not None and as_utc(seat.digest_at) > as_utc(first):
-                since = as_utc(seat.digest_at)
-            else:
-                since = as_utc(first)
-            held = list(
-                db.exec(
-                    select(Held)
-                    .where(Held.game_id == game_id, Held.seat == seat_number)
-                    .order_by(col(Held.id))
-                )
+            sent += _release(service, table, table.seats[seat_number], as_utc(first))
+            db.commit()
+    return sent
+
+
+def _release(service: Service, table: Table, seat: Seat, first: datetime) -> int:
+    """One reader's held news, if its time came: 1 if a mail was queued."""
+    db, game_id = table.db, table.game.id
+    digest_at = as_utc(seat.digest_at) if seat.digest_at is not None else None
+    since = digest_at if digest_at is not None and digest_at > first else first
+    held = list(
+        db.exec(
+            select(Held)
+            .where(Held.game_id == game_id, Held.seat == seat.seat)
+            .order_by(col(Held.id))
+        )
+    )
+    soon = [row for row in held if row.soon]
+    how = policy.release(
+        seat.mail_mode,
+        due=table.now >= digest_due(seat, since),
+        soon=bool(soon),
+        caused_only=all(row.cause for row in held),
+    )
+    if how is policy.Release.WAIT or not held:
+        return 0  # not yet, or another service sent it meanwhile
+    told = held if how is policy.Release.DIGEST or seat.mail_mode != MailMode.DIGEST else soon
+    for row in told:
+        db.delete(row)
+    if how is policy.Release.DIGEST:
+        seat.digest_at = table.now
+    if not seat.address or seat.resigned:
+        return 0
+    mail, deadline = service.mail, service.mail.deadline_view(table.game, seat)
+    if how is policy.Release.DIGEST:
+        at, picture = mail.moment(table, announced=held_news(told))
+        daily = Message("Your daily digest of game {game}", game=game_id)
+        digest = letters.letter(
+            at, seat.seat, remark=mail.remark(seat), subject=daily, deadline=deadline
+        )
+        mail.queue(table, seat, digest, picture, digest=True)
+        return 1
+    at, _ = mail.moment(table)
+    subject = "" if soon else Message("News of game {game} held for you", game=game_id)
+    news = letters.changes(
+        at, seat.seat, held_news(told), subject=subject, deadline=deadline, remark=mail.remark(seat)
+    )
+    mail.queue(table, seat, news, None)
+    return 1
+
+
+def _send_talk(service: Service, now: datetime) -> int:
+    """Table talk reaches the players who want it at once (`Mailer.send_talk`): one mail
+    for what was said within a few minutes (`policy.TALK_GATHER`). Returns the mails."""
+    with session(service.engine) as db:
+        due = db.exec(
+            select(Seat.game_id, Seat.seat)
+            .join(Game)
+            .join(Talk, col(Talk.game_id) == col(Seat.game_id))
+            .where(
+                col(Seat.talk_now),
+                col(Seat.address).is_not(None),
+                col(Seat.resigned).is_(False),
+                col(Talk.id) > col(Seat.talk_seen),
+                col(Talk.at) <= now - policy.TALK_GATHER,
+                or_(col(Talk.seat).is_(None), col(Talk.seat) != col(Seat.seat)),
+                or_(col(Talk.to_seat).is_(None), col(Talk.to_seat) == col(Seat.seat)),
+                col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
             )
-            if not held:
-                continue  # another service sent this digest meanwhile
-            # news a player's commands made past `caused_per_day` waits for the digest hour
-            # (or the reader's next mail) whatever the mail mode; the news of a digest kept
-            # before the player chose every mail goes at once
-            waits = seat.mail_mode == MailMode.DIGEST or all(row.cause for row in held)
-            if now < digest_due(seat, since) and waits:
-                continue
-            lines = held_news(held)
-            for row in held:
-                db.delete(row)
-            seat.digest_at = now
-            if seat.address and not seat.resigned:
-                at, picture = service.mail.moment(table, announced=lines)
-                mail = letters.letter(
-                    at,
-                    seat.seat,
-                    remark=service.mail.remark(seat),
-                    subject=Message("Your daily digest of game {game}", game=game_id)
-                    if seat.mail_mode == MailMode.DIGEST
-                    else Message("News of game {game} held for you", game=game_id),
-                    deadline=service.mail.deadline_view(table.game, seat),
-                )
-                service.mail.queue(table, seat, mail, picture)
-                sent += 1
+            .distinct()
+        ).all()
+        db.commit()
+    sent = 0
+    for game_id, number in due:
+        with session(service.engine) as db:
+            hold_game(db, game_id)
+            table = service.table(db, game_id, now)
+            sent += service.mail.send_talk(table, table.seats[number])
             db.commit()
     return sent
 
@@ -402,6 +447,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
                 [],
                 announced=announced,
                 subject=Message("Deadline moved: the service was down"),
+                quiet=False,  # rare, and about everyone's time: the full mail, as before
             )
             db.commit()
         log.warning(
@@ -415,4 +461,4 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
     return graced
 
 
-__all__ = ["TickReport", "automatic_choice", "tick"]
+__all__ = ["TickReport", "automatic_choice", "send_held", "tick"]

@@ -206,6 +206,7 @@ def _seat_rows(db: Session, game: Game, seats: Sequence[SeatSpec], now: datetime
         if choice is not None:
             row.mail_mode, row.digest_hour = choice.mail_mode, choice.digest_hour
             row.talk_now, row.digest_at = choice.talk_now, now
+            row.picture = choice.picture
     return rows
 
 

@@ -63,7 +63,7 @@ def _tell_player(mail: Mailer, settings: Settings, writer: Writer, round: Round)
         allowed, note = _may_answer(writer, round, settings)
         if not allowed:
             # what was said still reaches whoever reads it at once, the game masters too
-            mail.deliver_talk(table, round.talk, seat)
+            mail.deliver_talk(table, round.talk)
             return NOT_ANSWERED
     if round.farewell:  # the game masters hear who left
         mail.queue_gm(
@@ -84,7 +84,7 @@ def _tell_player(mail: Mailer, settings: Settings, writer: Writer, round: Round)
         # news of a command that moved nothing is charged to its sender: bounded per reader
         cause=seat if not moved and not round.events else None,
     )
-    mail.deliver_talk(table, round.talk, seat)
+    mail.deliver_talk(table, round.talk)
     return ""
 
 
@@ -116,7 +116,7 @@ def _tell_observer(mail: Mailer, settings: Settings, writer: Writer, round: Roun
             else engine.Message("Your answer"),
         )
         mail.queue_watch(table, watcher, answer, picture)
-    mail.deliver_talk(table, round.talk, watcher)
+    mail.deliver_talk(table, round.talk)
     return ""
 
 
@@ -141,12 +141,16 @@ def _tell_game_master(mail: Mailer, settings: Settings, writer: Writer, round: R
     mail.welcome_watchers(table, round.watchers)
     mail.invite(table, round.invited)
     if round.announced or round.events:
+        # a change that is no move is a short line; a decision taken back, resumed, moved
+        # on or handed to a new player is asked for again
+        moved = table.game.decision != round.opened or round.asked_again
         mail.queue_round(
             table,
             round.events,
             announced=round.announced,
             subject=engine.Message("News from the game master"),
             welcomed=round.watchers,
+            quiet=not round.events and not moved,
         )
     if writer.role is Role.GM:
         if not round.applied and not _may_answer(writer, round, settings)[0]:

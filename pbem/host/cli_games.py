@@ -123,16 +123,17 @@ def game_master(
     """Act on a game as its game master; the players are told by mail."""
     from pbem.core.clock import utc_now
     from pbem.core.kinds import LineOutcome
+    from pbem.flow.deadlines import send_held
     from pbem.flow.gm import GameMaster
     from pbem.flow.service import GameError
 
     service = open_service(config, logs=True, check=True)
+    at = parse_time(now) if now else utc_now()
     try:
-        results, answers = GameMaster(service).run_host(
-            game, [" ".join(command)], parse_time(now) if now else utc_now()
-        )
+        results, answers = GameMaster(service).run_host(game, [" ".join(command)], at)
     except GameError as error:
         fail(str(error))
+    send_held(service, at)  # the quiet changes as a poll's end sends them: one short mail
     for result in results:
         if result.outcome != LineOutcome.ANSWERED:
             typer.echo(f"{result.outcome}: {result.detail}")

@@ -11,6 +11,7 @@ addressed as the seat was) and the game master's flow queues them after the comm
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from sqlmodel import col, select
 
@@ -20,6 +21,7 @@ from pbem.core.clock import as_utc
 from pbem.core.kinds import GameStatus
 from pbem.game.table import Table
 from pbem.mail_out import calendar as ics
+from pbem.mail_out import policy
 from pbem.store.models import Seat, Talk
 from pbem.views import i18n, view
 
@@ -84,51 +86,28 @@ def said(talk: Talk, reader: int | None) -> str:
 
 
 def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes | None:
-    """The calendar part of a mail to `seat`: the deadline of a decision it asks for (a
-    request, updated by every later one), or the cancelling of that event with the first
-    mail after the decision was made (by the player, a bot or the game at its deadline);
-    nothing while it is still open (a mail of table talk, an answer to `status`)."""
+    """The calendar part of a mail to `seat` (`policy.calendar`): the deadline of their open
+    decision when it is new or moved (a request, updated by every later one), the cancelling
+    of that event with the first mail after the decision was made (by the player, a bot or
+    the game at its deadline) or the game paused; nothing while it stands as the calendar has
+    it (a mail of table talk, a reminder, an answer to `status`)."""
     game, now, settings = table.game, table.now, table.settings
     assert game.id is not None and seat.address is not None
-    clock = game.clock_from is not None and game.deadline_at is not None
-    if mail.decision is not None and clock and game.status == GameStatus.RUNNING:
-        assert game.clock_from is not None and game.deadline_at is not None
-        start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
-        seat.calendar_open = True
-        words, number = i18n.words(seat.lang, seat.tz), mail.decision.number
-        return ics.deadline_event(
-            summary=words.say(
-                Message("Tongiaki game {game}: your decision {number}", game=game.id, number=number)
-            ),
-            description=words.say(
-                Message(
-                    "The deadline of your decision {number} in Tongiaki game {game} is "
-                    "{deadline}. Reply to the game's mail with your choice before then; "
-                    "after it the game moves for you.",
-                    number=number,
-                    game=game.id,
-                    deadline=view.when(deadline),  # in the reader's locale and zone
-                )
-            ),
-            game_id=game.id,
-            seat=seat.seat,
-            decision_number=mail.decision.number,
-            deadline_at=deadline,
-            first_reminder_at=ics.first_reminder(start, deadline, settings.parsed_reminders, now),
-            organizer_address=settings.from_address,
-            organizer_name=settings.from_name,
-            attendee=seat.address,
-            now=now,
-        )
     decision = table.state.decision
-    still_open = (
-        not leaving
-        and game.status == GameStatus.RUNNING
-        and decision is not None
-        and decision.seat == seat.seat
+    running = game.status == GameStatus.RUNNING and game.clock_from is not None
+    decides = not leaving and running and decision is not None and decision.seat == seat.seat
+    deadline = as_utc(game.deadline_at) if decides and game.deadline_at is not None else None
+    sent = as_utc(seat.calendar_at) if seat.calendar_at is not None else None
+    asks = mail.decision is not None or mail.until is not None
+    part = policy.calendar(
+        decides=decides, asks=asks, deadline=deadline, sent=sent, open=seat.calendar_open
     )
-    if seat.calendar_open and not still_open:  # a talk mail leaves an open decision be
-        seat.calendar_open = False
+    if part is policy.Calendar.REQUEST:
+        assert game.clock_from is not None and deadline is not None and decision is not None
+        seat.calendar_open, seat.calendar_at = True, deadline
+        return _request(table, seat, decision.number, deadline)
+    if part is policy.Calendar.CANCEL:
+        seat.calendar_open, seat.calendar_at = False, None
         return ics.cancel_event(
             summary=i18n.words(seat.lang).say(
                 Message("Tongiaki game {game}: no decision of yours is open", game=game.id)
@@ -141,6 +120,39 @@ def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes
             now=now,
         )
     return None
+
+
+def _request(table: Table, seat: Seat, number: int, deadline: datetime) -> bytes:
+    """The calendar event of the deadline of `seat`'s open decision `number`."""
+    game, now, settings = table.game, table.now, table.settings
+    assert game.id is not None and game.clock_from is not None and seat.address is not None
+    words = i18n.words(seat.lang, seat.tz)
+    return ics.deadline_event(
+        summary=words.say(
+            Message("Tongiaki game {game}: your decision {number}", game=game.id, number=number)
+        ),
+        description=words.say(
+            Message(
+                "The deadline of your decision {number} in Tongiaki game {game} is "
+                "{deadline}. Reply to the game's mail with your choice before then; "
+                "after it the game moves for you.",
+                number=number,
+                game=game.id,
+                deadline=view.when(deadline),  # in the reader's locale and zone
+            )
+        ),
+        game_id=game.id,
+        seat=seat.seat,
+        decision_number=number,
+        deadline_at=deadline,
+        first_reminder_at=ics.first_reminder(
+            as_utc(game.clock_from), deadline, settings.parsed_reminders, now
+        ),
+        organizer_address=settings.from_address,
+        organizer_name=settings.from_name,
+        attendee=seat.address,
+        now=now,
+    )
 
 
 __all__ = ["Envelope", "envelope", "said", "talk_for"]

@@ -6,12 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import secrets
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from sqlmodel import Session, col, delete, func, select
 
@@ -25,16 +22,17 @@ from pbem.commands.manual import (
 )
 from pbem.core.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
 from pbem.core.clock import as_utc, format_duration
-from pbem.core.config import ExportOnGameOver, Settings
+from pbem.core.config import Settings
 from pbem.core.kinds import GameStatus, MailKind, MailMode, MoveSource
 from pbem.game.table import Table
+from pbem.mail_out import policy
 from pbem.mail_out.compose import Picture, compose, list_unsubscribe
 from pbem.mail_out.envelope import Envelope, envelope, said, talk_for
+from pbem.mail_out.record import Records
 from pbem.store.models import (
     INVITATION_DAYS,
     Caused,
     Game,
-    GameRecord,
     GmTag,
     Held,
     Move,
@@ -44,7 +42,6 @@ from pbem.store.models import (
     Talk,
 )
 from pbem.views import i18n, letters, view
-from pbem.views.export import game_record_html
 from pbem.views.news import colour
 from pbem.views.picture import Seen, drawn, english_differs, seen
 from pbem.views.render import render
@@ -108,7 +105,7 @@ class Mailer:
         # the players' help, with the host's vacation allowance
         allowance = format_duration(settings.vacation_allowance_seconds)
         self.commands = command_help(allowance=allowance)
-        self._unpacked: tuple[bytes, bytes] = (b"", b"")  # the last record's page, unpacked
+        self.records = Records(settings)  # the game's record, for its game-over mails
 
     def gm_addresses(self, game: Game) -> list[str]:
         """Who may act as game master of `game`: its own GM, and the host's GMs."""
@@ -159,12 +156,15 @@ class Mailer:
         told: Mapping[int, str] | None = None,
         note: str = "",
         cause: Seat | None = None,
+        quiet: bool | None = None,
     ) -> None:
-        """The sender hears how their reply went (and the `note`, a word to them alone); if
-        anything moved or is announced, everyone hears what happened (but observers
-        `welcomed` in this round, who got the board), and whoever decides next gets their
-        options. The seats `told` (by number) get this
-        mail whatever their mail mode, under the subject given: news about them.
+        """The mails of a round, as `policy.deliveries` says: the sender hears how their
+        reply went (and the `note`, a word to them alone); after a move everyone hears what
+        happened (but observers `welcomed` in this round, who got the board) and whoever
+        decides next gets their options; a change that is no move (`quiet`: by default, a
+        round without events) is a short line the clock's next round sends, gathered with the
+        other changes of the poll. The seats `told` (by number) get it whatever their mail
+        mode, under the subject given: news about them.
 
         `cause`: the seat whose command that moved nothing made this round's news (a
         vacation, a resignation): they hear nothing more of it, and each other reader gets
@@ -172,47 +172,69 @@ class Mailer:
         waits for their next mail (`_hold`)."""
         told = told or {}
         at, picture = self.moment(table, events, announced)
-        news = bool(events) or bool(announced)
-        for seat in table.seats:
-            if not seat.address or (not news and seat is not sender):
-                continue
-            mine = seat is sender
-            if seat is cause and not mine:
-                continue  # the news of their own command: they had their answer
+        over = at.final is not None
+        happening = policy.Happening(
+            news=bool(events) or bool(announced),
+            quiet=(not events and not over) if quiet is None else quiet and not over,
+            sender=sender.seat if sender is not None else None,
+            cause=cause.seat if cause is not None else None,
+            told=frozenset(told),
+            deadline_moved=self._deadline_moved(table),
+            over=over,
+        )
+        readers = [self.reader(table, seat) for seat in table.seats if seat.address]
+        for each in policy.deliveries(happening, readers):
+            seat = table.seats[each.seat]
+            send = each.send
+            if each.charged and cause is not None and not self._may_cause(table, cause, seat):
+                send = each.past_bound
             named = i18n.words(seat.lang, seat.tz).say(_name(cause)) if cause else ""
-
-            def letter(
-                earlier: Sequence[Event] = (), seat: Seat = seat, mine: bool = mine
-            ) -> view.Mail:
-                return letters.letter(
+            if send is policy.Send.NOW:
+                mine = seat is sender
+                mail = letters.letter(
                     at,
                     seat.seat,
                     results=results if mine else (),
                     answers=answers if mine else (),
                     remark=self.remark(seat, note if mine else ""),
                     subject=told.get(seat.seat, subject),
-                    show_board=news or (mine and show_board),
+                    show_board=happening.news or (mine and show_board),
                     deadline=self.deadline_view(table.game, seat),
-                    earlier=earlier,
+                    earlier=self._unseen(table, seat) if each.catch_up else (),
                 )
-
-            mail = letter()
-            if (
-                mine
-                or (seat.seat in told and not seat.resigned)
-                or self.wanted(table, seat, mail, cause=named)
-            ):
-                if cause is not None and not mine and not self._may_cause(table, cause, seat):
-                    if seat.mail_mode == MailMode.ALL:  # the news waits for their next mail
-                        self._hold(table, seat, mail.happened, named)
-                    continue
-                if news and seat.mail_mode == MailMode.TURNS and not seat.resigned:
-                    seen = news_seen(table.moves(), seat.seat)
-                    if seen + 1 < table.opened:  # rounds this player got no mail of
-                        mail = letter(table.events_between(seen, table.opened))
-                self.queue(table, seat, self._with_held(table, seat, mail), picture)
-        if news:
+                mail = self._with_held(table, seat, mail)
+                self.queue(table, seat, mail, picture, asked=mine and show_board)
+            elif send is not policy.Send.NOTHING:
+                soon = send is policy.Send.SOON
+                self._hold(table, seat, at.happened, named, soon=soon)
+        if happening.news and not happening.quiet:
             self.watchers_hear(table, at, picture, skip=welcomed, cause=cause)
+
+    def reader(self, table: Table, seat: Seat) -> policy.Reader:
+        """A seat as `policy` sees it: its settings, and whether the open decision is its."""
+        decision = table.state.decision
+        decides = (
+            table.game.status == GameStatus.RUNNING
+            and decision is not None
+            and decision.seat == seat.seat
+        )
+        return policy.Reader(seat.seat, seat.mail_mode, seat.picture, seat.resigned, decides)
+
+    def _deadline_moved(self, table: Table) -> bool:
+        """Whether the open decision's deadline differs from the one its decider's calendar
+        has: set, moved, or given back after a pause."""
+        game, decision = table.game, table.state.decision
+        if decision is None or game.deadline_at is None or game.status != GameStatus.RUNNING:
+            return False
+        sent = table.seats[decision.seat].calendar_at
+        return sent is None or as_utc(sent) != as_utc(game.deadline_at)
+
+    def _unseen(self, table: Table, seat: Seat) -> Sequence[Event]:
+        """What happened since the last mail a player of `mail turns` got, before this round."""
+        seen = news_seen(table.moves(), seat.seat)
+        if seen + 1 < table.opened:  # rounds this player got no mail of
+            return table.events_between(seen, table.opened)
+        return ()
 
     def _may_cause(self, table: Table, cause: Seat | Observer, reader: Seat | Observer) -> bool:
         """Whether `cause`'s commands that moved nothing may mail `reader` once more now (and
@@ -234,14 +256,25 @@ class Mailer:
         db.add(Caused(game_id=game_id, cause=who, reader=whom, at=now))
         return True
 
-    def _hold(self, table: Table, seat: Seat, happened: Sequence[str], cause: str = "") -> None:
-        """Keep news for `seat`'s digest or next mail, as the player reads it; `cause`: whose
-        command that moved nothing made it, named as the reader reads it."""
+    def _hold(
+        self,
+        table: Table,
+        seat: Seat,
+        happened: Sequence[str],
+        cause: str = "",
+        *,
+        soon: bool = False,
+    ) -> None:
+        """Keep news for `seat`'s digest or next mail (`soon`: the clock's next round), as
+        the player reads it; `cause`: whose command that moved nothing made it, named as the
+        reader reads it."""
         if not happened:
             return
         assert table.game.id is not None
         lines = json.dumps([i18n.words(seat.lang, seat.tz).say(line) for line in happened])
-        row = Held(game_id=table.game.id, seat=seat.seat, at=table.now, lines=lines, cause=cause)
+        row = Held(
+            game_id=table.game.id, seat=seat.seat, at=table.now, lines=lines, cause=cause, soon=soon
+        )
         table.db.add(row)
 
     def _with_held(self, table: Table, seat: Seat, mail: view.Mail) -> view.Mail:
@@ -262,23 +295,6 @@ class Mailer:
         for row in rows:
             table.db.delete(row)
         return replace(mail, happened=(*held_news(rows), *mail.happened))
-
-    def wanted(self, table: Table, seat: Seat, mail: view.Mail, *, cause: str = "") -> bool:
-        """Whether `seat` gets this mail now, by how much mail its player wants: a mail that
-        asks for their decision and the final result always; news by their mail mode (for a
-        digest, the news is held for the day's mail, marked with its `cause` if a player's
-        command that moved nothing made it). A player who resigned gets only the final
-        result."""
-        if seat.resigned:
-            return mail.kind == MailKind.GAME_OVER
-        if mail.decision is not None or mail.kind in (MailKind.GAME_OVER, MailKind.REMINDER):
-            return True
-        if seat.mail_mode == MailMode.TURNS:
-            return False
-        if seat.mail_mode == MailMode.DIGEST:
-            self._hold(table, seat, mail.happened, cause)
-            return False
-        return True
 
     def remark(self, seat: Seat, note: str = "") -> str:
         """A word to a player about how their seat is played, when it is not by them, and the
@@ -306,15 +322,26 @@ class Mailer:
         return ""
 
     def queue(
-        self, table: Table, seat: Seat, mail: view.Mail, picture: BoardPicture | None
+        self,
+        table: Table,
+        seat: Seat,
+        mail: view.Mail,
+        picture: BoardPicture | None,
+        *,
+        digest: bool = False,
+        asked: bool = False,
     ) -> None:
         """Render a mail and put it in the outbox; its reply address names the seat and the
-        decision open now, so that any mail of the game can be answered."""
+        decision open now, so that any mail of the game can be answered. It carries the
+        board picture where `policy.picture` says (a `digest`, a board the player `asked`
+        for, their prompt), by the player's choice."""
+        if mail.picture and not policy.picture(seat.picture, mail.kind, digest=digest, asked=asked):
+            mail = replace(mail, picture=None)
         self.post(table, envelope(table, seat, mail), picture)
 
     def post(self, table: Table, letter: Envelope, picture: BoardPicture | None) -> None:
         """Render a mail addressed already and put it in the outbox."""
-        mail, record = self._attached(table, letter.mail)
+        mail, record = self.records.attached(table, letter.mail)
         self._queue_mail(
             table,
             letter.address,
@@ -334,78 +361,6 @@ class Mailer:
             return NO_COMMANDS
         return RESIGNED_HELP if letter.resigned else self.commands
 
-    def _record(self, table: Table) -> GameRecord | None:
-        """The record of the game for its game-over mails, when the host attaches it or
-        links to it: made at the game over, kept in the database and used for every mail
-        after (a reply after the game over builds and publishes nothing again)."""
-        how = self.settings.export_on_game_over
-        if how == ExportOnGameOver.NONE:
-            return None
-        game_id = table.game.id
-        assert game_id is not None
-        kept = table.db.get(GameRecord, game_id)
-        if kept is not None and (kept.link if how == ExportOnGameOver.LINK else kept.page):
-            return kept
-        table.db.flush()  # the last moves and the game's end, as the record reads them
-        page = game_record_html(table.db, game_id).encode()
-        if how == ExportOnGameOver.LINK:
-            name, link = self._publish(game_id, page)
-            if not link:  # not written: the mails go out without it, a later one tries again
-                return None
-            made = GameRecord(game_id=game_id, name=name, link=link)
-        else:
-            name = f"tongiaki-game-{game_id}.html"
-            made = GameRecord(game_id=game_id, name=name, page=zlib.compress(page))
-        if kept is not None:
-            table.db.delete(kept)  # made under the other setting
-            table.db.flush()
-        table.db.add(made)
-        return made
-
-    def _attached(
-        self, table: Table, mail: view.Mail
-    ) -> tuple[view.Mail, tuple[str, bytes] | None]:
-        """A game-over mail with the record of the game: attached, or as its address."""
-        if mail.kind != MailKind.GAME_OVER:
-            return mail, None
-        record = self._record(table)
-        if record is None:
-            return mail, None
-        if record.page is None:
-            return replace(mail, record_url=record.link), None
-        return mail, (record.name, self._page(record))
-
-    def _page(self, record: GameRecord) -> bytes:
-        """The page of an attached record, decompressed once for all the readers of a round."""
-        assert record.page is not None
-        if self._unpacked[0] != record.page:
-            self._unpacked = (record.page, zlib.decompress(record.page))
-        return self._unpacked[1]
-
-    def _publish(self, game_id: int, page: bytes) -> tuple[str, str]:
-        """Write the record into `export_dir` under a name nobody can guess (a secret in it:
-        a stranger cannot list the games); its name and address, or an empty address if it
-        could not be written (logged: the game-over mails go out without it). The log names
-        the file by its first characters only: the rest is the secret."""
-        name = f"tongiaki-game-{game_id}-{secrets.token_urlsafe(16)}.html"
-        folder = Path(self.settings.export_dir)
-        try:
-            if not folder.is_dir():
-                folder.mkdir(parents=True)
-                folder.chmod(0o755)  # the web server enters it (the service's umask is 077)
-            partial = folder / f".{name}.partial"
-            partial.write_bytes(page)
-            partial.chmod(0o644)  # the web server reads it
-            partial.replace(folder / name)
-        except OSError as error:
-            log.error(
-                "game %s: the record could not be written into %s: %s", game_id, folder, error
-            )
-            return name, ""
-        shown = name[: len(f"tongiaki-game-{game_id}-") + 3]
-        log.info("game %s: the record is at %s/%s...", game_id, folder, shown)
-        return name, self.settings.export_url.rstrip("/") + "/" + name
-
     def observer_tag(self, table: Table, watcher: Observer) -> Tag:
         """The tag of a mail to an observer: their reply address, for their commands and
         their `stop`."""
@@ -416,11 +371,20 @@ class Mailer:
         return Tag(game.id, seat, game.decision, signed)
 
     def queue_watch(
-        self, table: Table, watcher: Observer, mail: view.Mail, picture: BoardPicture | None
+        self,
+        table: Table,
+        watcher: Observer,
+        mail: view.Mail,
+        picture: BoardPicture | None,
+        *,
+        pictured: bool = False,
     ) -> None:
         """A mail to someone who watches the game; its reply address is theirs (for `say`,
-        `status` and the other commands that look), and so is its List-Unsubscribe."""
+        `status` and the other commands that look), and so is its List-Unsubscribe. The
+        board picture goes with their first mail (`pictured`) and the game over."""
         game = table.game
+        if not pictured and mail.kind != MailKind.GAME_OVER:
+            mail = replace(mail, picture=None)
         tag = self.observer_tag(table, watcher)
         talk = [t for t in talk_for(table, watcher.talk_seen, None) if t.observer_id != watcher.id]
         if talk:
@@ -430,7 +394,7 @@ class Mailer:
             talk=tuple(said(t, None) for t in talk),
             watching=tuple(o.name for o in table.observers),
         )
-        mail, record = self._attached(table, mail)
+        mail, record = self.records.attached(table, mail)
         self._queue_mail(
             table,
             watcher.address,
@@ -450,9 +414,8 @@ class Mailer:
         at, picture = self.moment(table)
         for watcher in watchers:
             subject = Message("You watch game {game}", game=at.game)
-            self.queue_watch(
-                table, watcher, letters.watch(at, watcher.name, subject=subject), picture
-            )
+            mail = letters.watch(at, watcher.name, subject=subject)
+            self.queue_watch(table, watcher, mail, picture, pictured=True)
 
     def invite(self, table: Table, watchers: Sequence[Observer]) -> None:
         """Someone the game master named is asked whether they will watch: who invites
@@ -571,42 +534,49 @@ class Mailer:
             )
             self.queue_watch(table, watcher, mail, picture)
 
-    def deliver_talk(
-        self, table: Table, said: Sequence[Talk], speaker: Seat | Observer | None = None
-    ) -> None:
-        """Table talk just said reaches at once those who want it so (the others get it
-        with their next mail of the game; so does a reader who got `caused_per_day` such
-        mails of the `speaker` today), and the game masters when the host lets them (every
-        time: `talk_per_day` bounds them)."""
-        if not said:
+    def deliver_talk(self, table: Table, said: Sequence[Talk]) -> None:
+        """Table talk just said: the game masters read it at once when the host lets them
+        (every time: `talk_per_day` bounds them); the players get it from the clock
+        (`send_talk`) or with their next mail of the game."""
+        if not said or not self.settings.gm_reads_talk:
             return
-        waiting = [
-            seat
-            for seat in table.seats
-            if seat.address
-            and not seat.resigned
-            and seat.talk_now
-            and talk_for(table, seat.talk_seen, seat.seat)
-            and (speaker is None or self._may_cause(table, speaker, seat))
+        names = {s.seat: f"{s.name} ({s.colour})" for s in table.seats}
+        lines = [
+            f"{t.speaker} to {'the table' if t.to_seat is None else names[t.to_seat]}: {t.text}"
+            for t in said
         ]
-        if waiting:
-            at, _ = self.moment(table)
-            for seat in waiting:
-                mail = view.Mail(
-                    kind=MailKind.UPDATE,
-                    game=at.game,
-                    subject=Message("Table talk in game {game}", game=at.game),
-                    you=at.everyone[seat.seat],
-                    waiting=at.waiting if at.final is None else "",
-                )
-                self.queue(table, seat, mail, None)
-        if self.settings.gm_reads_talk:
-            names = {s.seat: f"{s.name} ({s.colour})" for s in table.seats}
-            lines = [
-                f"{t.speaker} to {'the table' if t.to_seat is None else names[t.to_seat]}: {t.text}"
-                for t in said
-            ]
-            self.queue_gm(table, subject=f"Table talk in game {table.game.id}", happened=lines)
+        self.queue_gm(table, subject=f"Table talk in game {table.game.id}", happened=lines)
+
+    def send_talk(self, table: Table, seat: Seat) -> bool:
+        """The table talk `seat` has not read, in one mail now if `policy.talk_due` says so:
+        charged to its speakers, each of whom may cause `caused_per_day` such mails a day to
+        this reader (a speaker past it rides along with the others' talk, or waits for the
+        reader's next mail). Whether a mail was queued."""
+        unread = talk_for(table, seat.talk_seen, seat.seat)
+        said_at = [as_utc(t.at) for t in unread]
+        if not seat.address or seat.resigned:
+            return False
+        if not policy.talk_due(said_at, table.now, talk_now=seat.talk_now):
+            return False
+        speakers = {(t.seat, t.observer_id) for t in unread}
+        charged = [self._may_cause(table, who, seat) for who in self._speakers(table, speakers)]
+        if not any(charged):
+            return False
+        at, _ = self.moment(table)
+        self.queue(table, seat, letters.talk(at, seat.seat), None)
+        return True
+
+    def _speakers(
+        self, table: Table, speakers: set[tuple[int | None, int | None]]
+    ) -> list[Seat | Observer]:
+        """The seats and observers who said the talk, by seat number or observer id."""
+        found: list[Seat | Observer] = []
+        for number, observer_id in sorted(speakers, key=str):
+            if number is not None:
+                found.append(table.seats[number])
+            else:
+                found += [o for o in table.observers if o.id == observer_id]
+        return [who for who in found if who.address]
 
     def queue_gm(
         self,

@@ -20,7 +20,7 @@ from pbem.core.errors import PbemError
 if TYPE_CHECKING:  # SQLAlchemy is imported when a database is opened, not by SCHEMA_VERSION
     from sqlalchemy import Connection, Engine
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -58,6 +58,21 @@ def _held_cause(connection: Connection) -> None:
 
     if inspect(connection).has_table("held"):
         connection.exec_driver_sql("ALTER TABLE held ADD COLUMN cause VARCHAR NOT NULL DEFAULT ''")
+
+
+def _mail_picture(connection: Connection) -> None:
+    """Which mails carry the picture, for all games; quiet changes sent by the clock (a
+    database from before version 5 has neither table yet: `create_all` makes them whole)."""
+    from sqlalchemy import inspect
+
+    if inspect(connection).has_table("mailchoice"):
+        connection.exec_driver_sql(
+            "ALTER TABLE mailchoice ADD COLUMN picture VARCHAR NOT NULL DEFAULT 'prompts'"
+        )
+    if inspect(connection).has_table("held"):
+        connection.exec_driver_sql(
+            "ALTER TABLE held ADD COLUMN soon BOOLEAN NOT NULL DEFAULT FALSE"
+        )
 
 
 Step: TypeAlias = "str | Callable[[Connection], None]"
@@ -142,6 +157,13 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE seat ADD COLUMN away_told BOOLEAN NOT NULL DEFAULT FALSE",
         "UPDATE seat SET away_told = TRUE WHERE away_until IS NOT NULL",
         _held_cause,
+    ),
+    # who gets which mail (issues 30, 31): which mails carry the picture, the deadline a
+    # seat's calendar has, quiet changes sent by the clock's next round
+    12: (
+        "ALTER TABLE seat ADD COLUMN picture VARCHAR NOT NULL DEFAULT 'prompts'",
+        "ALTER TABLE seat ADD COLUMN calendar_at TIMESTAMP",
+        _mail_picture,
     ),
 }
 

@@ -16,6 +16,7 @@ from pbem.core.kinds import (
     MailMode,
     MailOutcome,
     MoveSource,
+    PictureChoice,
     WatchEnd,
 )
 
@@ -74,9 +75,13 @@ class Seat(SQLModel, table=True):
     mail_mode: MailMode = Field(default=MailMode.ALL, sa_type=EnumText(MailMode))
     digest_hour: int = 8  # the hour of the daily digest, in the player's zone
     digest_at: datetime | None = None  # when the last digest was sent (or the mode chosen)
-    talk_now: bool = False  # table talk mailed at once, not with the next mail of the game
+    talk_now: bool = True  # table talk mailed at once (`mail talk later`: with the next mail)
     talk_seen: int = 0  # the last table talk delivered to the seat (`Talk.id`)
     calendar_open: bool = False  # the seat's calendar has the event of a decision it was asked
+    calendar_at: datetime | None = None  # the deadline that event has (a new one is sent)
+    picture: PictureChoice = Field(
+        default=PictureChoice.PROMPTS, sa_type=EnumText(PictureChoice)
+    )  # which mails carry the board picture
 
     @property
     def label(self) -> str:
@@ -142,7 +147,8 @@ class MailChoice(SQLModel, table=True):
     address: str = Field(primary_key=True)  # lower case
     mail_mode: MailMode = Field(default=MailMode.ALL, sa_type=EnumText(MailMode))
     digest_hour: int = 8
-    talk_now: bool = False
+    talk_now: bool = True
+    picture: PictureChoice = Field(default=PictureChoice.PROMPTS, sa_type=EnumText(PictureChoice))
 
 
 class Held(SQLModel, table=True):
@@ -156,6 +162,7 @@ class Held(SQLModel, table=True):
     # whose command that moved nothing made this news (their name as the reader reads it),
     # "" for news of the game: a digest tells at most a few lines of each such person
     cause: str = ""
+    soon: bool = False  # a quiet change: sent by the clock's next round, not kept for a day
 
 
 class Caused(SQLModel, table=True):

@@ -247,6 +247,40 @@ def _prompt_subject(at: Moment, number: int, rejected: bool) -> str:
             number=number,
         )
     return Message("Your move: {summary} (decision {number})", summary=at.summary, number=number)
+def changes(
+    at: Moment,
+    seat: int,
+    happened: Sequence[str],
+    *,
+    subject: str = "",
+    deadline: view.Deadline | None = None,
+    remark: str = "",
+) -> Mail:
+    """A short mail of changes that are no move (a deadline, an observer, a bot): the lines,
+    whose decision it is and until when; no board, no picture, no prompt again (the one who
+    decides answers the mail that asked them)."""
+    return Mail(
+        kind=MailKind.UPDATE,
+        game=at.game,
+        subject=subject or Message("News of game {game}", game=at.game),
+        you=at.everyone[seat],
+        remark=remark,
+        happened=tuple(happened),
+        waiting=at.waiting if at.final is None else "",
+        until=deadline if at.final is None and at.decision is not None else None,
+        final=at.final,
+    )
+
+
+def talk(at: Moment, seat: int) -> Mail:
+    """A mail of table talk alone (the talk is the envelope's): whose decision it is."""
+    return Mail(
+        kind=MailKind.UPDATE,
+        game=at.game,
+        subject=Message("Table talk in game {game}", game=at.game),
+        you=at.everyone[seat],
+        waiting=at.waiting if at.final is None else "",
+    )
 
 
 def _partly_applied(game: int, done: Sequence[int], results: Sequence[LineResult]) -> str:
