@@ -22,7 +22,6 @@ from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem import decision_clock, letters, news
 from pbem.clock import as_utc, due_reminder, format_duration, time_zone
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
-from pbem.gm_commands import GM_COMMANDS
 from pbem.kinds import GameStatus, MailMode, MoveSource, WatchEnd
 from pbem.mailing import held_news
 from pbem.models import INVITATION_DAYS, Game, Held, Observer, Seat, Setting
@@ -325,15 +324,22 @@ def _automatic_move(service: Service, table: Table) -> None:
     )
     if absent_now:
         number = str(seat.seat + 1)
-        replace, kick = (
-            GM_COMMANDS.by_name[name].syntax.replace("SEAT", number) for name in ("replace", "kick")
-        )
         service.mail.queue_gm(
             table,
-            subject=f"{who} is absent",
-            notice=f"{who} missed {limit} deadlines in a row and is now marked absent: the "
-            f"{service.settings.absent_bot} bot plays the seat until {seat.name} writes again. "
-            f"You may hand the seat to someone else ({replace}) or to a bot for good ({kick}).",
+            subject=Message("{who} is absent", who=who),
+            notice=counted(
+                "{who} missed {count} deadline in a row and is now marked absent: the {bot} "
+                "bot plays the seat until {name} writes again. You may hand the seat to someone "
+                "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
+                "{who} missed {count} deadlines in a row and is now marked absent: the {bot} "
+                "bot plays the seat until {name} writes again. You may hand the seat to someone "
+                "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
+                limit,
+                who=who,
+                bot=service.settings.absent_bot,
+                name=seat.name,
+                seat=number,
+            ),
             happened=announced,
         )
 

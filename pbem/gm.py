@@ -15,7 +15,7 @@ from pbem.budget import may_answer
 from pbem.clock import as_utc
 from pbem.commands import Round, run_lines
 from pbem.db import hold_game, session
-from pbem.gm_commands import GM_COMMANDS, GmError, gm_help
+from pbem.gm_commands import GM_COMMANDS, HOST, GmError, gm_help
 from pbem.inbound import shown
 from pbem.kinds import AnswerKind, LineOutcome
 from pbem.models import GmAction
@@ -24,8 +24,6 @@ from pbem.table import Table
 from pbem.view import Answer, LineResult
 
 log = logging.getLogger(__name__)
-
-HOST = "host"  # the actor of commands given on the host's command line
 
 
 class GameMaster:
@@ -113,9 +111,14 @@ class GameMaster:
         if round.answering is not None:
             verbs = ", ".join(dict.fromkeys(r.line.split()[0].lower()[:20] for r in round.results))
             verbs = shown(verbs, 60) or "-"
+            subject = (
+                Message("Not applied: {commands}", commands=verbs)
+                if round.failed
+                else Message("Done: {commands}", commands=verbs)
+            )
             mail.queue_gm(
                 table,
-                subject=("Not applied: " if round.failed else "Done: ") + verbs,
+                subject=subject,
                 results=round.results,
                 answers=round.answers,
                 show_board=round.show_board,
@@ -124,8 +127,8 @@ class GameMaster:
         elif round.announced:  # to every game master of the game
             mail.queue_gm(
                 table,
-                subject="The host acted as game master",
-                notice="The host gave game master commands on the command line.",
+                subject=Message("The host acted as game master"),
+                notice=Message("The host gave game master commands on the command line."),
                 happened=round.announced,
             )
 

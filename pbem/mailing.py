@@ -115,6 +115,16 @@ class Mailer:
         found = [game.gm_address] if game.gm_address else []
         return [a.lower() for a in [*found, *self.settings.gm_addresses]]
 
+    @staticmethod
+    def gm_lang(game: Game, address: str) -> str:
+        """The language of the mails to a game master of `game`: the game's own game master
+        reads theirs (`--gm ADDRESS:LANG`, `lang` by mail); the host's read English, as the
+        host's command line does."""
+        own = game.gm_address
+        if own and address.lower() == own.lower() and i18n.known(game.gm_lang):
+            return game.gm_lang
+        return i18n.ENGLISH
+
     def deadline_view(self, game: Game, seat: Seat) -> view.Deadline | None:
         """The open decision's deadline as `seat` reads it: in UTC and in their zone."""
         if game.deadline_at is None or game.status != GameStatus.RUNNING:
@@ -601,12 +611,17 @@ class Mailer:
                 )
                 self.queue(table, seat, mail, None)
         if self.settings.gm_reads_talk:
-            names = {s.seat: f"{s.name} ({s.colour})" for s in table.seats}
+            names = {s.seat: _name(s) for s in table.seats}
             lines = [
-                f"{t.speaker} to {'the table' if t.to_seat is None else names[t.to_seat]}: {t.text}"
+                Message("{speaker} to the table: {text}", speaker=t.speaker, text=t.text)
+                if t.to_seat is None
+                else Message(
+                    "{speaker} to {to}: {text}", speaker=t.speaker, to=names[t.to_seat], text=t.text
+                )
                 for t in said
             ]
-            self.queue_gm(table, subject=f"Table talk in game {table.game.id}", happened=lines)
+            subject = Message("Table talk in game {game}", game=table.game.id)
+            self.queue_gm(table, subject=subject, happened=lines)
 
     def queue_gm(
         self,
@@ -652,7 +667,10 @@ class Mailer:
         db.add(GmTag(game_id=game.id, serial=serial, decision=game.decision, sent_at=now))
         tag = Tag(game.id, GM_SEAT, serial, gm_token(game.gm_secret, game.id, serial))
         for address in dict.fromkeys(recipients):
-            self._queue_mail(table, address, mail, tag=tag, picture=picture if show_board else None)
+            words = i18n.words(self.gm_lang(game, address))
+            self._queue_mail(
+                table, address, mail, tag=tag, picture=picture if show_board else None, words=words
+            )
 
     def queue_notice(
         self,
@@ -683,17 +701,30 @@ class Mailer:
         _outbox(db, game_id, address, message, now)
 
     def gm_seat(self, seat: Seat) -> view.GmSeat:
-        if seat.bot:
-            played_by = f"the {seat.bot} bot" + ("" if seat.address else " (no player)")
+        played_by: list[str] = []
+        if seat.bot and seat.address:
+            played_by.append(Message("the {bot} bot", bot=seat.bot))
+        elif seat.bot:
+            played_by.append(Message("the {bot} bot (no player)", bot=seat.bot))
         elif seat.absent:
-            played_by = f"the {self.settings.absent_bot} bot: the player is absent"
+            bot = self.settings.absent_bot
+            played_by.append(Message("the {bot} bot: the player is absent", bot=bot))
         else:
-            played_by = "the player"
+            played_by.append(Message("the player"))
         if seat.away_until is not None:
-            played_by += f"; on vacation until {when(as_utc(seat.away_until))}"
+            back = when(as_utc(seat.away_until))
+            played_by.append(Message("on vacation until {back}", back=back))
         if seat.auto_moves and not seat.absent:
-            played_by += f"; {seat.auto_moves} automatic move(s) in a row"
-        return view.GmSeat(seat.seat + 1, seat.name, seat.colour, seat.address, played_by)
+            played_by.append(
+                counted(
+                    "{count} automatic move in a row",
+                    "{count} automatic moves in a row",
+                    seat.auto_moves,
+                )
+            )
+        return view.GmSeat(
+            seat.seat + 1, seat.name, seat.colour, seat.address, Joined("; ", played_by)
+        )
 
     def _queue_mail(
         self,
@@ -783,4 +814,7 @@ def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
     headers = {"X-Tongiaki-Kind": str(mail.kind)}
     if isinstance(mail, view.Mail) and mail.decision is not None:
         headers["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
+    refused = [r.code for r in mail.results if r.code]
+    if isinstance(mail, view.GmMail) and refused:  # which refusal, in any language
+        headers["X-Tongiaki-Refused"] = " ".join(refused)
     return headers

@@ -404,10 +404,12 @@ class Replies:
             if may_answer(db, sender, AnswerKind.ERROR, now, self.settings.answers_per_day):
                 self.service.mail.queue_gm(
                     table,
-                    subject="Not applied: an old mail",
-                    notice=f"Your mail answers a mail of the game sent more than "
-                    f"{format_duration(int(lifetime.total_seconds()))} ago, so nothing in it "
-                    "was done. Reply to this mail instead.",
+                    subject=engine.Message("Not applied: an old mail"),
+                    notice=engine.Message(
+                        "Your mail answers a mail of the game sent more than {duration} ago, so "
+                        "nothing in it was done. Reply to this mail instead.",
+                        duration=format_duration(int(lifetime.total_seconds())),
+                    ),
                     to=[sender],
                 )
             return MailOutcome.REFUSED, "game master token expired"
@@ -561,8 +563,15 @@ class Replies:
         if round.farewell:  # the game masters hear who left
             self.service.mail.queue_gm(
                 table,
-                subject=f"{seat.name} ({seat.colour}) resigned",
-                notice=f"{seat.name} ({seat.colour}) resigned from game {table.game.id}.",
+                subject=engine.Message(
+                    "{name} ({colour}) resigned", name=seat.name, colour=news.colour(seat.colour)
+                ),
+                notice=engine.Message(
+                    "{name} ({colour}) resigned from game {game}.",
+                    name=seat.name,
+                    colour=news.colour(seat.colour),
+                    game=table.game.id,
+                ),
                 happened=announced,
             )
         self.service.mail.queue_round(
