@@ -159,8 +159,11 @@ def _move(round: Round, rest: str) -> str:
     if not text.strip():
         raise GmError(
             "no-choice",
-            # Translators: keep "move" and the example's words; translate SEAT and CHOICE
-            Message("Say the choice: move SEAT CHOICE, like move red expand Samoa a,c."),
+            # Translators: keep "move", "red", "place Tonga b"; translate SEAT and CHOICE
+            Message(
+                "Say the choice: move SEAT CHOICE, like move red 2 (an option's number) or "
+                "move red place Tonga b."
+            ),
         )
     choice = read_choice(state, text, numbers=True, may_pass=decision.kind is Phase.TURN)
     round.events += state.apply(choice)

@@ -196,12 +196,11 @@ def stack_note(game: Game, *, shows_seed: bool = True) -> str:
             "This game's stack was shuffled with the operating system's randomness (or given "
             "with --stack): no seed predicts it."
         )
-    if shows_seed:
-        return Message(
-            "This game's stack was shuffled from a seed ({seed}), so it is predictable: whoever "
-            "knows the seed, or finds it by trying seeds against the tiles drawn, knows every "
-            "tile to come. Games for real play are made without --seed.",
-            seed=game.seed,
+    if shows_seed:  # for the host's command line, in English
+        return (
+            f"This game's stack was shuffled from a seed ({game.seed}), so it is predictable: "
+            "whoever knows the seed, or finds it by trying seeds against the tiles drawn, knows "
+            "every tile to come. Games for real play are made without --seed."
         )
     return Message(
         "This game's stack was shuffled from a seed, so it is predictable: whoever knows the "
