@@ -345,3 +345,35 @@ def test_new_game_on_the_command_line_takes_the_game_masters_language(
     assert (game.lang, game.gm_address, game.gm_lang) == ("it", GM, "fi")
     (welcome,) = _to(take_mail(service), GM)
     assert words("fi")._("GAME MASTER COMMANDS") in _flat(welcome)
+
+
+def test_a_poll_killed_amid_game_masters_lang_mails_acts_on_each_once(tmp_path: Path) -> None:
+    """Six games' game masters each write `lang fi` (the same mail twice, and a stranger
+    with the game master's mail); the poll is killed mid-batch, the next one finishes: each
+    game's game master reads Finnish, set once, answered once; the stranger changed nothing."""
+    from pbem.runner import run_cycle
+    from tests.support.localmail import handled, killed_mid_batch, poll_command
+    from tests.test_reading_hostile import _drop
+
+    service = local_service(tmp_path, inbound_batch=5)
+    batch: dict[str, bytes] = {}
+    for game in range(1, 7):
+        seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
+        service.new_game(seats, seed=game, gm=f"{GM}:it", now=START)
+        (welcome,) = _to(take_mail(service), GM)
+        mail = reply_to(welcome, "lang fi")
+        batch[f"{game:02}.0"] = reply_to(welcome, "lang nl", sender=EVE)
+        batch[f"{game:02}.1"] = mail
+        batch[f"{game:02}.2"] = mail  # the same mail delivered twice
+        batch[f"{game:02}.3"] = reply_to(welcome, "lang fi")  # the same lines again: a replay
+    _drop(service, batch)
+    database = service.settings.database_path
+    killed_at = killed_mid_batch(poll_command(service, tmp_path, START + HOUR), database)
+    assert 0 < killed_at < len(batch), "the kill did not land in the middle of the poll"
+    run_cycle(service, START + 2 * HOUR)
+    assert handled(database) == len(batch) - 6  # a mail delivered twice is recorded once
+    assert list((service.settings.inbox_dir / "new").iterdir()) == []
+    with session(service.engine) as db:
+        assert [g.gm_lang for g in db.exec(select(Game).order_by(Game.id))] == ["fi"] * 6
+        actions = [(a.game_id, a.actor, a.command) for a in db.exec(select(GmAction))]
+    assert sorted(actions) == [(game, GM, "lang fi") for game in range(1, 7)]
