@@ -16,14 +16,14 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from engine import Message
-from pbem.cli import app
-from pbem.config import settings_toml
-from pbem.db import session
-from pbem.i18n import ENGLISH, TRANSLATED, named, words
-from pbem.models import Game, GmAction, Seat
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
-from pbem.table import GameError
+from pbem.core.config import settings_toml
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.game.table import GameError
+from pbem.host.cli import app
+from pbem.store.db import session
+from pbem.store.models import Game, GmAction, Seat
+from pbem.views.i18n import ENGLISH, TRANSLATED, named, words
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
@@ -291,7 +291,7 @@ def test_each_refusal_has_its_code_in_any_language(service: Service, lang: str) 
 
 
 def test_the_command_line_reads_the_same_codes(service: Service, tmp_path: Path) -> None:
-    from pbem.gm import GameMaster
+    from pbem.flow.gm import GameMaster
 
     Game1(service).start(f"{GM}:it")
     results, _ = GameMaster(service).run_host(1, ["pause", "pause", "lang zz"], START + HOUR)
@@ -351,7 +351,7 @@ def test_a_poll_killed_amid_game_masters_lang_mails_acts_on_each_once(tmp_path: 
     """Six games' game masters each write `lang fi` (the same mail twice, and a stranger
     with the game master's mail); the poll is killed mid-batch, the next one finishes: each
     game's game master reads Finnish, set once, answered once; the stranger changed nothing."""
-    from pbem.runner import run_cycle
+    from pbem.host.runner import run_cycle
     from tests.support.localmail import handled, killed_mid_batch, poll_command
     from tests.test_reading_hostile import _drop
 
