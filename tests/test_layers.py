@@ -40,7 +40,6 @@ STILL_LONG = {
     "pbem.views.view",
 }
 STILL_MANY_IMPORTS = {
-    "pbem.flow.deadlines",
     "pbem.host.cli",
     "pbem.host.runner",
     "pbem.mail_out.mailing",

@@ -351,6 +351,29 @@ def _observe(round: Round, rest: str) -> str:
     found = next((o for o in rows if o.address.lower() == address.lower()), None)
     if found is not None:
         _refuse_again(found)
+    _refuse_declined_or_full(table, address, rows)
+    assert table.game.id is not None
+    if found is None:  # found: they watched once, and the game master removed them
+        found = Observer(
+            game_id=table.game.id, address=address, name=name, secret="", added_at=table.now
+        )
+    found.name, found.secret, found.added_at = name, secrets.token_hex(16), table.now
+    found.confirmed_at = found.ended_at = found.ended = None
+    table.db.add(found)
+    table.db.flush()
+    round.invited.append(found)
+    return Message(
+        "{name} ({address}) is invited to watch: they get the game's mails once they accept "
+        "(within {days} days)",
+        name=name,
+        address=address,
+        days=INVITATION_DAYS,
+    )
+
+
+def _refuse_declined_or_full(table: Table, address: str, rows: list[Observer]) -> None:
+    """Refuse an address that said stop to any invitation, and a game with every observer's
+    place taken (counting the invitations not accepted)."""
     declined = table.db.get(Declined, address.lower())
     if declined is not None:
         raise GmError(
@@ -373,23 +396,6 @@ def _observe(round: Round, rest: str) -> str:
                 most=MAX_OBSERVERS,
             ),
         )
-    assert table.game.id is not None
-    if found is None:  # found: they watched once, and the game master removed them
-        found = Observer(
-            game_id=table.game.id, address=address, name=name, secret="", added_at=table.now
-        )
-    found.name, found.secret, found.added_at = name, secrets.token_hex(16), table.now
-    found.confirmed_at = found.ended_at = found.ended = None
-    table.db.add(found)
-    table.db.flush()
-    round.invited.append(found)
-    return Message(
-        "{name} ({address}) is invited to watch: they get the game's mails once they accept "
-        "(within {days} days)",
-        name=name,
-        address=address,
-        days=INVITATION_DAYS,
-    )
 
 
 def every_observer(table: Table) -> list[Observer]:

@@ -30,6 +30,7 @@ from pbem.core.kinds import GameStatus, MailKind, MailMode, MoveSource
 from pbem.game.table import Table
 from pbem.mail_out.compose import Picture, compose, list_unsubscribe
 from pbem.mail_out.envelope import Envelope, envelope, said, talk_for
+from pbem.mail_out.gm_words import gm_lang, gm_seat
 from pbem.store.models import (
     INVITATION_DAYS,
     Caused,
@@ -114,16 +115,6 @@ class Mailer:
         """Who may act as game master of `game`: its own GM, and the host's GMs."""
         found = [game.gm_address] if game.gm_address else []
         return [a.lower() for a in [*found, *self.settings.gm_addresses]]
-
-    @staticmethod
-    def gm_lang(game: Game, address: str) -> str:
-        """The language of the mails to a game master of `game`: the game's own game master
-        reads theirs (`--gm ADDRESS:LANG`, `lang` by mail); the host's read English, as the
-        host's command line does."""
-        own = game.gm_address
-        if own and address.lower() == own.lower() and i18n.known(game.gm_lang):
-            return game.gm_lang
-        return i18n.ENGLISH
 
     def deadline_view(self, game: Game, seat: Seat) -> view.Deadline | None:
         """The open decision's deadline as `seat` reads it: in UTC and in their zone."""
@@ -656,7 +647,7 @@ class Mailer:
             deadline=view.deadline(as_utc(game.deadline_at))
             if game.deadline_at is not None and game.status == GameStatus.RUNNING
             else None,
-            seats=tuple(self.gm_seat(seat) for seat in table.seats),
+            seats=tuple(gm_seat(seat, self.settings.absent_bot) for seat in table.seats),
             board=at.board if show_board else None,
             final=at.final,
             picture=at.picture if show_board else None,
@@ -667,7 +658,7 @@ class Mailer:
         db.add(GmTag(game_id=game.id, serial=serial, decision=game.decision, sent_at=now))
         tag = Tag(game.id, GM_SEAT, serial, gm_token(game.gm_secret, game.id, serial))
         for address in dict.fromkeys(recipients):
-            words = i18n.words(self.gm_lang(game, address))
+            words = i18n.words(gm_lang(game, address))
             self._queue_mail(
                 table, address, mail, tag=tag, picture=picture if show_board else None, words=words
             )
@@ -699,32 +690,6 @@ class Mailer:
             headers={"X-Tongiaki-Kind": str(notice.kind)},
         )
         _outbox(db, game_id, address, message, now)
-
-    def gm_seat(self, seat: Seat) -> view.GmSeat:
-        played_by: list[str] = []
-        if seat.bot and seat.address:
-            played_by.append(Message("the {bot} bot", bot=seat.bot))
-        elif seat.bot:
-            played_by.append(Message("the {bot} bot (no player)", bot=seat.bot))
-        elif seat.absent:
-            bot = self.settings.absent_bot
-            played_by.append(Message("the {bot} bot: the player is absent", bot=bot))
-        else:
-            played_by.append(Message("the player"))
-        if seat.away_until is not None:
-            back = when(as_utc(seat.away_until))
-            played_by.append(Message("on vacation until {back}", back=back))
-        if seat.auto_moves and not seat.absent:
-            played_by.append(
-                counted(
-                    "{count} automatic move in a row",
-                    "{count} automatic moves in a row",
-                    seat.auto_moves,
-                )
-            )
-        return view.GmSeat(
-            seat.seat + 1, seat.name, seat.colour, seat.address, Joined("; ", played_by)
-        )
 
     def _queue_mail(
         self,
