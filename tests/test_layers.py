@@ -31,6 +31,8 @@ STILL_LONG = {
 }
 STILL_MANY_IMPORTS = {
     "pbem.flow.deadlines",
+    "pbem.host.cli",
+    "pbem.host.runner",
     "pbem.mail_out.mailing",
 }
 

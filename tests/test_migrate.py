@@ -383,6 +383,49 @@ def test_a_version_8_database_keeps_a_vacation_told_and_a_digests_news_and_plays
         assert len(db.exec(select(Held).where(Held.seat == 2)).all()) == 2  # Cy's digest: kept
         db.commit()
     tick(service, back)  # the quiet change: a short line with the clock (and Cy's digest, due)
-    assert sorted(str(m["To"]) for m in take_mail(service)) == ["ann@example.test", "cy@example.test"]
+    to = sorted(str(m["To"]) for m in take_mail(service))
+    assert to == ["ann@example.test", "cy@example.test"]
+        "ann@example.test",
+        "cy@example.test",
+    ]
     assert handle(service, mail(0, "1", 2), back + timedelta(minutes=1)) == "applied"
+    assert upgrade(engine) == []
+
+
+FIXTURE_GM = Path(__file__).parent / "fixtures" / "schema-v11-gm.sql"
+
+
+def test_a_database_from_before_the_game_masters_language_keeps_english_until_they_choose(
+    tmp_path: Path,
+) -> None:
+    """Version 11 left game 1 (Ann red, Bob blue, in Italian) with its game master
+    gm@example.test, who read English: after the upgrade they still do, until their `lang`
+    by mail; the players keep their Italian."""
+    from pbem.core.addressing import GM_SEAT, gm_token
+    from pbem.views.i18n import words
+    from tests.support.localmail import text_of
+
+    service = local_service(tmp_path)
+    path = _old(tmp_path / "old" / "pbem.sqlite", FIXTURE_GM)
+    assert schema_version(create_engine(f"sqlite:///{path}")) < SCHEMA_VERSION
+    engine = open_database(path)
+    assert schema_version(engine) == SCHEMA_VERSION
+    service = Service(engine, service.settings)
+    with session(engine) as db:
+        game = db.get(Game, 1)
+        assert game is not None and (game.lang, game.gm_lang) == ("it", "en")
+        secret = game.gm_secret
+    address = reply_address("tongiaki@example.test", Tag(1, GM_SEAT, 1, gm_token(secret, 1, 1)))
+    mail = (
+        f"From: gm@example.test\r\nTo: {address}\r\nSubject: Re: game 1\r\n"
+        "Message-ID: <after-upgrade-gm@example.test>\r\n\r\nlang it\r\n"
+    ).encode()
+    assert handle(service, mail, START + timedelta(hours=1)) == "applied"
+    (answer,) = take_mail(service)
+    assert answer["To"] == "gm@example.test"
+    assert words("it")._("GAME MASTER COMMANDS") in text_of(answer)
+    with session(engine) as db:
+        game = db.get(Game, 1)
+        assert game is not None and game.gm_lang == "it"
+        assert [s.lang for s in db.exec(select(Seat))] == ["it", "it"]
     assert upgrade(engine) == []

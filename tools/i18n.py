@@ -44,9 +44,8 @@ KEYWORDS = {
     "ngettext": (1, 2),
 }
 TEMPLATE_OPTIONS = {"extensions": "jinja2.ext.i18n", "trimmed": "false"}
-# the game master's mails stay in English: the game master is the host's person (what the
-# game master's commands tell the players is made of messages in pbem/commands/gm.py)
-NOT_TRANSLATED = ("gm.txt.j2", "gm.html.j2", "pbem/host/cli.py")
+# the host's command line stays in English (the game master's mails are in their language)
+NOT_TRANSLATED = ("pbem/host/cli.py",)
 
 
 def extracted() -> Catalog:

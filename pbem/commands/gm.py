@@ -22,9 +22,11 @@ from pbem.commands.registry import (
     Commands,
     Round,
     find_seat,
+    said_by,
 )
 from pbem.commands.usage import GM_USAGES
 from pbem.core import (
+    LANGUAGES,
     LONGEST,
     AnswerTopic,
     DurationError,
@@ -54,18 +56,25 @@ from pbem.store import (
     Seat,
 )
 from pbem.views import news, view
+from pbem.views.i18n import choices, known, named
 from pbem.views.view import Answer, when
+
+HOST = "host"  # the actor of commands given on the host's command line
 
 
 class GmError(CommandError):
-    """A game master's command that cannot be carried out; nothing was changed."""
+    """A game master's command that cannot be carried out; nothing was changed. Its `code`
+    names the refusal in every language ("not-paused")."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message, code=code)
 
 
 def _pause(round: Round, rest: str) -> str:
     game, now = round.table.game, round.table.now
     _no_argument("pause", rest)
     if game.status == GameStatus.PAUSED:
-        raise GmError("The game is paused already.")
+        raise GmError("paused-already", Message("The game is paused already."))
     left = decision_clock.pause(game, now)
     round.announced.append(
         Message(
@@ -73,35 +82,40 @@ def _pause(round: Round, rest: str) -> str:
             "until it resumes."
         )
     )
-    return f"paused with {format_duration(left)} left for the open decision"
+    return Message(
+        "paused with {duration} left for the open decision", duration=format_duration(left)
+    )
 
 
 def _resume(round: Round, rest: str) -> str:
     game, now = round.table.game, round.table.now
     _no_argument("resume", rest)
     if game.status != GameStatus.PAUSED:
-        raise GmError("The game is not paused.")
+        raise GmError("not-paused", Message("The game is not paused."))
     decision_clock.resume(game, round.table.settings.parsed_reminders, now)
     round.asked_again = True  # the one who decides may move again: their prompt again
     round.events += round.table.advance()
     if game.deadline_at is None:
         round.announced.append(Message("The game master resumed the game."))
-        return "resumed"
+        return Message("resumed")
     deadline = when(as_utc(game.deadline_at))
     round.announced.append(
         Message("The game master resumed the game; the deadline is {deadline}.", deadline=deadline)
     )
-    return f"resumed; the deadline is {deadline}"
+    return Message("resumed; the deadline is {deadline}", deadline=deadline)
 
 
 def _extend(round: Round, rest: str) -> str:
     game = round.table.game
     seconds = _duration(rest, "extend 1d")
     if game.deadline_at is None:
-        raise GmError("No deadline is running.")
+        raise GmError("no-deadline", Message("No deadline is running."))
     now = round.table.now
     if as_utc(game.deadline_at) + timedelta(seconds=seconds) > now + timedelta(seconds=LONGEST):
-        raise GmError("The deadline would be more than ten years from now; give a shorter time.")
+        raise GmError(
+            "too-long",
+            Message("The deadline would be more than ten years from now; give a shorter time."),
+        )
     decision_clock.shift(game, seconds, round.table.settings.parsed_reminders, round.table.now)
     assert game.deadline_at is not None
     deadline = when(as_utc(game.deadline_at))
@@ -114,13 +128,17 @@ def _extend(round: Round, rest: str) -> str:
             deadline=deadline,
         )
     )
-    return f"the deadline of decision {game.decision} is now {deadline}"
+    return Message(
+        "the deadline of decision {decision} is now {deadline}",
+        decision=game.decision,
+        deadline=deadline,
+    )
 
 
 def _deadline(round: Round, rest: str) -> str:
     seconds = _duration(rest, "deadline 24h")
     if seconds < 60:
-        raise GmError("The time per decision must be at least a minute.")
+        raise GmError("too-short", Message("The time per decision must be at least a minute."))
     round.table.game.deadline_seconds = seconds
     round.announced.append(
         Message(
@@ -128,7 +146,9 @@ def _deadline(round: Round, rest: str) -> str:
             duration=format_duration(seconds),
         )
     )
-    return f"each decision from the next one on has {format_duration(seconds)}"
+    return Message(
+        "each decision from the next one on has {duration}", duration=format_duration(seconds)
+    )
 
 
 def _move(round: Round, rest: str) -> str:
@@ -137,15 +157,28 @@ def _move(round: Round, rest: str) -> str:
     seat = find_seat(round.table.seats, word)
     decision = state.decision
     if decision is None:  # a game the last move ended while it was paused
-        raise GmError("The game is over.")
+        raise GmError("game-over", Message("The game is over."))
     if decision.seat != seat.seat:
         raise GmError(
-            f"Decision {decision.number} is {round.table.seats[decision.seat].name}'s "
-            f"({decision.colour}), not {seat.name}'s."
+            "not-their-decision",
+            Message(
+                "Decision {decision} is {whose}'s ({colour}), not {name}'s.",
+                decision=decision.number,
+                whose=round.table.seats[decision.seat].name,
+                colour=news.colour(decision.colour),
+                name=seat.name,
+            ),
         )
     _current(round)
     if not text.strip():
-        raise GmError("Say the choice: move SEAT CHOICE, like move red expand Samoa a,c.")
+        raise GmError(
+            "no-choice",
+            # Translators: keep "move", "red", "place Tonga b"; translate SEAT and CHOICE
+            Message(
+                "Say the choice: move SEAT CHOICE, like move red 2 (an option's number) or "
+                "move red place Tonga b."
+            ),
+        )
     choice = read_choice(state, text, numbers=True, may_pass=decision.kind is Phase.TURN)
     round.events += state.apply(choice)
     round.table.record(seat.seat, MoveSource.GM)
@@ -159,7 +192,7 @@ def _move(round: Round, rest: str) -> str:
             choice=made,
         )
     )
-    return f"decision {decision.number}: {made}"
+    return Message("decision {decision}: {choice}", decision=decision.number, choice=made)
 
 
 def _current(round: Round) -> None:
@@ -168,21 +201,40 @@ def _current(round: Round) -> None:
     tag = round.answering
     if tag is not None and tag.decision != round.opened:
         raise GmError(
-            f"Your mail answers decision {tag.decision}, but the game is at decision "
-            f"{round.opened} now. Look at the game below, then reply to this mail."
+            "stale-decision",
+            Message(
+                "Your mail answers decision {answered}, but the game is at decision {open} "
+                "now. Look at the game below, then reply to this mail.",
+                answered=tag.decision,
+                open=round.opened,
+            ),
         )
 
 
 def _undo(round: Round, rest: str) -> str:
     game = round.table.game
     if not (rest.isascii() and rest.isdigit()) or len(rest) > 6 or int(rest) < 1:
-        raise GmError("Say how many decisions to take back, like undo 2.")
+        raise GmError(
+            "undo-count",
+            # Translators: keep "undo 2"
+            Message("Say how many decisions to take back, like undo 2."),
+        )
     count = int(rest)
     if game.ended_by:
-        raise GmError("The game master ended this game; it cannot be taken back.")
+        raise GmError(
+            "ended-by-game-master",
+            Message("The game master ended this game; it cannot be taken back."),
+        )
     made = len(round.table.state.log)
     if count > made:
-        raise GmError(f"Only {made} decisions were made so far.")
+        raise GmError(
+            "undo-too-many",
+            counted(
+                "Only {count} decision was made so far.",
+                "Only {count} decisions were made so far.",
+                made,
+            ),
+        )
     _current(round)
     before = round.table.state.log
     kept = before[: made - count]
@@ -247,7 +299,8 @@ def _undo(round: Round, rest: str) -> str:
             now_open=now_open,
         )
     )
-    return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
+    back = Message("back at decision {decision}", decision=len(kept) + 1)
+    return Joined("; ", [back, now_open]) if again else back
 
 
 def _clock_as_it_was(
@@ -277,7 +330,11 @@ def _observe(round: Round, rest: str) -> str:
     until they accept (then every update and the final board, never a prompt)."""
     parts = rest.split()
     if not parts:
-        raise GmError("Write it as: observe ADDRESS [NAME].")
+        raise GmError(
+            "observe-form",
+            # Translators: keep "observe", translate ADDRESS and NAME as in its help
+            Message("Write it as: observe ADDRESS [NAME]."),
+        )
     table = round.table
     rows = every_observer(table)
     try:
@@ -287,25 +344,16 @@ def _observe(round: Round, rest: str) -> str:
         else:
             name = unnamed_observer(o.name for o in rows)
     except IdentityError as error:
-        raise GmError(str(error)) from error
+        raise GmError("bad-address", said_by(error)) from error
     if any(s.address and s.address.lower() == address.lower() for s in table.seats):
-        raise GmError(f"{address} has a seat or watches this game already.")
+        raise GmError(
+            "in-the-game",
+            Message("{address} has a seat or watches this game already.", address=address),
+        )
     found = next((o for o in rows if o.address.lower() == address.lower()), None)
     if found is not None:
         _refuse_again(found)
-    declined = table.db.get(Declined, address.lower())
-    if declined is not None:
-        raise GmError(
-            f"{address} said stop to an invitation to watch (game {declined.game_id}, "
-            f"{when(as_utc(declined.at))}): no game master invites it again. The host may "
-            "still add it to a new game (new-game --observer), or its owner accept another "
-            "invitation."
-        )
-    if sum(1 for o in rows if _counted(o)) >= MAX_OBSERVERS:
-        raise GmError(
-            f"A game has at most {MAX_OBSERVERS} observers, counting the invitations not "
-            "accepted (waiting, declined, lapsed or withdrawn); this one has them all."
-        )
+    _refuse_declined_or_full(table, address, rows)
     assert table.game.id is not None
     if found is None:  # found: they watched once, and the game master removed them
         found = Observer(
@@ -316,10 +364,40 @@ def _observe(round: Round, rest: str) -> str:
     table.db.add(found)
     table.db.flush()
     round.invited.append(found)
-    return (
-        f"{name} ({address}) is invited to watch: they get the game's mails once they accept "
-        f"(within {INVITATION_DAYS} days)"
+    return Message(
+        "{name} ({address}) is invited to watch: they get the game's mails once they accept "
+        "(within {days} days)",
+        name=name,
+        address=address,
+        days=INVITATION_DAYS,
     )
+
+
+def _refuse_declined_or_full(table: Table, address: str, rows: list[Observer]) -> None:
+    """Refuse an address that said stop to any invitation, and a game with every observer's
+    place taken (counting the invitations not accepted)."""
+    declined = table.db.get(Declined, address.lower())
+    if declined is not None:
+        raise GmError(
+            "declined",
+            Message(
+                "{address} said stop to an invitation to watch (game {game}, {when}): no game "
+                "master invites it again. The host may still add it to a new game (new-game "
+                "--observer), or its owner accept another invitation.",
+                address=address,
+                game=declined.game_id,
+                when=when(as_utc(declined.at)),
+            ),
+        )
+    if sum(1 for o in rows if _counted(o)) >= MAX_OBSERVERS:
+        raise GmError(
+            "observers-full",
+            Message(
+                "A game has at most {most} observers, counting the invitations not accepted "
+                "(waiting, declined, lapsed or withdrawn); this one has them all.",
+                most=MAX_OBSERVERS,
+            ),
+        )
 
 
 def every_observer(table: Table) -> list[Observer]:
@@ -340,21 +418,50 @@ def _refuse_again(found: Observer) -> None:
     stop, or it let an invitation lapse; one removed before it accepted is not asked twice.
     Raises nothing for one who watched and was removed by the game master."""
     since = when(as_utc(found.ended_at or found.added_at))
+    address = found.address
     if found.ended is None and found.confirmed_at is not None:
-        raise GmError(f"{found.address} has a seat or watches this game already.")
+        raise GmError(
+            "in-the-game",
+            Message("{address} has a seat or watches this game already.", address=address),
+        )
     if found.ended is None:
-        raise GmError(f"{found.address} is invited already ({since}); they watch once they accept.")
+        raise GmError(
+            "invited-already",
+            Message(
+                "{address} is invited already ({since}); they watch once they accept.",
+                address=address,
+                since=since,
+            ),
+        )
     if found.ended == WatchEnd.STOP:
-        raise GmError(f"{found.address} said stop to this game ({since}): it is not invited again.")
+        raise GmError(
+            "said-stop",
+            Message(
+                "{address} said stop to this game ({since}): it is not invited again.",
+                address=address,
+                since=since,
+            ),
+        )
     if found.ended == WatchEnd.LAPSED:
         raise GmError(
-            f"{found.address} did not accept the invitation to this game within "
-            f"{INVITATION_DAYS} days ({since}): it is not invited again."
+            "invitation-lapsed",
+            Message(
+                "{address} did not accept the invitation to this game within {days} days "
+                "({since}): it is not invited again.",
+                address=address,
+                days=INVITATION_DAYS,
+                since=since,
+            ),
         )
     if found.confirmed_at is None:
         raise GmError(
-            f"{found.address} was invited to this game and did not accept before the "
-            f"invitation was withdrawn ({since}): an address is invited once."
+            "invitation-withdrawn",
+            Message(
+                "{address} was invited to this game and did not accept before the invitation "
+                "was withdrawn ({since}): an address is invited once.",
+                address=address,
+                since=since,
+            ),
         )
 
 
@@ -364,31 +471,49 @@ def _unobserve(round: Round, rest: str) -> str:
     active = [o for o in every_observer(table) if o.ended is None]
     found = [o for o in active if text in (o.address.lower(), o.name.lower())]
     if not text or not found:
-        watching = ", ".join(
-            o.name if o.confirmed_at is not None else f"{o.name} (invited)" for o in active
+        watching = [
+            o.name if o.confirmed_at is not None else Message("{name} (invited)", name=o.name)
+            for o in active
+        ]
+        raise GmError(
+            "no-observer",
+            Message(
+                "Nobody watches as {word!r}; watching: {watching}.",
+                word=shown(rest, 40),
+                watching=Joined(", ", watching) if watching else Message("nobody"),
+            ),
         )
-        raise GmError(f"Nobody watches as {shown(rest, 40)!r}; watching: {watching or 'nobody'}.")
     watcher = found[0]
     watcher.ended, watcher.ended_at = WatchEnd.GM, table.now
     if watcher.confirmed_at is None:  # the players never heard of them
-        return f"the invitation to {watcher.name} ({watcher.address}) is withdrawn"
+        return Message(
+            "the invitation to {name} ({address}) is withdrawn",
+            name=watcher.name,
+            address=watcher.address,
+        )
     table.observers[:] = [o for o in table.observers if o is not watcher]
     round.announced.append(Message("{name} no longer watches the game.", name=watcher.name))
-    return f"{watcher.name} no longer watches the game"
+    return Message("{name} no longer watches the game", name=watcher.name)
 
 
 def _replace(round: Round, rest: str) -> str:
     parts = rest.split()
     if len(parts) < 2:
-        raise GmError("Write it as: replace SEAT ADDRESS [NAME].")
+        raise GmError(
+            "replace-form",
+            # Translators: keep "replace", translate SEAT, ADDRESS and NAME as in its help
+            Message("Write it as: replace SEAT ADDRESS [NAME]."),
+        )
     seat = find_seat(round.table.seats, parts[0])
     try:  # a seat's name as it was is left alone; a new one is checked
         address = check_address(parts[1])
         name = check_name(" ".join(parts[2:])) if len(parts) > 2 else seat.name
     except IdentityError as error:
-        raise GmError(str(error)) from error
+        raise GmError("bad-address", said_by(error)) from error
     if any(s.address and s.address.lower() == address.lower() for s in round.table.seats):
-        raise GmError(f"{address} has a seat in this game already.")
+        raise GmError(
+            "has-a-seat", Message("{address} has a seat in this game already.", address=address)
+        )
     _farewell(round, seat, Message("The game master handed your seat to another player."))
     seat.address, seat.name = address, name
     seat.secret = secrets.token_hex(16)
@@ -408,7 +533,12 @@ def _replace(round: Round, rest: str) -> str:
             name=seat.name,
         )
     )
-    return f"seat {seat.seat + 1} ({seat.colour}) is {seat.name}'s now"
+    return Message(
+        "seat {seat} ({colour}) is {name}'s now",
+        seat=seat.seat + 1,
+        colour=news.colour(seat.colour),
+        name=seat.name,
+    )
 
 
 def _bot(round: Round, rest: str) -> str:
@@ -416,7 +546,14 @@ def _bot(round: Round, rest: str) -> str:
     seat = find_seat(round.table.seats, word)
     kind = kind.strip().lower() or BotKind.GREEDY
     if kind not in BOT_KINDS:
-        raise GmError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
+        raise GmError(
+            "unknown-bot",
+            Message(
+                "Unknown bot {word!r}; the bots are {bots}.",
+                word=shown(kind, 20),
+                bots=", ".join(BOT_KINDS),
+            ),
+        )
     seat.bot, seat.absent = BotKind(kind), False
     round.events += round.table.advance()
     round.announced.append(
@@ -427,18 +564,30 @@ def _bot(round: Round, rest: str) -> str:
             colour=news.colour(seat.colour),
         )
     )
-    return f"the {kind} bot plays {seat.colour}"
+    return Message("the {bot} bot plays {colour}", bot=kind, colour=news.colour(seat.colour))
 
 
 def _human(round: Round, rest: str) -> str:
     seat = find_seat(round.table.seats, rest)
     if not seat.address:
         raise GmError(
-            f"Seat {seat.seat + 1} ({seat.colour}) has no player: give it one with "
-            f"replace {seat.seat + 1} ADDRESS."
+            "no-player",
+            # Translators: keep "replace", translate ADDRESS as in its help
+            Message(
+                "Seat {seat} ({colour}) has no player: give it one with replace {seat} ADDRESS.",
+                seat=seat.seat + 1,
+                colour=news.colour(seat.colour),
+            ),
         )
     if not seat.bot and not seat.absent:
-        raise GmError(f"{seat.name} ({seat.colour}) plays the seat already.")
+        raise GmError(
+            "plays-already",
+            Message(
+                "{name} ({colour}) plays the seat already.",
+                name=seat.name,
+                colour=news.colour(seat.colour),
+            ),
+        )
     seat.bot, seat.absent, seat.auto_moves, seat.resigned = None, False, 0, False
     seat.resigned_at = None
     _restart_if_open(round, seat)
@@ -449,13 +598,20 @@ def _human(round: Round, rest: str) -> str:
             colour=news.colour(seat.colour),
         )
     )
-    return f"{seat.name} plays {seat.colour} again"
+    return Message("{name} plays {colour} again", name=seat.name, colour=news.colour(seat.colour))
 
 
 def _kick(round: Round, rest: str) -> str:
     seat = find_seat(round.table.seats, rest)
     if not seat.address:
-        raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
+        raise GmError(
+            "no-player",
+            Message(
+                "Seat {seat} ({colour}) has no player.",
+                seat=seat.seat + 1,
+                colour=news.colour(seat.colour),
+            ),
+        )
     _farewell(round, seat, Message("The game master removed you from the game."))
     bot = round.table.settings.absent_bot
     seat.address, seat.bot, seat.absent, seat.kicked = None, bot, False, True
@@ -469,7 +625,12 @@ def _kick(round: Round, rest: str) -> str:
             colour=news.colour(seat.colour),
         )
     )
-    return f"{seat.name} is out; the {bot} bot plays {seat.colour}"
+    return Message(
+        "{name} is out; the {bot} bot plays {colour}",
+        name=seat.name,
+        bot=bot,
+        colour=news.colour(seat.colour),
+    )
 
 
 def _end(round: Round, rest: str) -> str:
@@ -479,7 +640,7 @@ def _end(round: Round, rest: str) -> str:
     game.ended_by = round.actor
     round.table.start_clock()
     round.announced.append(Message("The game master ended the game: the scores stand as they are."))
-    return "the game is over"
+    return Message("the game is over")
 
 
 def _mail_settings_of(round: Round, seat: Seat) -> None:
@@ -528,32 +689,82 @@ def _duration(text: str, example: str) -> int:
     try:
         seconds = parse_duration(text)
     except DurationError as error:
-        raise GmError(f"{error} Write it as: {example}.") from error
+        written = Message("Write it as: {example}.", example=example)
+        raise GmError("bad-duration", Joined(" ", [said_by(error), written])) from error
     if seconds <= 0:
-        raise GmError(f"Give a duration, like {example}.")
+        raise GmError("bad-duration", Message("Give a duration, like {example}.", example=example))
     return seconds
 
 
 def _no_argument(verb: str, rest: str) -> None:
     if rest:
-        raise GmError(f"{verb} takes nothing after it.")
+        raise GmError("no-argument", Message("{verb} takes nothing after it.", verb=verb))
+
+
+def _lang(round: Round, rest: str) -> str:
+    """The language of the mails to the game's own game master: `lang it` from them by mail,
+    or from the host on the command line; `lang` alone says which it is. The host's game
+    masters (`gm_addresses`) read English, as the host's command line does. The answer to
+    this very mail comes in the new language."""
+    game = round.table.game
+    own = game.gm_address
+    if not own:
+        raise GmError(
+            "no-own-game-master",
+            Message(
+                "This game has no game master of its own; the host's game masters read English."
+            ),
+        )
+    if round.actor != HOST and round.actor.lower() != own.lower():
+        raise GmError(
+            "host-game-master",
+            Message(
+                "You are a game master of every game of this host: your mails are in "
+                "English. The language of the game's own game master is theirs to choose."
+            ),
+        )
+    code = rest.strip(" .").lower()
+    if not code:
+        return Message(
+            "the game master's mails are in {language}; the languages: {choices}",
+            language=named(game.gm_lang),
+            choices=choices(),
+        )
+    by_name = {name.lower(): lang for lang, name in LANGUAGES.items()}
+    code = by_name.get(code, code)  # `lang italiano` too
+    if not known(code):
+        raise GmError(
+            "unknown-language",
+            Message(
+                "{word!r} is not a language of the game. The languages: {choices}.",
+                word=shown(rest.strip(), 40),
+                choices=choices(),
+            ),
+        )
+    game.gm_lang = code
+    return Message("the game master's mails are in {language} from now on", language=named(code))
 
 
 def _help(round: Round, argument: str) -> str:
     if round.answering is None:  # by mail, every mail to a game master lists the commands
-        round.answers.append(Answer(AnswerTopic.HELP, "\n".join(gm_help())))
+        round.answers.append(Answer(AnswerTopic.HELP, Joined("\n", list(gm_help()))))
     return ""
 
 
 def _guard(round: Round, command: Command) -> None:
     """What every command that changes the game needs."""
+    if command.name == "lang":  # the game master's own mails: on any mail, at any time
+        return
     if not round.may_change:
         raise GmError(
-            "The mail you answer was used for a change already: reply to the "
-            "newest mail the game sent you (each one changes the game once)."
+            "mail-used",
+            Message(
+                "The mail you answer was used for a change already: reply to the newest mail "
+                "the game sent you (each one changes the game once)."
+            ),
         )
     if round.table.game.status == GameStatus.OVER and command.name != "undo":
-        raise GmError("The game is over.")
+        raise GmError("game-over", Message("The game is over."))
 
 
 _RUNS = {
@@ -570,6 +781,7 @@ _RUNS = {
     "end": _end,
     "observe": _observe,
     "unobserve": _unobserve,
+    "lang": _lang,
     "help": _help,
 }
 _SHARED = {c.name: c for c in (STATUS, LOG, LOG_TALK, BOARD)}  # as players have them
@@ -578,14 +790,15 @@ _SHARED = {c.name: c for c in (STATUS, LOG, LOG_TALK, BOARD)}  # as players have
 GM_COMMANDS = Commands(
     tuple(_SHARED.get(u.name) or Command.of(u, _RUNS[u.name]) for u in GM_USAGES),
     guard=_guard,
-    noun="a game master command",
+    noun=Message("a game master command"),
 )
 
 
 def gm_help() -> tuple[str, ...]:
     """The game master's commands, one line each, as the host's `help` lists them."""
     looks = ", ".join(c.name for c in GM_COMMANDS.looks())
-    return (*GM_COMMANDS.help_lines(), f"{looks}: look at the game; change nothing")
+    said = Message("{commands}: look at the game; change nothing", commands=looks)
+    return (*GM_COMMANDS.help_lines(), said)
 
 
 __all__ = ["GM_COMMANDS", "GmError", "every_observer", "gm_help"]

@@ -65,7 +65,15 @@ _PLAIN_ALIASES = {without_accents(word): name for word, name in ALIASES.items()}
 
 class CommandError(PbemError, ValueError):
     """A command that cannot be carried out as written; nothing of its line was changed.
-    (The engine refuses a move with its own `ChoiceError`, which refuses the line too.)"""
+    (The engine refuses a move with its own `ChoiceError`, which refuses the line too.)
+    `code` names the refusal in every language ("no-seat"), as `ChoiceError.code` does."""
+
+    code = "command"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
 
 
 @dataclass
@@ -214,7 +222,9 @@ class Commands:
             return found, rest.strip()
         if self.other is not None:
             return self.other, line
-        raise CommandError(self.unknown(line.strip().partition(" ")[0].lower()))
+        raise CommandError(
+            self.unknown(line.strip().partition(" ")[0].lower()), code="unknown-command"
+        )
 
     def knows(self, line: str) -> bool:
         """Whether a line begins like a command (its words may still be wrong, or its first
@@ -287,7 +297,7 @@ def run_lines(round: Round, lines: Sequence[str], commands: Commands) -> None:
             if round.seat is not None
             else Message("no command found in your mail")
         )
-        round.results.append(LineResult("(nothing)", LineOutcome.REJECTED, said))
+        round.results.append(LineResult("(nothing)", LineOutcome.REJECTED, said, code="empty"))
     for index, line in enumerate(lines):
         if round.failed:
             round.results.append(after_rejected(line))
@@ -331,7 +341,7 @@ def _run_line(round: Round, number: int, line: str, commands: Commands) -> LineR
                 commands.guard(round, command)
             detail = command.run(round, argument)
     except (CommandError, ChoiceError) as error:
-        return LineResult(line, LineOutcome.REJECTED, said_by(error))
+        return LineResult(line, LineOutcome.REJECTED, said_by(error), code=error.code)
     except DBAPIError:
         raise
     except Exception as error:  # a fault of ours: this line alone is undone
@@ -346,7 +356,7 @@ def _run_line(round: Round, number: int, line: str, commands: Commands) -> LineR
             fault.error,
             exc_info=error,
         )
-        return LineResult(line, LineOutcome.REJECTED, FAILED)
+        return LineResult(line, LineOutcome.REJECTED, FAILED, code="fault")
     outcome = LineOutcome.ANSWERED if command.looks else LineOutcome.APPLIED
     return LineResult(line, outcome, detail)
 
@@ -406,13 +416,17 @@ def find_seat(seats: Sequence[Seat], word: str) -> Seat:
         if seat.colour == colour or seat.name.lower() == text:
             return seat
     if text in COLOURS:
-        raise CommandError(Message("Nobody plays {colour} in this game.", colour=news.colour(text)))
+        raise CommandError(
+            Message("Nobody plays {colour} in this game.", colour=news.colour(text)),
+            code="colour-not-playing",
+        )
     raise CommandError(
         Message(
             "No seat {word!r}: name a seat by its number (1-{last}), its colour or its player.",
             word=shown(word, 40),
             last=len(seats),
-        )
+        ),
+        code="no-seat",
     )
 
 

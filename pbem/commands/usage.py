@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import BOT_KINDS, Message
+from pbem.core.languages import LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -34,44 +35,92 @@ LOG_TALK = Usage(
     "log talk", "log talk", Message("all moves so far with the table talk"), looks=True
 )
 
-# the game master's commands, in the order their help lists them (not translated: the game
-# master is the host's person)
+# the game master's commands, in the order their help lists them; said in the game master's
+# language in their mails, in English on the host's command line
 GM_USAGES = (
     Usage("pause", "pause, resume", ""),
     Usage("resume", "resume", "", listed=False),
-    Usage("extend", "extend DURATION", "more time for the open decision", "extend 1d"),
+    Usage(
+        "extend",
+        # Translators: the form of a game master's command: keep "extend", translate the
+        # placeholder in capitals
+        Message("extend DURATION"),
+        Message("more time for the open decision"),
+        "extend 1d",
+    ),
     Usage(
         "deadline",
-        "deadline DURATION",
-        "the time per decision from the next one on",
+        # Translators: keep "deadline", translate the placeholder in capitals
+        Message("deadline DURATION"),
+        Message("the time per decision from the next one on"),
         "deadline 24h",
     ),
-    Usage("move", "move SEAT CHOICE", "decide for a seat", "move red expand Samoa a,c"),
-    Usage("undo", "undo N", "take back the last N decisions", "undo 2"),
+    Usage(
+        "move",
+        # Translators: keep "move", translate the placeholders in capitals
+        Message("move SEAT CHOICE"),
+        Message("decide for a seat"),
+        "move red expand Samoa a,c",
+    ),
+    Usage(
+        "undo",
+        # Translators: keep "undo"; N is a number
+        Message("undo N"),
+        Message("take back the last N decisions"),
+        "undo 2",
+    ),
     Usage(
         "replace",
-        "replace SEAT ADDRESS [NAME]",
-        "hand a seat to someone else",
+        # Translators: keep "replace", translate the placeholders in capitals
+        Message("replace SEAT ADDRESS [NAME]"),
+        Message("hand a seat to someone else"),
         "replace 2 nina@example.org Nina",
     ),
     Usage(
-        "bot", "bot SEAT " + "|".join(BOT_KINDS), "a bot plays the seat for now", "bot blue greedy"
+        "bot",
+        # Translators: keep "bot", translate SEAT; {bots} are the bots' names
+        Message("bot SEAT {bots}", bots="|".join(BOT_KINDS)),
+        Message("a bot plays the seat for now"),
+        "bot blue greedy",
     ),
-    Usage("human", "human SEAT", "the player plays the seat again"),
-    Usage("kick", "kick SEAT", "remove the player; a bot plays the seat from now on"),
-    Usage("end", "end", "finish the game now, scores as they stand"),
+    # Translators: keep "human", translate the placeholder in capitals
+    Usage("human", Message("human SEAT"), Message("the player plays the seat again")),
+    Usage(
+        "kick",
+        # Translators: keep "kick", translate the placeholder in capitals
+        Message("kick SEAT"),
+        Message("remove the player; a bot plays the seat from now on"),
+    ),
+    Usage("end", "end", Message("finish the game now, scores as they stand")),
     Usage(
         "observe",
-        "observe ADDRESS [NAME]",
-        "invite someone to watch the game (every update once they accept, never a prompt)",
+        # Translators: keep "observe", translate the placeholders in capitals
+        Message("observe ADDRESS [NAME]"),
+        Message("invite someone to watch the game (every update once they accept, never a prompt)"),
         "observe olga@example.org Olga",
     ),
-    Usage("unobserve", "unobserve ADDRESS|NAME", "they no longer watch"),
+    Usage(
+        "unobserve",
+        # Translators: keep "unobserve", translate the placeholders in capitals
+        Message("unobserve ADDRESS|NAME"),
+        Message("they no longer watch"),
+    ),
+    Usage(
+        "lang",
+        # Translators: keep "lang", translate the placeholder in capitals
+        Message("lang CODE"),
+        Message(
+            "the language of your mails as the game's game master: {codes}; lang alone says "
+            "which it is",
+            codes=", ".join(LANGUAGES),
+        ),
+        "lang it",
+    ),
     STATUS,
     LOG,
     LOG_TALK,
     BOARD,
-    Usage("help", "help", "this text", looks=True),
+    Usage("help", "help", Message("this text"), looks=True),
 )
 
 

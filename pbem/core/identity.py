@@ -8,16 +8,17 @@ from collections.abc import Iterable
 
 from email_validator import EmailNotValidError, validate_email
 
+from engine import Joined, Message
 from pbem.core.errors import PbemError
 
 ADDRESS_LIMIT = 254  # RFC 5321's limit on a path, less its angle brackets
 NAME_LIMIT = 40
 _REFUSED_CATEGORIES = {
-    "Cc": "a control character",
-    "Cf": "an invisible formatting character",
-    "Cs": "a lone surrogate",
-    "Zl": "a line separator",
-    "Zp": "a paragraph separator",
+    "Cc": Message("a control character"),
+    "Cf": Message("an invisible formatting character"),
+    "Cs": Message("a lone surrogate"),
+    "Zl": Message("a line separator"),
+    "Zp": Message("a paragraph separator"),
 }
 _NO_ADDRESS_SIGNS = "@<>"
 # email_validator refuses "localhost" as a special-use name: the demo and the local mail
@@ -35,7 +36,11 @@ def check_address(text: str) -> str:
     domain lowercase, the part before the @ as written."""
     if len(text) > ADDRESS_LIMIT:
         raise IdentityError(
-            f"{_shown(text)} is not a mail address: it is longer than {ADDRESS_LIMIT} characters."
+            Message(
+                "{address} is not a mail address: it is longer than {most} characters.",
+                address=_shown(text),
+                most=ADDRESS_LIMIT,
+            )
         )
     local, at, domain = text.rpartition("@")
     at_localhost = bool(at) and domain.lower() == _LOCALHOST
@@ -47,9 +52,11 @@ def check_address(text: str) -> str:
             test_environment=True,  # *.test, for the tests and demo games
         )
     except EmailNotValidError as error:
-        raise IdentityError(f"{_shown(text)} is not a mail address. {error}") from None
+        # the validator's reason stays in its own English
+        said = Message("{address} is not a mail address.", address=_shown(text))
+        raise IdentityError(Joined(" ", [said, str(error)])) from None
     if checked.ascii_local_part is None or checked.ascii_domain is None:
-        raise IdentityError(f"{_shown(text)} is not a mail address.")
+        raise IdentityError(Message("{address} is not a mail address.", address=_shown(text)))
     return f"{checked.ascii_local_part}@{_LOCALHOST if at_localhost else checked.ascii_domain}"
 
 
@@ -57,19 +64,32 @@ def check_name(text: str) -> str:
     """`text` stripped, when it can stand in mails and lists as a player's name."""
     name = text.strip()
     if not name:
-        raise IdentityError("A name cannot be empty.")
+        raise IdentityError(Message("A name cannot be empty."))
     if len(name) > NAME_LIMIT:
         raise IdentityError(
-            f"{_shown(name)} is too long for a name: at most {NAME_LIMIT} characters."
+            Message(
+                "{name} is too long for a name: at most {most} characters.",
+                name=_shown(name),
+                most=NAME_LIMIT,
+            )
         )
     for char in name:
         what = _REFUSED_CATEGORIES.get(unicodedata.category(char))
         if what is not None:
             raise IdentityError(
-                f"{_shown(name)} holds {what} (U+{ord(char):04X}); a name cannot hold one."
+                Message(
+                    "{name} holds {what} (U+{code}); a name cannot hold one.",
+                    name=_shown(name),
+                    what=what,
+                    code=f"{ord(char):04X}",
+                )
             )
         if char in _NO_ADDRESS_SIGNS:
-            raise IdentityError(f"{_shown(name)} holds {char!r}; a name is not an address.")
+            raise IdentityError(
+                Message(
+                    "{name} holds {sign!r}; a name is not an address.", name=_shown(name), sign=char
+                )
+            )
     return name
 
 

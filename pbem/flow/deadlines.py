@@ -19,7 +19,6 @@ from enum import Enum
 from sqlmodel import Session, col, func, or_, select, update
 
 from engine import BotKind, Choice, Message, Pass, Phase, State, counted
-from pbem.commands.gm import GM_COMMANDS
 from pbem.commands.player import TELL_AFTER, on_vacation
 from pbem.core import (
     GameStatus,
@@ -388,18 +387,32 @@ def _automatic_move(service: Service, table: Table) -> None:
         " (now absent)" if absent_now else "",
     )
     if absent_now:
-        number = str(seat.seat + 1)
-        replace, kick = (
-            GM_COMMANDS.by_name[name].syntax.replace("SEAT", number) for name in ("replace", "kick")
-        )
-        service.mail.queue_gm(
-            table,
-            subject=f"{who} is absent",
-            notice=f"{who} missed {limit} deadlines in a row and is now marked absent: the "
-            f"{service.settings.absent_bot} bot plays the seat until {seat.name} writes again. "
-            f"You may hand the seat to someone else ({replace}) or to a bot for good ({kick}).",
-            happened=announced,
-        )
+        _tell_absent(service, table, seat, limit, announced)
+
+
+def _tell_absent(
+    service: Service, table: Table, seat: Seat, limit: int, announced: list[str]
+) -> None:
+    """The game masters hear that `seat` missed `limit` deadlines and is marked absent."""
+    who = Message("{name} ({colour})", name=seat.name, colour=news.colour(seat.colour))
+    service.mail.queue_gm(
+        table,
+        subject=Message("{who} is absent", who=who),
+        notice=counted(
+            "{who} missed {count} deadline in a row and is now marked absent: the {bot} "
+            "bot plays the seat until {name} writes again. You may hand the seat to someone "
+            "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
+            "{who} missed {count} deadlines in a row and is now marked absent: the {bot} "
+            "bot plays the seat until {name} writes again. You may hand the seat to someone "
+            "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
+            limit,
+            who=who,
+            bot=service.settings.absent_bot,
+            name=seat.name,
+            seat=str(seat.seat + 1),
+        ),
+        happened=announced,
+    )
 
 
 def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> int:

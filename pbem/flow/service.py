@@ -20,7 +20,7 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from engine import BOT_KINDS, COLOURS, BotKind, Setup, SetupError, State
+from engine import BOT_KINDS, COLOURS, BotKind, Joined, Message, Setup, SetupError, State
 from pbem.core import IdentityError, Settings, as_utc, check_address, check_name, unnamed_observer
 from pbem.game.table import GameError, StateCache, Table
 from pbem.mail_out.mailing import Mailer
@@ -85,7 +85,9 @@ class Service:
         seconds = deadline_seconds or self.settings.default_deadline_seconds
         if seconds < 60:
             raise GameError("The time per decision must be at least a minute.")
-        gm = _check_gm(gm)
+        gm_lang = lang
+        if gm is not None:
+            gm, gm_lang = _game_master(gm, lang)
         with session(self.engine) as db:
             game = Game(
                 created_at=now,
@@ -94,6 +96,7 @@ class Service:
                 seed=None if stack else seed,
                 deadline_seconds=seconds,
                 gm_address=gm,
+                gm_lang=gm_lang,
                 gm_secret=secrets.token_hex(16),
                 observers_talk=observers_talk,
                 lang=lang,
@@ -130,10 +133,18 @@ class Service:
         self.mail.welcome_watchers(table, watching)
         self.mail.queue_gm(  # the game's own game master and the host's, if any
             table,
-            subject=f"You are the game master of game {game.id}",
-            notice=f"You are the game master of game {game.id}. Reply to this mail "
-            "(or to any later mail of this game to you) with the commands below."
-            + ("" if game.seed is None else " " + stack_note(game, shows_seed=False)),
+            subject=Message("You are the game master of game {game}", game=game.id),
+            notice=Joined(
+                " ",
+                [
+                    Message(
+                        "You are the game master of game {game}. Reply to this mail (or to "
+                        "any later mail of this game to you) with the commands below.",
+                        game=game.id,
+                    ),
+                    *([] if game.seed is None else [stack_note(game, shows_seed=False)]),
+                ],
+            ),
         )
 
     # -- reading ---------------------------------------------------------------------------
@@ -148,15 +159,20 @@ def stack_note(game: Game, *, shows_seed: bool = True) -> str:
     """How the stack of `game` was made, for the host and the game master (English): a game
     shuffled from a seed is predictable. `shows_seed` names the seed (not in mail)."""
     if game.seed is None:
-        return (
+        return Message(
             "This game's stack was shuffled with the operating system's randomness (or given "
             "with --stack): no seed predicts it."
         )
-    seed = f" ({game.seed})" if shows_seed else ""
-    return (
-        f"This game's stack was shuffled from a seed{seed}, so it is predictable: whoever "
-        "knows the seed, or finds it by trying seeds against the tiles drawn, knows every "
-        "tile to come. Games for real play are made without --seed."
+    if shows_seed:  # for the host's command line, in English
+        return (
+            f"This game's stack was shuffled from a seed ({game.seed}), so it is predictable: "
+            "whoever knows the seed, or finds it by trying seeds against the tiles drawn, knows "
+            "every tile to come. Games for real play are made without --seed."
+        )
+    return Message(
+        "This game's stack was shuffled from a seed, so it is predictable: whoever knows the "
+        "seed, or finds it by trying seeds against the tiles drawn, knows every tile to come. "
+        "Games for real play are made without --seed."
     )
 
 
@@ -174,12 +190,24 @@ def _setup(colours: list[str | None], stack: Sequence[str] | None, seed: int | N
         raise GameError(str(error)) from error
 
 
-def _check_gm(gm: str | None) -> str | None:
-    """The game master's address, checked; raises GameError."""
-    if gm is None:
-        return None
+def _game_master(text: str, lang: str) -> tuple[str, str]:
+    """The game master's address and language from `ADDRESS[:LANG]` (`--gm`): without a
+    language, the game's `lang`; raises GameError for a wrong address or an unknown language."""
+    address, colon, code = text.strip().rpartition(":")
+    if not colon:
+        address, code = text, lang
+    elif not code.strip():
+        raise GameError(
+            f"The game master {text!r} names no language after the colon; write ADDRESS or "
+            f"ADDRESS:LANG, LANG one of {choices()}."
+        )
+    code = code.strip().lower()
+    if not known(code):
+        raise GameError(
+            f"Unknown language {code[:20]!r} for the game master; the languages are {choices()}."
+        )
     try:
-        return check_address(gm)
+        return check_address(address), code
     except IdentityError as error:
         raise GameError(str(error)) from error
 

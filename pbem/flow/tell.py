@@ -14,7 +14,7 @@ from pbem.core import AnswerKind, LineOutcome, Settings, shown
 from pbem.flow.who import Role, Writer
 from pbem.mail_out.budget import may_answer, spent_until
 from pbem.mail_out.mailing import Mailer
-from pbem.views import letters, view
+from pbem.views import letters, news, view
 from pbem.views.view import LineResult
 
 NOT_ANSWERED = "; not answered (answer budget spent)"
@@ -68,8 +68,15 @@ def _tell_player(mail: Mailer, settings: Settings, writer: Writer, round: Round)
     if round.farewell:  # the game masters hear who left
         mail.queue_gm(
             table,
-            subject=f"{seat.name} ({seat.colour}) resigned",
-            notice=f"{seat.name} ({seat.colour}) resigned from game {table.game.id}.",
+            subject=engine.Message(
+                "{name} ({colour}) resigned", name=seat.name, colour=news.colour(seat.colour)
+            ),
+            notice=engine.Message(
+                "{name} ({colour}) resigned from game {game}.",
+                name=seat.name,
+                colour=news.colour(seat.colour),
+                game=table.game.id,
+            ),
             happened=round.announced,
         )
     mail.queue_round(
@@ -129,7 +136,10 @@ def _tell_game_master(mail: Mailer, settings: Settings, writer: Writer, round: R
             table.db, writer.actor, AnswerKind.ERROR, table.now, settings.answers_per_day
         ):
             mail.queue_gm(
-                table, subject="Not applied: an old mail", notice=writer.too_old, to=[writer.actor]
+                table,
+                subject=engine.Message("Not applied: an old mail"),
+                notice=writer.too_old,
+                to=[writer.actor],
             )
         return ""
     for farewell in round.farewells:  # addressed as the seat was, before the commands
@@ -159,7 +169,9 @@ def _tell_game_master(mail: Mailer, settings: Settings, writer: Writer, round: R
         verbs = shown(verbs, 60) or "-"
         mail.queue_gm(
             table,
-            subject=("Not applied: " if round.failed else "Done: ") + verbs,
+            subject=engine.Message("Not applied: {commands}", commands=verbs)
+            if round.failed
+            else engine.Message("Done: {commands}", commands=verbs),
             results=round.results,
             answers=round.answers,
             show_board=round.show_board,
@@ -168,8 +180,8 @@ def _tell_game_master(mail: Mailer, settings: Settings, writer: Writer, round: R
     elif round.announced:  # the host's commands: to every game master of the game
         mail.queue_gm(
             table,
-            subject="The host acted as game master",
-            notice="The host gave game master commands on the command line.",
+            subject=engine.Message("The host acted as game master"),
+            notice=engine.Message("The host gave game master commands on the command line."),
             happened=round.announced,
         )
     return ""

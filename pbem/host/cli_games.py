@@ -52,7 +52,10 @@ def new_game(
         str | None, typer.Option(help="The whole stack, top first: Samoa,C,...")
     ] = None,
     deadline: Annotated[str | None, typer.Option(help="Time per decision, e.g. 48h or 2d.")] = None,
-    gm: Annotated[str | None, typer.Option(help="The game master's address.")] = None,
+    gm: Annotated[
+        str | None,
+        typer.Option(help="The game master: ADDRESS[:LANG], their mails in LANG (else --lang)."),
+    ] = None,
     observer: Annotated[
         list[str], typer.Option(help="ADDRESS[:NAME] of someone who watches the game.")
     ] = [],  # noqa: B006

@@ -28,6 +28,7 @@ from pbem.game.table import Table
 from pbem.mail_out import policy
 from pbem.mail_out.compose import Picture, compose, list_unsubscribe
 from pbem.mail_out.envelope import Envelope, envelope, said, talk_for
+from pbem.mail_out.gm_words import gm_lang, gm_seat
 from pbem.mail_out.record import Records
 from pbem.store.models import (
     INVITATION_DAYS,
@@ -540,12 +541,17 @@ class Mailer:
         (`send_talk`) or with their next mail of the game."""
         if not said or not self.settings.gm_reads_talk:
             return
-        names = {s.seat: f"{s.name} ({s.colour})" for s in table.seats}
+        names = {s.seat: _name(s) for s in table.seats}
         lines = [
-            f"{t.speaker} to {'the table' if t.to_seat is None else names[t.to_seat]}: {t.text}"
+            Message("{speaker} to the table: {text}", speaker=t.speaker, text=t.text)
+            if t.to_seat is None
+            else Message(
+                "{speaker} to {to}: {text}", speaker=t.speaker, to=names[t.to_seat], text=t.text
+            )
             for t in said
         ]
-        self.queue_gm(table, subject=f"Table talk in game {table.game.id}", happened=lines)
+        subject = Message("Table talk in game {game}", game=table.game.id)
+        self.queue_gm(table, subject=subject, happened=lines)
 
     def send_talk(self, table: Table, seat: Seat) -> bool:
         """The table talk `seat` has not read, in one mail now if `policy.talk_due` says so:
@@ -611,7 +617,7 @@ class Mailer:
             deadline=view.deadline(as_utc(game.deadline_at))
             if game.deadline_at is not None and game.status == GameStatus.RUNNING
             else None,
-            seats=tuple(self.gm_seat(seat) for seat in table.seats),
+            seats=tuple(gm_seat(seat, self.settings.absent_bot) for seat in table.seats),
             board=at.board if show_board else None,
             final=at.final,
             picture=at.picture if show_board else None,
@@ -622,7 +628,10 @@ class Mailer:
         db.add(GmTag(game_id=game.id, serial=serial, decision=game.decision, sent_at=now))
         tag = Tag(game.id, GM_SEAT, serial, gm_token(game.gm_secret, game.id, serial))
         for address in dict.fromkeys(recipients):
-            self._queue_mail(table, address, mail, tag=tag, picture=picture if show_board else None)
+            words = i18n.words(gm_lang(game, address))
+            self._queue_mail(
+                table, address, mail, tag=tag, picture=picture if show_board else None, words=words
+            )
 
     def queue_notice(
         self,
@@ -651,19 +660,6 @@ class Mailer:
             headers={"X-Tongiaki-Kind": str(notice.kind)},
         )
         _outbox(db, game_id, address, message, now)
-
-    def gm_seat(self, seat: Seat) -> view.GmSeat:
-        if seat.bot:
-            played_by = f"the {seat.bot} bot" + ("" if seat.address else " (no player)")
-        elif seat.absent:
-            played_by = f"the {self.settings.absent_bot} bot: the player is absent"
-        else:
-            played_by = "the player"
-        if seat.away_until is not None:
-            played_by += f"; on vacation until {when(as_utc(seat.away_until))}"
-        if seat.auto_moves and not seat.absent:
-            played_by += f"; {seat.auto_moves} automatic move(s) in a row"
-        return view.GmSeat(seat.seat + 1, seat.name, seat.colour, seat.address, played_by)
 
     def _queue_mail(
         self,
@@ -753,4 +749,7 @@ def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
     headers = {"X-Tongiaki-Kind": str(mail.kind)}
     if isinstance(mail, view.Mail) and mail.decision is not None:
         headers["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
+    refused = [r.code for r in mail.results if r.code]
+    if isinstance(mail, view.GmMail) and refused:  # which refusal, in any language
+        headers["X-Tongiaki-Refused"] = " ".join(refused)
     return headers

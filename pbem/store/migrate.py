@@ -20,7 +20,7 @@ from pbem.core.errors import PbemError
 if TYPE_CHECKING:  # SQLAlchemy is imported when a database is opened, not by SCHEMA_VERSION
     from sqlalchemy import Connection, Engine
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 SCHEMA_LOCK = (1, 0)  # PostgreSQL's advisory lock (class, object) held while upgrading
 
 
@@ -165,6 +165,9 @@ UPGRADES: dict[int, tuple[Step, ...]] = {
         "ALTER TABLE seat ADD COLUMN calendar_at TIMESTAMP",
         _mail_picture,
     ),
+    # the game master's mails in the game master's language (issue 29); a game made before
+    # keeps the English its game master read until now (`lang` by mail changes it)
+    13: ("ALTER TABLE game ADD COLUMN gm_lang VARCHAR NOT NULL DEFAULT 'en'",),
 }
 
 

@@ -43,6 +43,7 @@ class Game(SQLModel, table=True):
     epoch: int = 0  # how often the game master took decisions back: signs the reply tokens
     observers_talk: bool = False  # whether observers may `say` to the table
     lang: str = "en"  # the game's language: its observers' mails, and seats that chose none
+    gm_lang: str = "en"  # the language of the mails to `gm_address` (`--gm ADDRESS:LANG`)
 
 
 class Seat(SQLModel, table=True):

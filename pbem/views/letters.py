@@ -247,6 +247,8 @@ def _prompt_subject(at: Moment, number: int, rejected: bool) -> str:
             number=number,
         )
     return Message("Your move: {summary} (decision {number})", summary=at.summary, number=number)
+
+
 def changes(
     at: Moment,
     seat: int,

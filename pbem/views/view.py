@@ -76,6 +76,7 @@ class LineResult:
     line: str
     outcome: LineOutcome
     detail: str = ""
+    code: str = ""  # a refusal's stable code (`GmError.code`, `ChoiceError.code`), any language
 
     def __post_init__(self) -> None:
         if not isinstance(self.line, Named):
@@ -332,7 +333,7 @@ class GmSeat:
     name: str
     colour: str
     address: str | None
-    played_by: str  # "the player", "the greedy bot (absent)", ...
+    played_by: str  # "the player", "the greedy bot: the player is absent", ...
 
 
 @dataclass(frozen=True)
