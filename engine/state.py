@@ -177,7 +177,7 @@ _PLACE_TWO: dict[str, dict[tuple[int, int], Place]] = {}  # two boats onto beach
 
 def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
-    across games, so that a bench can time the listing without them)."""
+    across games, so that a bench can time the listing without them: `engine.hooks`)."""
     _land_choices.cache_clear()
     _usable_room.cache_clear()
     _listed_landings.cache_clear()
@@ -521,9 +521,9 @@ class State:
     def _nothing(self) -> list[Choice]:
         return []
 
-    def relist(self) -> None:
+    def _relist(self) -> None:
         """Forget the listed legal choices, so that the next `legal_choices` works them out
-        again: after a test arranged a state by hand, or to time the listing."""
+        again (`engine.hooks.relist`)."""
         self._legal = None
         self._decision = None
 
