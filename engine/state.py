@@ -191,7 +191,7 @@ def clear_listing_caches() -> None:
 # the decisions that say no more than whose they are and their kind, by kind, then by the
 # choices made before, the seat and its colour (values: a game and its copies share them)
 _TURNS: dict[tuple[int, int, str], Decision] = {}
-_EMIGRATIONS_ASKED: dict[tuple[int, int, str], Decision] = {}
+_EMIGRATING: dict[tuple[int, int, str], Decision] = {}
 _SETUPS: dict[tuple[int, int, str], Decision] = {}
 _KEPT_DECISIONS = 20_000  # of each kind, before they are all forgotten
 
@@ -415,7 +415,7 @@ class State:
         phase, seat = self._phase, self._active
         if phase is TURN or phase is EMIGRATE or phase is SETUP:
             # a value: the same decision of another game, or of a copy, is shared
-            known = _TURNS if phase is TURN else _EMIGRATIONS_ASKED if phase is EMIGRATE else _SETUPS
+            known = _TURNS if phase is TURN else _EMIGRATING if phase is EMIGRATE else _SETUPS
             key = (len(self._log), seat, self._colours[seat])
             decision = known.get(key)
             if decision is None:
