@@ -54,7 +54,17 @@ class Landings:
     stays out. The landings of the boats left for the last beaches are shared by every way
     to fill the first ones, for every group and island that leaves the same."""
 
-    __slots__ = ("_fills", "_one_each", "_orders", "_pairs", "_splits", "named", "order")
+    __slots__ = (
+        "_fills",
+        "_moves",
+        "_one_each",
+        "_orders",
+        "_pairs",
+        "_seat_of",
+        "_splits",
+        "named",
+        "order",
+    )
 
     def __init__(self, order: Order) -> None:
         self.order = order
@@ -67,6 +77,8 @@ class Landings:
         self._fills: dict[tuple[Counts, Counts, Counts, int], Found] = {}
         self._one_each: dict[tuple[Counts, Counts], Found] = {}
         self._orders: dict[Counts, list[Counts]] = {}
+        self._seat_of = {colour: seat for seat, colour in order}
+        self._moves: dict[Placement, tuple[tuple[int, int, int], ...]] = {}
 
     def name(self, counts: Counts) -> Colours:
         """Boats per seat as colour names."""
@@ -74,6 +86,21 @@ class Landings:
         if named is None:
             named = self.named[counts] = colours_of(self.order, counts)
         return named
+
+    def moves(self, placement: Placement) -> tuple[tuple[int, int, int], ...]:
+        """A landing's boats as (beach, seat, boats of that seat there), beaches in order."""
+        moves = self._moves.get(placement)
+        if moves is None:
+            seat_of = self._seat_of
+            found = [
+                (beach, seat_of[colour], colours.count(colour))
+                for beach, colours in placement
+                for colour in dict.fromkeys(colours)
+            ]
+            if len(self._moves) >= _KEPT:
+                self._moves.clear()
+            moves = self._moves[placement] = tuple(found)
+        return moves
 
     def lands(self, island: str, group: Counts, free: Counts) -> tuple[Land, ...]:
         """The landings of `group` on `island`, with `free` berths per beach, as choices."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from itertools import combinations, product, repeat, starmap
+from itertools import combinations, repeat
 from operator import add, is_
 from types import MappingProxyType
 from typing import Any
@@ -127,17 +127,30 @@ _EMIGRATIONS: dict[str, tuple[tuple[Emigrate, ...], ...]] = {
 }
 
 
-@lru_cache(maxsize=4096)
-def _borrow_choices(
-    name: str, open_beaches: tuple[int, ...], sources: tuple[tuple[str, int], ...]
-) -> tuple[Expand, ...]:
-    """Each expansion onto an open beach of `name` with a boat from one of `sources`."""
-    return tuple(starmap(_borrow_choice, product((name,), open_beaches, sources)))
+class _Borrows(dict[tuple[str, int], Expand]):
+    """The expansions onto one beach of an island with a boat from another beach, by that
+    beach (island, beach): each made the first time it is asked for."""
+
+    __slots__ = ("beach", "name")
+
+    def __init__(self, name: str, beach: int) -> None:
+        super().__init__()
+        self.name, self.beach = name, beach
+
+    def __missing__(self, source: tuple[str, int]) -> Expand:
+        made = self[source] = Expand(self.name, (self.beach,), source)
+        return made
 
 
-@lru_cache(maxsize=8192)
-def _borrow_choice(name: str, beach: int, source: tuple[str, int]) -> Expand:
-    return Expand(name, (beach,), source)
+# the expansions by borrowing onto each beach of an island, by island and beach
+_BORROWS: dict[tuple[str, int], _Borrows] = {}
+
+
+def _borrows(name: str, beach: int) -> _Borrows:
+    row = _BORROWS.get((name, beach))
+    if row is None:
+        row = _BORROWS[name, beach] = _Borrows(name, beach)
+    return row
 
 
 @lru_cache(maxsize=1024)
@@ -164,16 +177,23 @@ _PLACE_TWO: dict[str, dict[tuple[int, int], Place]] = {}  # two boats onto beach
 
 def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
-    across games, so that a bench can time the listing without them)."""
+    across games, so that a bench can time the listing without them: `engine.hooks`)."""
     _land_choices.cache_clear()
     _usable_room.cache_clear()
     _listed_landings.cache_clear()
     _LANDINGS.clear()
     _PUTS.clear()
     _expand_choices.cache_clear()
-    _borrow_choices.cache_clear()
-    _borrow_choice.cache_clear()
+    _BORROWS.clear()
     _place_choices.cache_clear()
+
+
+# the decisions that say no more than whose they are and their kind, by kind, then by the
+# choices made before, the seat and its colour (values: a game and its copies share them)
+_TURNS: dict[tuple[int, int, str], Decision] = {}
+_EMIGRATING: dict[tuple[int, int, str], Decision] = {}
+_SETUPS: dict[tuple[int, int, str], Decision] = {}
+_KEPT_DECISIONS = 20_000  # of each kind, before they are all forgotten
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -195,7 +215,6 @@ class State:
         self._order = _colour_order(setup.colours)
         self._landings_known = _landings_of(self._order)
         self._named = self._landings_known.named
-        self._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         self._board = Board()
         # positions are kept as hexgrid.Hex, turned into Position where read
         self._isles: dict[Hex, IslandTally] = {}  # in the order placed, as board.boats
@@ -395,9 +414,14 @@ class State:
             return decision
         phase, seat = self._phase, self._active
         if phase is TURN or phase is EMIGRATE or phase is SETUP:
-            decision = Decision(
-                len(self._log) + 1, seat, self._colours[seat], phase, None, (), None
-            )
+            # a value: the same decision of another game, or of a copy, is shared
+            known = _TURNS if phase is TURN else _EMIGRATING if phase is EMIGRATE else _SETUPS
+            key = (len(self._log), seat, self._colours[seat])
+            decision = known.get(key)
+            if decision is None:
+                if len(known) >= _KEPT_DECISIONS:
+                    known.clear()
+                decision = known[key] = Decision(key[0] + 1, seat, key[2], phase, None, (), None)
         elif phase is OVER:
             return None
         else:
@@ -497,9 +521,9 @@ class State:
     def _nothing(self) -> list[Choice]:
         return []
 
-    def relist(self) -> None:
+    def _relist(self) -> None:
         """Forget the listed legal choices, so that the next `legal_choices` works them out
-        again: after a test arranged a state by hand, or to time the listing."""
+        again (`engine.hooks.relist`)."""
         self._legal = None
         self._decision = None
 
@@ -547,8 +571,10 @@ class State:
             if boats[seat]
         ]
         for isle in homes:
-            sources = tuple(source for other, source in boats_at if other is not isle)
-            choices += _borrow_choices(isle.name, isle.open, sources)
+            sources = [source for other, source in boats_at if other is not isle]
+            name = isle.name
+            for beach in isle.open:  # each beach's made at C speed, as a dict's lookups
+                choices += map(_borrows(name, beach).__getitem__, sources)
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
@@ -996,15 +1022,12 @@ class State:
     def _land(self, choice: Land, events: list[ev.Noted]) -> None:
         board = self._board
         assert self._target is not None and self._group is not None
-        seat_of = self._seat_of
         out = list(self._group)
         isle = self._isles[self._target]
-        for b, colours in choice.placement:
-            for colour in colours:
-                seat = seat_of[colour]
-                out[seat] -= 1
-                if isle.move(b, seat, 1):
-                    self._note_full(isle)
+        for b, seat, n in self._landings_known.moves(choice.placement):
+            out[seat] -= n
+            if isle.move(b, seat, n):
+                self._note_full(isle)
         self._return_to_reserves(out)
         events.append((ev.GroupLanded, board.name(self._target), choice.placement, choice.out))
         self._group = None
@@ -1110,7 +1133,6 @@ class State:
         state._order = _colour_order(setup.colours)
         state._landings_known = _landings_of(state._order)
         state._named = state._landings_known.named
-        state._seat_of = {colour: seat for seat, colour in enumerate(setup.colours)}
         board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
             board.tiles[hex_of((q, r))] = (name, rot)

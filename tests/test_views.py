@@ -155,6 +155,23 @@ def test_391_options_fit_in_a_few_lines_every_number_picks_what_it_shows() -> No
         read_choice(state, "6", numbers=True)
 
 
+def test_a_copied_option_line_is_that_option_when_the_engine_allows_its_command() -> None:
+    """'5) colonise', as the mail prints it, is option 5; a command after the number that
+    names another option is refused with both; one the rules do not allow now (the engine's
+    `is_legal`), or no command at all, is refused as a line to write again."""
+    state = State.from_json(json.loads((FIXTURES / "state-391-options.json").read_text()))
+    before = state.to_json()
+    assert read_choice(state, "5) colonise", numbers=True) == Colonise()
+    assert read_choice(state, "2 royal Tahiti", numbers=True) == parse_choice("royal Tahiti")
+    with pytest.raises(ChoiceError, match="Option 5 is colonise, not royal Tahiti"):
+        read_choice(state, "5) royal Tahiti", numbers=True)
+    for line in ("5) royal Tonga", "5) expand Tonga z", "5) hello there"):
+        assert not state.is_legal(parse_choice("royal Tonga"))
+        with pytest.raises(ChoiceError, match="Write one option on a line"):
+            read_choice(state, line, numbers=True)
+    assert state.to_json() == before
+
+
 def _player(seat: int, name: str, colour: str) -> view.Player:
     return view.Player(seat, name, colour, 0, (), 0)
 

@@ -9,7 +9,8 @@ import random
 import statistics
 import time
 
-from engine import COLOURS, Setup, State, clear_listing_caches
+from engine import COLOURS, Setup, State
+from engine.hooks import clear_listing_caches, relist
 
 
 def play(players: int, seed: int) -> State:
@@ -45,7 +46,7 @@ def listing_times(players: int, games: int) -> list[float]:
         final = play(players, seed)
         state = State(final.setup)
         for choice in final.log:
-            state.relist()
+            relist(state)
             start = time.perf_counter()
             state.legal_choices()
             timings.append(time.perf_counter() - start)

@@ -126,9 +126,11 @@ def _numbered_line(state: State, number: str, rest: str, *, numbers: bool) -> Ch
         return read_choice(state, rest, numbers=False)
     picked = read_choice(state, number, numbers=numbers)
     try:
-        named = state.resolve(parse_choice(rest))
-    except ChoiceError:
-        named = None
+        written = parse_choice(rest)
+    except ChoiceError:  # not notation
+        written = None
+    # the engine says whether the command is allowed; only one that is names an option
+    named = state.resolve(written) if written is not None and state.is_legal(written) else None
     if named == picked:
         return picked
     if named is not None:
