@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import gettext
 import re
+import string
+import tomllib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
@@ -165,6 +167,98 @@ LRM = "\u200e"  # LEFT-TO-RIGHT MARK: keeps a line of notation left to right in 
 RLM = "\u200f"  # RIGHT-TO-LEFT MARK: a line of prose right to left, whatever it begins with
 
 T = TypeVar("T")
+
+# -- the names in sentences (issue 29) ---------------------------------------------------------
+# The islands, the sea tiles, the colours and the directions are a closed set: each language
+# keeps the forms its sentences need in `pbem/locale/LANG/names.toml` (beside the glossary),
+# and a translation names the form it wants in the placeholder's format spec:
+# "{island:sublative}" (hu: "Tongára"), "{direction:illative}" (fi: "etelään"),
+# "{island:le}" (he: "ל־Tonga"). Hungarian writes the article "a(z)" in its catalog: it is
+# said "a" or "az" by the first sound of what follows ("az Oahu", "a Tonga", "az 5.").
+FORM_SPEC = re.compile(r"[A-Za-z]{2,}")
+_PERCENT_FORM = re.compile(r"%\((\w+):([A-Za-z]{2,})\)s")  # in a template: "%(colour:adessive)s"
+# the letters whose Hungarian name begins with a vowel (A, E, ef, I, el, em, en, O, er, es...)
+_HU_VOWEL_LETTERS = set("AEFILMNORSXYUÁÉÍÓÖŐÚÜŰ")
+_HU_VOWELS = set("aáeéiíoóöőuúüű")
+_HU_ARTICLE = re.compile(r"\b([Aa])\(z\) ((?:<[^>]*>)*)(\S+)")
+
+
+def names_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "names.toml"
+
+
+@cache
+def name_forms(lang: str) -> dict[str, dict[str, str]]:
+    """The forms of each name in `lang` (the name as the language says it in the
+    nominative, to its forms by their case): {} for a language without a table."""
+    path = names_path(lang)
+    if not path.is_file():
+        return {}
+    with path.open("rb") as handle:
+        table = tomllib.load(handle)
+    return {name: dict(forms) for name, forms in table.get("names", {}).items()}
+
+
+def hungarian_article(text: str) -> str:
+    """'a' or 'az' before `text`, by its first sound: 'az Oahu', 'a Tonga', 'az 5.', 'a 10.',
+    'az 1000', 'az F' (ef), 'a K' (ká)."""
+    digits = re.match(r"\d+", text)
+    if digits:
+        number = digits.group()
+        # egy, ezer, egymillió; öt, ötven, ötszáz...: the numbers said with a vowel first
+        if number[0] == "5":
+            return "az"
+        return "az" if number[0] == "1" and len(number) % 3 == 1 else "a"
+    if re.match(r"[A-ZÁÉÍÓÖŐÚÜŰ](?!\w)", text):
+        return "az" if text[0] in _HU_VOWEL_LETTERS else "a"
+    return "az" if text[:1].lower() in _HU_VOWELS else "a"
+
+
+def with_articles(lang: str, text: str) -> str:
+    """Hungarian text with each "a(z)" said "a" or "az" by the word after it (its markup
+    passed over); other languages' text as it is."""
+    if lang != "hu" or "(z) " not in text:
+        return text
+
+    def article(found: re.Match[str]) -> str:
+        word = hungarian_article(found.group(3))
+        if found.group(1) == "A":
+            word = word.capitalize()
+        return f"{word} {found.group(2)}{found.group(3)}"
+
+    said = _HU_ARTICLE.sub(article, text)
+    return Markup(said) if isinstance(text, Markup) else said
+
+
+def said_as(lang: str, name: str, case: str) -> str:
+    """`name` (said in `lang`, in the nominative) in the case `case` of the language's table;
+    a name the table lacks stays as it is (tests/test_names.py proves the tables whole)."""
+    return name_forms(lang).get(name, {}).get(case, name)
+
+
+class _Forms(string.Formatter):
+    """str.format with the forms of the names: a spec of letters ("sublative") is a case
+    of `names.toml`; any other spec is Python's."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if FORM_SPEC.fullmatch(format_spec):
+            return said_as(self.lang, format(value), format_spec)
+        return super().format_field(value, format_spec)
+
+
+@cache
+def _forms(lang: str) -> _Forms:
+    return _Forms(lang)
+
+
+def filled(lang: str, text: str, params: Mapping[str, Any]) -> str:
+    """`text` of `lang` with its placeholders filled in, each name in the form it asks for."""
+    if params:
+        text = text.format(**params) if ":" not in text else _forms(lang).format(text, **params)
+    return with_articles(lang, text)
 
 
 def catalog_path(lang: str) -> Path:
@@ -375,12 +469,12 @@ class Words:
     def _(self, template: str, /, **params: Any) -> str:
         """`template` in this language, its `{name}` placeholders filled in."""
         said = self.catalog.gettext(template)
-        return said.format(**params) if params else said
+        return filled(self.lang, said, params)
 
     def n_(self, singular: str, plural: str, count: int, /, **params: Any) -> str:
         """The form for `count` (given as `{count}` too), filled in."""
         said = self.catalog.ngettext(singular, plural, count)
-        return said.format(**{"count": count, **params})
+        return filled(self.lang, said, {"count": count, **params})
 
     def say(self, text: str) -> str:
         """A message (or plain text, kept as it is) in this language."""
@@ -395,7 +489,7 @@ class Words:
             else:
                 said = self.catalog.gettext(text.template)
             params = {name: self._param(value) for name, value in text.params.items()}
-            out = said.format(**params) if params else said
+            out = filled(self.lang, said, params)
             return out[:1].lower() + out[1:] if text.lower_first else out
         if isinstance(text, Joined):
             return text.separator.join(self.say(part) for part in text.parts)
@@ -475,6 +569,14 @@ class Words:
         """A boat colour's name in this language."""
         return self.say(COLOUR_NAMES[colour]) if colour in COLOUR_NAMES else colour
 
+    def _forms_of(self, said: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A template's parameters with the forms its text asks for: "%(colour:adessive)s"
+        is the colour in that case (`said_as`)."""
+        for name, case in _PERCENT_FORM.findall(said):
+            if name in params:
+                params[f"{name}:{case}"] = said_as(self.lang, str(params[name]), case)
+        return params
+
     # the functions the templates call (jinja2.ext.i18n, new style: named placeholders)
     def template_globals(self) -> dict[str, Callable[..., Any]]:
         from jinja2 import pass_eval_context
@@ -482,12 +584,15 @@ class Words:
         @pass_eval_context
         def gettext_(context: Any, template: str, **params: Any) -> str:
             said = self.catalog.gettext(template)
-            return _filled(context.autoescape, said, params)
+            filled = _filled(context.autoescape, said, self._forms_of(said, params))
+            return with_articles(self.lang, filled)
 
         @pass_eval_context
         def ngettext_(context: Any, singular: str, plural: str, count: int, **params: Any) -> str:
             said = self.catalog.ngettext(singular, plural, count)
-            return _filled(context.autoescape, said, {"num": count, **params})
+            params = self._forms_of(said, {"num": count, **params})
+            filled = _filled(context.autoescape, said, params)
+            return with_articles(self.lang, filled)
 
         return {"gettext": gettext_, "_": gettext_, "ngettext": ngettext_}
 
@@ -589,16 +694,21 @@ __all__ = [
     "catalog_problems",
     "choices",
     "display_width",
+    "filled",
+    "hungarian_article",
     "island",
     "island_name",
     "known",
     "listed",
+    "name_forms",
     "named",
     "notation",
     "printed",
+    "said_as",
     "stamp",
     "stamped",
     "translations",
+    "with_articles",
     "with_names",
     "word_for",
     "words",

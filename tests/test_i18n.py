@@ -191,12 +191,16 @@ def test_dates_are_written_in_the_readers_locale() -> None:
 # -- the catalogs -----------------------------------------------------------------------------
 
 PLACEHOLDER = re.compile(r"%\(\w+\)[-#0 +]*\d*[sd]|\{\w+(?:![rsa])?(?::[^}]*)?\}")
+# a name in the form a sentence wants ("{island:sublative}", "%(colour:adessive)s"): the same
+# placeholder as the English's (tests/test_names.py checks the forms)
+FORM = re.compile(r"\{(\w+):[A-Za-z]{2,}\}|%\((\w+):[A-Za-z]{2,}\)s")
 # the count itself, which the form for one may leave out ("one boat" for "{count} boats")
 COUNTS = re.compile(r"\{count\}|%\((?:count|num)\)[-#0 +]*\d*d")
 
 
 def _placeholders(text: str) -> set[str]:
-    return set(PLACEHOLDER.findall(text))
+    plain = FORM.sub(lambda f: f"{{{f[1]}}}" if f[1] else f"%({f[2]})s", text)
+    return set(PLACEHOLDER.findall(plain))
 
 
 def placeholder_faults(catalog: Catalog) -> list[str]:
