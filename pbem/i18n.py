@@ -180,6 +180,11 @@ _PERCENT_FORM = re.compile(r"%\((\w+):([A-Za-z]{2,})\)s")  # in a template: "%(c
 # the letters whose Hungarian name begins with a vowel (A, E, ef, I, el, em, en, O, er, es...)
 _HU_VOWEL_LETTERS = set("AEFILMNORSXYUÁÉÍÓÖŐÚÜŰ")
 _HU_VOWELS = set("aáeéiíoóöőuúüű")
+MAQAF = "\u05be"
+# a Hebrew prefix letter (after no other Hebrew letter) with a maqaf before a Hebrew letter
+_HEBREW = "\u05d0-\u05ea"
+_HE_PREFIXES = "\u05d1\u05d5\u05dc\u05de\u05e9\u05d4"  # bet, vav, lamed, mem, shin, he
+_HE_PREFIX = re.compile(f"(?<![{_HEBREW}])(\u05d5?[{_HE_PREFIXES}]){MAQAF}(?=[{_HEBREW}])")
 _HU_ARTICLE = re.compile(r"\b([Aa])\(z\) ((?:<[^>]*>)*)(\S+)")
 
 
@@ -214,19 +219,24 @@ def hungarian_article(text: str) -> str:
     return "az" if text[:1].lower() in _HU_VOWELS else "a"
 
 
-def with_articles(lang: str, text: str) -> str:
-    """Hungarian text with each "a(z)" said "a" or "az" by the word after it (its markup
-    passed over); other languages' text as it is."""
-    if lang != "hu" or "(z) " not in text:
+def settled(lang: str, text: str) -> str:
+    """Text with the small words that depend on the word after them settled by it: in
+    Hungarian each "a(z)" said "a" or "az" (its markup passed over); in Hebrew a prefix
+    written with a maqaf before a placeholder (vav, maqaf, {seas}) glued to a Hebrew word
+    and kept before a Latin name or a digit. Other languages' text as it is."""
+    if lang == "he" and MAQAF in text:
+        said = _HE_PREFIX.sub(r"\1", text)
+    elif lang == "hu" and "(z) " in text:
+
+        def article(found: re.Match[str]) -> str:
+            word = hungarian_article(found.group(3))
+            if found.group(1) == "A":
+                word = word.capitalize()
+            return f"{word} {found.group(2)}{found.group(3)}"
+
+        said = _HU_ARTICLE.sub(article, text)
+    else:
         return text
-
-    def article(found: re.Match[str]) -> str:
-        word = hungarian_article(found.group(3))
-        if found.group(1) == "A":
-            word = word.capitalize()
-        return f"{word} {found.group(2)}{found.group(3)}"
-
-    said = _HU_ARTICLE.sub(article, text)
     return Markup(said) if isinstance(text, Markup) else said
 
 
@@ -258,7 +268,7 @@ def filled(lang: str, text: str, params: Mapping[str, Any]) -> str:
     """`text` of `lang` with its placeholders filled in, each name in the form it asks for."""
     if params:
         text = text.format(**params) if ":" not in text else _forms(lang).format(text, **params)
-    return with_articles(lang, text)
+    return settled(lang, text)
 
 
 def catalog_path(lang: str) -> Path:
@@ -585,14 +595,14 @@ class Words:
         def gettext_(context: Any, template: str, **params: Any) -> str:
             said = self.catalog.gettext(template)
             filled = _filled(context.autoescape, said, self._forms_of(said, params))
-            return with_articles(self.lang, filled)
+            return settled(self.lang, filled)
 
         @pass_eval_context
         def ngettext_(context: Any, singular: str, plural: str, count: int, **params: Any) -> str:
             said = self.catalog.ngettext(singular, plural, count)
             params = self._forms_of(said, {"num": count, **params})
             filled = _filled(context.autoescape, said, params)
-            return with_articles(self.lang, filled)
+            return settled(self.lang, filled)
 
         return {"gettext": gettext_, "_": gettext_, "ngettext": ngettext_}
 
@@ -705,10 +715,10 @@ __all__ = [
     "notation",
     "printed",
     "said_as",
+    "settled",
     "stamp",
     "stamped",
     "translations",
-    "with_articles",
     "with_names",
     "word_for",
     "words",
