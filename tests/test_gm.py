@@ -646,8 +646,8 @@ def test_a_game_the_game_master_ended_ends_so_in_its_outcome_and_its_record(
     [
         (
             "status",
-            "Now waiting for Ann (red), decision 3: red must put a set-up boat on a beach of "
-            "Tonga. The deadline is Wed 25 Nov 2026, 09:01 UTC.",
+            "Now waiting for Ann (red) to put a set-up boat on a beach of Tonga (decision 3). "
+            "The deadline is Wed 25 Nov 2026, 09:01 UTC.",
         ),
         ("log", "1 Ann place Tonga a 2 Bob place Tonga a"),
         ("board", "Tonga (0 points)"),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +27,13 @@ from pbem.i18n import (
     settled,
 )
 from pbem.news import DIRECTION_NAMES
+from pbem.replies import handle
+from pbem.service import SeatSpec
+from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 from tools.i18n import catalog_path, read
+
+ANN, BOB = "ann@example.test", "bob@example.test"
+HOUR = timedelta(hours=1)
 
 # the placeholders that carry a name of the closed set, and the names each can take
 KINDS = {
@@ -251,3 +259,42 @@ def test_hebrew_prefixes_join_a_latin_name_with_a_maqaf() -> None:
     assert joined, "some message says to Tonga"
     assert said_as("he", "Rapa Nui", "mi") == f"מ{MAQAF}Rapa Nui"
     assert said_as("he", "ים K", "be") == "בים K"  # a Hebrew word takes the prefix glued
+
+
+# -- what the table awaits, for those who wait -------------------------------------------------
+
+
+def test_the_others_read_what_is_awaited_in_prose_and_the_player_who_decides_the_commands(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: the players who wait read what the table awaits as a sentence about the
+    player who decides ("Nyt odotetaan, että Bob ... asettaa ..."), not that player's
+    instructions ("sininen: aseta ..."); the player who decides reads them in the prompt."""
+    service = local_service(tmp_path)
+    seats = [
+        SeatSpec("Ann", ANN, "red", lang="fi"),
+        SeatSpec("Bob", BOB, "blue", lang="hu"),
+    ]
+    service.new_game(seats, seed=4, deadline_seconds=48 * 3600, lang="en", now=START)
+    prompt = [m for m in take_mail(service) if m["To"] == ANN][-1]
+    assert handle(service, reply_to(prompt, "1"), START + HOUR) == "applied"
+    mails = take_mail(service)
+    ann = " ".join(text_of([m for m in mails if m["To"] == ANN][-1]).split())
+    bob = " ".join(text_of([m for m in mails if m["To"] == BOB][-1]).split())
+    assert (
+        "Nyt odotetaan, että Bob (sininen) asettaa aloituslaivan Tongan rannalle (päätös 2)." in ann
+    )
+    assert "sininen: aseta" not in ann.lower()
+    # Bob decides: his prompt says what he must do, and how
+    assert "Kék: tegyél egy kezdő hajót Tonga egyik partszakaszára." in bob
+    assert handle(service, reply_to(prompt_of(mails, BOB), "1"), START + 2 * HOUR) == "applied"
+    bob = " ".join(text_of([m for m in take_mail(service) if m["To"] == BOB][-1]).split())
+    assert (
+        "Most arra várunk, hogy Ann (piros) tegyen egy kezdő hajót Tonga egyik partszakaszára "
+        "(3. döntés)." in bob
+    )
+    assert "piros: tegyél" not in bob.lower()
+
+
+def prompt_of(mails: list[Any], address: str) -> Any:
+    return [m for m in mails if m["To"] == address][-1]
