@@ -20,9 +20,10 @@ from sqlmodel import Session, col, func, or_, select, update
 
 from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem import decision_clock, letters, news
-from pbem.clock import as_utc, due_reminder, format_duration, time_zone
+from pbem.clock import as_utc, due_reminder, time_zone
 from pbem.db import CLOCK_LOCK, hold, hold_game, session
 from pbem.gm_commands import GM_COMMANDS
+from pbem.i18n import duration
 from pbem.kinds import GameStatus, MailMode, MoveSource, WatchEnd
 from pbem.mailing import held_news
 from pbem.models import INVITATION_DAYS, Game, Held, Observer, Seat, Setting
@@ -375,7 +376,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
                     up=when(now),
                     number=game.decision,
                     deadline=when(game.deadline_at),
-                    grace=format_duration(grace),
+                    grace=duration(grace),
                 )
             ]
             service.mail.queue_round(

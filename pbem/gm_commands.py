@@ -25,6 +25,7 @@ from pbem.commands import (
     find_seat,
 )
 from pbem.envelope import envelope
+from pbem.i18n import duration
 from pbem.identity import IdentityError, check_address, check_name, unnamed_observer
 from pbem.inbound import shown
 from pbem.kinds import AnswerTopic, GameStatus, MailKind, MoveSource, WatchEnd
@@ -96,7 +97,7 @@ def _extend(round: Round, rest: str) -> str:
             "The game master gave decision {decision} {duration} more: "
             "its deadline is now {deadline}.",
             decision=game.decision,
-            duration=format_duration(seconds),
+            duration=duration(seconds),
             deadline=deadline,
         )
     )
@@ -111,7 +112,7 @@ def _deadline(round: Round, rest: str) -> str:
     round.announced.append(
         Message(
             "The game master set the time per decision to {duration}, from the next decision on.",
-            duration=format_duration(seconds),
+            duration=duration(seconds),
         )
     )
     return f"each decision from the next one on has {format_duration(seconds)}"

@@ -29,7 +29,7 @@ from babel.messages.pofile import read_po
 from markupsafe import Markup
 
 from engine import ISLAND_ALIASES, Joined, Message, counted
-from pbem.clock import time_zone
+from pbem.clock import format_duration, time_zone
 from pbem.languages import ENGLISH, LANGUAGES
 
 TRANSLATED = tuple(code for code in LANGUAGES if code != ENGLISH)  # the catalogs
@@ -380,13 +380,15 @@ def island_name(name: str, lang: str | None) -> str:
 
 class Named(str):
     """Text that names an island English readers call otherwise: the English text, with
-    `other` (the printed names) for the readers of every other language."""
+    `other` (the printed names) for the readers of every other language, or the text of a
+    language in `said` (the map, in each language's words)."""
 
     other: str
+    said: Mapping[str, str]
 
-    def __new__(cls, english: str, other: str) -> Named:
+    def __new__(cls, english: str, other: str, said: Mapping[str, str] | None = None) -> Named:
         made = super().__new__(cls, english)
-        made.other = other
+        made.other, made.said = other, said or {}
         return made
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -491,7 +493,7 @@ class Words:
         if self.plain or (self.english and not stamped(text)):
             return str(text)
         if isinstance(text, Named):
-            return self.say(text.other)
+            return self.say(text.said.get(self.lang, text.other))
         if isinstance(text, Message):
             if text.plural is not None:
                 assert text.number is not None
@@ -659,6 +661,27 @@ def boats_of(colour: str, count: int) -> str:
 ENGLISH_WORDS = Words(ENGLISH)
 
 
+# the units of a duration in a sentence (issue 29): words, in each language's plural forms
+DURATION_UNITS: dict[str, Callable[[int], Message]] = {
+    # Translators: a part of a duration in a sentence, as in "up to 7 days per game"
+    "d": lambda n: counted("{count} day", "{count} days", n),
+    # Translators: a part of a duration in a sentence, as in "1 day and 23 hours"
+    "h": lambda n: counted("{count} hour", "{count} hours", n),
+    # Translators: a part of a duration in a sentence, as in "23 hours and 58 minutes"
+    "m": lambda n: counted("{count} minute", "{count} minutes", n),
+    # Translators: a part of a duration in a sentence, as in "30 seconds"
+    "s": lambda n: counted("{count} second", "{count} seconds", n),
+}
+
+
+def duration(seconds: int) -> str:
+    """A duration in a sentence, in words ('7 days', '1 day and 23 hours'), rounded as
+    `format_duration` rounds it; commands take and the game master's lines show the notation
+    ('7d', '1d 23h')."""
+    parts = [DURATION_UNITS[part[-1]](int(part[:-1])) for part in format_duration(seconds).split()]
+    return listed(parts)
+
+
 def listed(items: Sequence[str]) -> str:
     """'Ann', 'Ann and Bob', 'Ann, Bob and Cy': each part said in the reader's language."""
     if len(items) == 1:
@@ -704,6 +727,7 @@ __all__ = [
     "catalog_problems",
     "choices",
     "display_width",
+    "duration",
     "filled",
     "hungarian_article",
     "island",

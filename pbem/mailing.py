@@ -18,11 +18,12 @@ from sqlmodel import Session, col, delete, func, select
 from engine import Event, Joined, Message, State, counted
 from pbem import i18n, letters, view
 from pbem.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
-from pbem.clock import as_utc, format_duration
+from pbem.clock import as_utc
 from pbem.compose import Picture, compose, list_unsubscribe
 from pbem.config import ExportOnGameOver, Settings
 from pbem.envelope import Envelope, envelope, said, talk_for
 from pbem.export import game_record_html
+from pbem.i18n import duration
 from pbem.kinds import GameStatus, MailKind, MailMode, MoveSource
 from pbem.manual import (
     NO_COMMANDS,
@@ -106,7 +107,7 @@ class Mailer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         # the players' help, with the host's vacation allowance
-        allowance = format_duration(settings.vacation_allowance_seconds)
+        allowance = duration(settings.vacation_allowance_seconds)
         self.commands = command_help(allowance=allowance)
         self._unpacked: tuple[bytes, bytes] = (b"", b"")  # the last record's page, unpacked
 

@@ -29,7 +29,6 @@ from pbem import decision_clock, news
 from pbem.clock import (
     DurationError,
     as_utc,
-    format_duration,
     parse_duration,
     zone_meant,
     zone_named,
@@ -46,7 +45,7 @@ from pbem.commands import (
     find_seat,
     said_by,
 )
-from pbem.i18n import LANGUAGES, choices, known, named
+from pbem.i18n import LANGUAGES, choices, duration, known, named
 from pbem.inbound import shown
 from pbem.kinds import AnswerTopic, GameStatus, MailMode, MoveSource, WatchEnd
 from pbem.models import Declined, Game, MailChoice, Observer, Seat, Talk
@@ -379,7 +378,7 @@ def _vacation(round: Round, argument: str) -> str:
     if argument.rstrip(".").lower() in ENDS:
         if _back_from_vacation(round) is None:
             raise CommandError(Message("You are not on vacation."))
-        remaining = format_duration(settings.vacation_allowance_seconds - seat.vacation_used)
+        remaining = duration(settings.vacation_allowance_seconds - seat.vacation_used)
         return Message(
             "your vacation is over; {left} of vacation left in this game", left=remaining
         )
@@ -395,7 +394,7 @@ def _vacation(round: Round, argument: str) -> str:
         raise CommandError(
             Message(
                 "A vacation lasts at least {shortest}; write it as: vacation 3d.",
-                shortest=format_duration(SHORTEST_VACATION),
+                shortest=duration(SHORTEST_VACATION),
             )
         )
     if not 0 < seconds <= left:
@@ -403,8 +402,8 @@ def _vacation(round: Round, argument: str) -> str:
             Message(
                 "You have {left} of vacation left in this game "
                 "(of {allowance}); ask for at most that much.",
-                left=format_duration(max(left, 0)),
-                allowance=format_duration(allowance),
+                left=duration(max(left, 0)),
+                allowance=duration(allowance),
             )
         )
     if game.status == GameStatus.OVER:
@@ -420,7 +419,7 @@ def _vacation(round: Round, argument: str) -> str:
         decision_clock.shift(game, seconds, settings.parsed_reminders, now)
     if away and seat.away_told:  # longer: the others knew of the vacation
         round.announced.append(on_vacation(seat))
-    left_after = format_duration(allowance - seat.vacation_used)
+    left_after = duration(allowance - seat.vacation_used)
     return Message(
         "you are away until {back}; your deadlines wait until then ({left} of vacation left)",
         back=when(seat.away_until),
@@ -747,7 +746,9 @@ VACATION = Command(
     # Translators: the form of a command in the help and its refusals: keep "vacation",
     # translate the placeholder in capitals (what the player writes there)
     Message("vacation DURATION"),
-    vacation_summary("7d"),  # the default allowance; the mails say the host's (`manual`)
+    vacation_summary(
+        duration(7 * 86400)
+    ),  # the default allowance; the mails say the host's (`manual`)
     _vacation,
     example="vacation 3d",
 )

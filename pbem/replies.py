@@ -24,6 +24,7 @@ from pbem.clock import as_utc, format_duration
 from pbem.commands import Commands, Round, after_rejected, run_lines
 from pbem.db import hold_game, session
 from pbem.gm import GameMaster
+from pbem.i18n import duration
 from pbem.inbound import Arrival, arrive, headers_only, quarantine_row, sender_of, shown, shown_id
 from pbem.kinds import AnswerKind, GameStatus, LineOutcome, MailKind, MailOutcome, WatchEnd
 from pbem.models import INVITATION_DAYS, Game, GmTag, Inbound, Move, Observer, ReplyUse, Seat
@@ -353,7 +354,7 @@ class Replies:
                 "{lifetime} ago: its reply address no "
                 "longer acts. Reply to the newest mail the game sent you.",
                 number=decision,
-                lifetime=format_duration(int(lifetime.total_seconds())),
+                lifetime=duration(int(lifetime.total_seconds())),
             )
         return ""
 

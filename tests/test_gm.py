@@ -285,7 +285,8 @@ def test_extend_moves_the_open_deadline_later(table: Table) -> None:
         done,
         "extend 1d",
         "the deadline of decision 1 is now Thu 26 Nov 2026, 09:00 UTC",
-        "The game master gave decision 1 1d more: its deadline is now Thu 26 Nov 2026, 09:00 UTC.",
+        "The game master gave decision 1 1 day more: its deadline is now Thu 26 Nov 2026, "
+        "09:00 UTC.",
     )
     game = _game(table.service)
     assert _utc(game.deadline_at) == START + 72 * HOUR
@@ -329,7 +330,7 @@ def test_deadline_sets_the_time_of_each_decision_from_the_next_one_on(table: Tab
         done,
         "deadline 24h",
         "each decision from the next one on has 1d",
-        "The game master set the time per decision to 1d, from the next decision on.",
+        "The game master set the time per decision to 1 day, from the next decision on.",
     )
     game = _game(table.service)
     assert game.deadline_seconds == 24 * 3600

@@ -428,9 +428,10 @@ def test_the_game_masters_news_reach_each_player_in_their_language(service: Serv
     assert str(bob["Subject"]).endswith("Notizie dal game master")
     deadline = words("it").say(stamp(START + 72 * HOUR))  # Thu 26 Nov 2026, 09:00 UTC
     assert "26 nov 2026" in deadline and deadline.startswith("gio")
-    said = f"Il game master ha dato 1d in più alla decisione 1: ora la sua scadenza è {deadline}."
+    said = "Il game master ha dato 1 giorno in più alla decisione 1: ora la sua scadenza è "
+    said += f"{deadline}."
     assert said in _flat(bob)
-    assert "The game master gave decision 1 1d more" not in _flat(bob)
+    assert "The game master gave decision 1 1 day more" not in _flat(bob)
     assert "its deadline is now Thu 26 Nov 2026, 09:00 UTC." in _flat(ann)
 
     (bob,) = _to(_gm(service, to_gm, "pause", 2), BOB)
