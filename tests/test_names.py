@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
-from engine import ISLANDS, SEAS, tile_words
+from engine import ISLANDS, SEAS, Setup, State, tile_words
+from pbem.hexmap import map_for_readers
 from pbem.i18n import (
     COLOUR_NAMES,
     TRANSLATED,
     Words,
     _filled,
+    duration,
     filled,
     hungarian_article,
     name_forms,
@@ -27,6 +29,7 @@ from pbem.i18n import (
     settled,
 )
 from pbem.news import DIRECTION_NAMES
+from pbem.play import vacation_summary
 from pbem.replies import handle
 from pbem.service import SeatSpec
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
@@ -298,3 +301,35 @@ def test_the_others_read_what_is_awaited_in_prose_and_the_player_who_decides_the
 
 def prompt_of(mails: list[Any], address: str) -> Any:
     return [m for m in mails if m["To"] == address][-1]
+
+
+# -- no English in prose -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "week", "mixed"),
+    [
+        ("en", "7 days", "1 day and 23 hours"),
+        ("it", "7 giorni", "1 giorno e 23 ore"),
+        ("nl", "7 dagen", "1 dag en 23 uur"),
+        ("fi", "7 päivää", "1 päivä ja 23 tuntia"),
+        ("hu", "7 nap", "1 nap és 23 óra"),
+        ("he", "7 ימים", "יום אחד ו־23 שעות"),
+    ],
+)
+def test_a_duration_in_a_sentence_is_words_in_each_language(
+    lang: str, week: str, mixed: str
+) -> None:
+    said = Words(lang, "Europe/Rome").say  # a zone: English is said too, not kept as it is
+    assert said(duration(7 * 86400)) == week
+    assert said(duration(86400 + 23 * 3600 + 20)) == mixed  # rounded as the notation is
+    assert said(vacation_summary(duration(3 * 86400))).count("3") == 1
+    assert "3d" not in said(vacation_summary(duration(3 * 86400)))
+
+
+def test_the_text_map_says_the_points_in_each_readers_words() -> None:
+    state = State(Setup.from_seed(("blue", "red"), 4))
+    board = map_for_readers(state)
+    assert "0 pts" in Words("en", "UTC").say(board)
+    assert "0 p" in Words("fi").say(board) and "0 pts" not in Words("fi").say(board)
+    assert "0 PV" in Words("it").say(board)
