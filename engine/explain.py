@@ -32,7 +32,7 @@ from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND, suggest_island, t
 
 def direction_word(index: int) -> Message:
     """A direction in a sentence ('south'), said in each reader's language (the catalogs
-    hold the words: pbem/news.py)."""
+    hold the words: pbem/views/news.py)."""
     return Message(DIRECTION_WORDS[index])
 
 

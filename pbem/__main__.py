@@ -1,5 +1,5 @@
 """`python -m pbem`: the `pbem` command."""
 
-from pbem.cli import main
+from pbem.host.cli import main
 
 main()

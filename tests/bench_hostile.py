@@ -16,9 +16,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from pbem.runner import take
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirInbox
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.runner import take
+from pbem.host.transport import MaildirInbox
 from tests.support.hostile import Target, hostile_mails
 from tests.support.localmail import START, later, local_service, take_mail
 

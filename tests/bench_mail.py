@@ -41,10 +41,10 @@ from typing import Any
 
 from sqlmodel import select
 
-from pbem.config import settings_toml
-from pbem.db import open_database, session
-from pbem.models import Inbound
-from pbem.service import SeatSpec, Service
+from pbem.core.config import settings_toml
+from pbem.flow.service import SeatSpec, Service
+from pbem.store.db import open_database, session
+from pbem.store.models import Inbound
 from tests.support.localmail import START, option_count, reply_to
 from tests.support.mailservers import (
     SERVICE,

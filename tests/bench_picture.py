@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from engine import COLOURS, Setup, State, make_bot
-from pbem import picture
-from pbem.picture import board_png
+from pbem.views import picture
+from pbem.views.picture import board_png
 
 MOMENTS = {"early": 12, "late": 10**6}
 

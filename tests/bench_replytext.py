@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from pbem.replytext import reply_text
+from pbem.mail_in.replytext import reply_text
 from tests.support.hostile import OWN_ADDRESS, REPLY_BODIES, REPLY_COMMAND
 
 KIB = 1024

@@ -13,12 +13,12 @@ from pathlib import Path
 from sqlmodel import delete
 
 from engine import Setup, State
-from pbem.cli import game_lines
-from pbem.config import Settings
-from pbem.db import compact, open_database, reading, session
-from pbem.models import Game, Outbox, Seat
-from pbem.service import Service
-from pbem.table import StateCache
+from pbem.core.config import Settings
+from pbem.flow.service import Service
+from pbem.game.table import StateCache
+from pbem.host.cli import game_lines
+from pbem.store.db import compact, open_database, reading, session
+from pbem.store.models import Game, Outbox, Seat
 from tests.support.localmail import START
 
 GAMES = 10_000

@@ -20,12 +20,12 @@ from pathlib import Path
 from engine import (
     make_bot,
 )
-from pbem import view
-from pbem.db import session
-from pbem.deadlines import tick
-from pbem.i18n import LANGUAGES
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.store.db import session
+from pbem.views import view
+from pbem.views.i18n import LANGUAGES
 from tests.support.localmail import later, local_service, parse, reply_to, take_raw
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, select
 
-from pbem.db import session
-from pbem.deadlines import digest_due, tick
-from pbem.gm import GameMaster
-from pbem.models import Held, Inbound, MailChoice, Seat, Talk
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.flow.deadlines import digest_due, tick
+from pbem.flow.gm import GameMaster
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.store.db import session
+from pbem.store.models import Held, Inbound, MailChoice, Seat, Talk
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, CY = "ann@example.test", "bob@example.test", "cy@example.test"

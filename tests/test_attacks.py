@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem.db import open_database, session
-from pbem.headers import raw_header_texts
-from pbem.inbound import MAX_ADDRESS_FIELD, MAX_COPIES, arrive
-from pbem.models import Inbound, Quarantined, Seat
-from pbem.runner import take
-from pbem.service import Service
+from pbem.core.headers import raw_header_texts
+from pbem.flow.service import Service
+from pbem.host.runner import take
+from pbem.mail_in.inbound import MAX_ADDRESS_FIELD, MAX_COPIES, arrive
+from pbem.store.db import open_database, session
+from pbem.store.models import Inbound, Quarantined, Seat
 from tests.support.localmail import START, local_service, reply_to, text_of
 from tests.test_open_address import (
     ANN,
@@ -304,20 +304,20 @@ def test_a_too_large_mail_is_kept_when_the_disk_fills_up_meanwhile(
     is marked handled, never quarantined, and its player never told."""
     from sqlalchemy.exc import OperationalError
 
-    import pbem.replies
+    import pbem.flow.replies
 
     table = _start(tmp_path)
     prompt = table.latest[ANN]
     raw = reply_to(prompt, "place Tonga a\n" + "x" * 1_100_000)
-    real_row = pbem.replies.quarantine_row
+    real_row = pbem.flow.replies.quarantine_row
 
     def full(*args: object, **kwargs: object) -> Quarantined:
         raise OperationalError("INSERT INTO quarantined", {}, sqlite3.OperationalError("disk full"))
 
-    monkeypatch.setattr(pbem.replies, "quarantine_row", full)
+    monkeypatch.setattr(pbem.flow.replies, "quarantine_row", full)
     with pytest.raises(OperationalError):
         take(table.service, raw, START + MINUTE)  # the runner leaves the mail unread
-    monkeypatch.setattr(pbem.replies, "quarantine_row", real_row)
+    monkeypatch.setattr(pbem.flow.replies, "quarantine_row", real_row)
     assert take(table.service, raw, START + 2 * MINUTE) == "quarantined"  # the next poll
     with session(table.service.engine) as db:
         kept = list(db.exec(select(Quarantined)))

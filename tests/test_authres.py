@@ -1,4 +1,4 @@
-"""Whose mail is it: `pbem.authres.sender_refusal` on mails as they arrive, with the
+"""Whose mail is it: `pbem.mail_in.authres.sender_refusal` on mails as they arrive, with the
 Authentication-Results headers Gmail, Fastmail and Postfix (OpenDKIM, OpenDMARC) write."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.authres import sender_refusal
+from pbem.mail_in.authres import sender_refusal
 
 GMAIL = """\
 ARC-Authentication-Results: i=1; mx.google.com;

@@ -6,8 +6,8 @@ from email.message import EmailMessage
 
 import pytest
 
-from pbem.automatic import automatic_reason
-from pbem.inbound import sender_of
+from pbem.mail_in.automatic import automatic_reason
+from pbem.mail_in.inbound import sender_of
 
 SERVICE = "tongiaki@example.test"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.i18n import TRANSLATED
-from pbem.service import SeatSpec
+from pbem.flow.service import SeatSpec
+from pbem.views.i18n import TRANSLATED
 from tests.samples import GOLDEN, sample_mails
 from tests.support.browser import chromium, measure, viewable
 from tests.support.localmail import START, local_service, take_mail

@@ -9,15 +9,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from icalendar import Alarm, Calendar, Event
 
-from pbem.calendar import (
+from pbem.core.config import Settings
+from pbem.mail_out.calendar import (
     cancel_event,
     deadline_event,
     event_uid,
     first_reminder,
     sequence_at,
 )
-from pbem.compose import Picture, compose
-from pbem.config import Settings
+from pbem.mail_out.compose import Picture, compose
 from tests.support.localmail import parse
 
 NOW = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pbem.cli import app
-from pbem.config import Settings, settings_toml
-from pbem.db import open_database, session
-from pbem.diagnose import Check, check_settings
-from pbem.i18n import LOCALE_DIR, catalog_problems
-from pbem.migrate import SCHEMA_VERSION
-from pbem.models import Outbox
+from pbem.core.config import Settings, settings_toml
+from pbem.host.cli import app
+from pbem.host.diagnose import Check, check_settings
+from pbem.store.db import open_database, session
+from pbem.store.migrate import SCHEMA_VERSION
+from pbem.store.models import Outbox
+from pbem.views.i18n import LOCALE_DIR, catalog_problems
 from tests.support.localmail import START
 from tests.support.mailservers import Mail, mail_settings
 

@@ -12,12 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from engine import ChoiceError, Setup, State
-from pbem.cli import app
-from pbem.commands import Command, Commands
-from pbem.gm_commands import GM_COMMANDS
-from pbem.play import PLAYER_COMMANDS, read_choice
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.commands.gm import GM_COMMANDS
+from pbem.commands.player import PLAYER_COMMANDS, read_choice
+from pbem.commands.registry import Command, Commands
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
 from tests.support.localmail import START, later, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine import BotKind
-from pbem.config import (
+from pbem.core.config import (
     AuthenticatedFrom,
     ConfigError,
     ExportOnGameOver,
@@ -23,7 +23,7 @@ from pbem.config import (
     load_settings,
     settings_toml,
 )
-from pbem.config import _toml_value as toml_value
+from pbem.core.config import _toml_value as toml_value
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
 SECRET = "s3cret-Pass"

@@ -25,13 +25,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-import pbem.db
-import pbem.render
-from pbem.cli import app
-from pbem.config import Settings, settings_toml
-from pbem.db import damage
-from pbem.replies import handle
-from pbem.service import SeatSpec
+import pbem.store.db
+import pbem.views.render
+from pbem.core.config import Settings, settings_toml
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec
+from pbem.host.cli import app
+from pbem.store.db import damage
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 
 runner = CliRunner()
@@ -233,7 +233,7 @@ def test_a_data_directory_the_user_cannot_read(tmp_path: Path, played: Path) -> 
 RUN_EACH = """
 import json, sys
 from typer.testing import CliRunner
-from pbem.cli import app
+from pbem.host.cli import app
 runs = [CliRunner().invoke(app, args) for args in json.loads(sys.argv[1])]
 print(json.dumps([[run.exit_code, run.stdout, run.stderr] for run in runs]))
 """
@@ -287,7 +287,7 @@ def test_backup_removes_a_copy_that_fails_the_integrity_check(tmp_path: Path, pl
 def test_a_database_locked_too_long_is_tried_again_later(
     tmp_path: Path, played: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pbem.db, "BUSY_SECONDS", 1)
+    monkeypatch.setattr(pbem.store.db, "BUSY_SECONDS", 1)
     data = tmp_path / "data"
     data.mkdir()
     shutil.copy(played, data / "pbem.sqlite")
@@ -308,14 +308,14 @@ def test_an_unexpected_failure_is_one_line_that_asks_for_a_report(
     def broken_renderer(*_: object) -> str:
         raise ValueError("no board today")
 
-    monkeypatch.setattr(pbem.render, "render_board_text", broken_renderer)
+    monkeypatch.setattr(pbem.views.render, "render_board_text", broken_renderer)
     data = tmp_path / "data"
     data.mkdir()
     shutil.copy(played, data / "pbem.sqlite")
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(Settings(data_dir=data)))
     result = runner.invoke(app, ["show", "1", "--config", str(config)])
-    line = _one_error_line(result, 1, "error: ValueError (at pbem/cli.py:")
+    line = _one_error_line(result, 1, "error: ValueError (at pbem/host/cli.py:")
     assert line.endswith(": no board today: this is a bug: please report it with the log")
 
 

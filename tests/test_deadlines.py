@@ -12,16 +12,16 @@ import pytest
 from sqlmodel import col, select
 
 from engine import Phase, State, parse_choice
-from pbem import decision_clock
-from pbem.clock import DurationError, Reminder, as_utc, parse_reminders, reminder_times
-from pbem.config import Settings
-from pbem.db import session
-from pbem.deadlines import TickReport, automatic_choice, tick
-from pbem.kinds import GameStatus
-from pbem.models import Game, Move, Seat
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
-from pbem.table import bot_choice
+from pbem.core.clock import DurationError, Reminder, as_utc, parse_reminders, reminder_times
+from pbem.core.config import Settings
+from pbem.core.kinds import GameStatus
+from pbem.flow.deadlines import TickReport, automatic_choice, tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.game import decision_clock
+from pbem.game.table import bot_choice
+from pbem.store.db import session
+from pbem.store.models import Game, Move, Seat
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
@@ -436,13 +436,13 @@ def test_pause_and_resume_stop_and_run_the_game_with_its_clock() -> None:
 
 
 def test_only_the_decision_clock_writes_the_clock_of_a_game() -> None:
-    """`pbem/decision_clock.py` is the one writer of the clock's columns of `Game`."""
+    """`pbem/game/decision_clock.py` is the one writer of the clock's columns of `Game`."""
     columns = ("clock_from", "deadline_at", "reminded_at", "wake_at", "paused_left")
     writes = re.compile(rf"\.({'|'.join(columns)})\s*=[^=]")
     package = Path(__file__).resolve().parent.parent / "pbem"
     writers = sorted(
         path.name
-        for path in package.glob("*.py")
+        for path in package.rglob("*.py")
         if writes.search(path.read_text()) and path.name != "models.py"
     )
     assert writers == ["decision_clock.py"]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from sqlmodel import col, select
 
-from pbem.db import session
-from pbem.kinds import MoveSource
-from pbem.models import Move
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.core.kinds import MoveSource
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.store.db import session
+from pbem.store.models import Move
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 
 ANN = "ann@example.test"

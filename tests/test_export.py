@@ -15,14 +15,14 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from engine import ISLAND_ALIASES, STACK_TILES, Setup, State, parse_choice
-from pbem.cli import app
-from pbem.config import ConfigError, load_settings
-from pbem.db import reading, session
-from pbem.export import game_record_html, read_notation
-from pbem.models import Move, Talk
-from pbem.picture import board_png
-from pbem.replies import handle
-from pbem.service import SeatSpec
+from pbem.core.config import ConfigError, load_settings
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec
+from pbem.host.cli import app
+from pbem.store.db import reading, session
+from pbem.store.models import Move, Talk
+from pbem.views.export import game_record_html, read_notation
+from pbem.views.picture import board_png
 from tests.support.browser import chromium, measure
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from sqlmodel import col, select
 
-from pbem.db import session
-from pbem.deadlines import tick
-from pbem.mailing import HELD_LINES
-from pbem.models import Held, Inbound, Move, Seat, Talk
-from pbem.replies import handle
-from pbem.runner import run_cycle
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirInbox
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.runner import run_cycle
+from pbem.host.transport import MaildirInbox
+from pbem.mail_out.mailing import HELD_LINES
+from pbem.store.db import session
+from pbem.store.models import Held, Inbound, Move, Seat, Talk
 from tests.support.localmail import (
     START,
     handled,

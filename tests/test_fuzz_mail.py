@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem.addressing import Tag, reply_address, token
-from pbem.db import session
-from pbem.models import Game, Move, Outbox, Seat
-from pbem.runner import run_cycle
-from pbem.service import Service
-from pbem.transport import MaildirInbox
+from pbem.core.addressing import Tag, reply_address, token
+from pbem.flow.service import Service
+from pbem.host.runner import run_cycle
+from pbem.host.transport import MaildirInbox
+from pbem.store.db import session
+from pbem.store.models import Game, Move, Outbox, Seat
 from tests.bench_hostile import targets
 from tests.support.hostile import hostile_mails
 from tests.support.localmail import later, local_service, parse

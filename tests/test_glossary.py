@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.i18n import TRANSLATED
-from pbem.rulestext import blocks, parse
+from pbem.views.i18n import TRANSLATED
+from pbem.views.rulestext import blocks, parse
 from tools.i18n import catalog_path, read
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,15 +22,15 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from engine import State, Termination, parse_choice, tile_words
-from pbem.cli import app
-from pbem.clock import as_utc
-from pbem.config import settings_toml
-from pbem.db import session
-from pbem.deadlines import tick
-from pbem.export import game_record_html
-from pbem.models import Game, GmAction, Inbound, Move, Seat
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.core.clock import as_utc
+from pbem.core.config import settings_toml
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
+from pbem.store.db import session
+from pbem.store.models import Game, GmAction, Inbound, Move, Seat
+from pbem.views.export import game_record_html
 from tests.support.localmail import START, local_service, parse, reply_to, take_mail, text_of
 
 ANN, BOB, DAN, GM = "ann@example.test", "bob@example.test", "dan@example.test", "gm@example.test"

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from pbem.i18n import LRM, RLM, TRANSLATED, display_width
+from pbem.views.i18n import LRM, RLM, TRANSLATED, display_width
 from tests.samples import GOLDEN, KINDS, _shared, golden_folder, parts, sample_mails
 from tests.support.localmail import parse
 

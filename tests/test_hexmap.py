@@ -21,7 +21,7 @@ from engine import (
     neighbour,
     parse_choice,
 )
-from pbem.hexmap import _TEXT_ROWS, _tile_lines, hex_map, sea_legend, short_name
+from pbem.views.hexmap import _TEXT_ROWS, _tile_lines, hex_map, sea_legend, short_name
 from tests.support.scenario import arrange
 
 START_MAP = r"""

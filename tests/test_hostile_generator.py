@@ -7,7 +7,7 @@ import email
 import email.policy
 import re
 
-from pbem.replytext import reply_text
+from pbem.mail_in.replytext import reply_text
 from tests.support.hostile import MAX_BYTES, SHAPES, Target, hostile_mails
 
 TARGETS = [

@@ -16,18 +16,18 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from engine import ISLANDS, STACK_TILES, Setup, State, TileDrawn, is_move_word
-from pbem import news, view
-from pbem.cli import app
-from pbem.config import Settings, settings_toml
-from pbem.db import open_database, session
-from pbem.deadlines import tick
-from pbem.i18n import ALIASES, COMMAND_WORDS, LANGUAGES, TRANSLATED, Words, stamp, words
-from pbem.models import Game, Held, Seat
-from pbem.picture import board_png
-from pbem.play import OBSERVER_COMMANDS, PLAYER_COMMANDS
-from pbem.render import environment, render_board_text, said_in
-from pbem.replies import handle
-from pbem.service import GameError, SeatSpec, Service
+from pbem.commands.player import OBSERVER_COMMANDS, PLAYER_COMMANDS
+from pbem.core.config import Settings, settings_toml
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import GameError, SeatSpec, Service
+from pbem.host.cli import app
+from pbem.store.db import open_database, session
+from pbem.store.models import Game, Held, Seat
+from pbem.views import news, view
+from pbem.views.i18n import ALIASES, COMMAND_WORDS, LANGUAGES, TRANSLATED, Words, stamp, words
+from pbem.views.picture import board_png
+from pbem.views.render import environment, render_board_text, said_in
 from tests.support.localmail import START, later, local_service, reply_to, take_mail, text_of
 from tools import i18n as catalogs
 

@@ -1,4 +1,4 @@
-"""Names and addresses at the door: `pbem.identity`, and where it stands guard (a new game on
+"""Names and addresses at the door: `pbem.core.identity`, and where it stands guard (a new game on
 the command line and in the service, a game master's `replace`, the settings)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from pbem.cli import app
-from pbem.config import ConfigError, load_settings
-from pbem.db import session
-from pbem.identity import IdentityError, check_address, check_name
-from pbem.models import Game, Seat
-from pbem.service import GameError, SeatSpec
+from pbem.core.config import ConfigError, load_settings
+from pbem.core.identity import IdentityError, check_address, check_name
+from pbem.flow.service import GameError, SeatSpec
+from pbem.host.cli import app
+from pbem.store.db import session
+from pbem.store.models import Game, Seat
 from tests.support.localmail import START, local_service
 from tests.test_gm import HOUR, SET_UP, _refused, _table
 

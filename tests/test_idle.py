@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, select
 
-from pbem.db import open_database, session
-from pbem.models import Move
-from pbem.runner import run_cycle, serve
-from pbem.service import SeatSpec, Service
-from pbem.transport import ImapIdle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.runner import run_cycle, serve
+from pbem.host.transport import ImapIdle
+from pbem.store.db import open_database, session
+from pbem.store.models import Move
 from tests.support.localmail import START, later, reply_to
 from tests.support.mailservers import SERVICE, Accepted, Dovecot, Mail, address, mail_settings
 
@@ -130,7 +130,7 @@ def _moves(service: Service) -> list[str]:
 def test_idle_answers_a_reply_long_before_the_next_poll(
     mail: Mail, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("pbem.runner.IDLE_RENEW", 0.3)  # renewed a few times before the reply
+    monkeypatch.setattr("pbem.host.runner.IDLE_RENEW", 0.3)  # renewed a few times before the reply
     waits = Waits(monkeypatch)
     service, prompt = _game(mail, tmp_path, poll_seconds=600, outbox_seconds=600)
     before = len(mail.smtp.accepted)

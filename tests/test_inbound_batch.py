@@ -18,11 +18,11 @@ from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
 
-from pbem.db import session
-from pbem.models import Inbound, Move, Outbox, Quarantined
-from pbem.runner import read_mail
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirInbox
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.runner import read_mail
+from pbem.host.transport import MaildirInbox
+from pbem.store.db import session
+from pbem.store.models import Inbound, Move, Outbox, Quarantined
 from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
 from tests.test_open_address import _out_of_office
 from tests.test_poison import nested

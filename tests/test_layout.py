@@ -14,17 +14,20 @@ import pytest
 import engine
 import pbem
 from engine import EngineError
-from pbem.errors import PbemError
+from pbem.core.errors import PbemError
+from tests.support.layers import imports, modules
 
 
 @pytest.mark.parametrize(("package", "base"), [(engine, EngineError), (pbem, PbemError)])
 def test_every_error_a_package_defines_has_its_base(package: object, base: type) -> None:
     """A caller tells the package's own errors from faults by one class."""
     path = package.__path__  # type: ignore[attr-defined]
-    names = [info.name for info in pkgutil.iter_modules(path) if not info.name.startswith("__")]
+    prefix = f"{package.__name__}."  # type: ignore[attr-defined]
+    found_modules = pkgutil.walk_packages(path, prefix)
+    names = [m.name for m in found_modules if not m.ispkg and not m.name.endswith("__main__")]
     found = []
     for name in names:
-        module = importlib.import_module(f"{package.__name__}.{name}")  # type: ignore[attr-defined]
+        module = importlib.import_module(name)
         for _, value in inspect.getmembers(module, inspect.isclass):
             if issubclass(value, Exception) and value.__module__ == module.__name__:
                 found.append(value)
@@ -35,25 +38,15 @@ def test_every_error_a_package_defines_has_its_base(package: object, base: type)
 def _imports(path: Path, package: str) -> set[str]:
     """The modules of `package` that a module imports: anywhere in it, inside functions and
     under TYPE_CHECKING too (a cycle the type checker alone sees is a cycle of the design)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == package:
-                found |= {f"{package}.{alias.name}" for alias in node.names}
-            elif node.module.startswith(f"{package}."):
-                found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith(f"{package}.")}
-    return found
+    return imports(path, set(modules(package)), package)
 
 
 @pytest.mark.parametrize("package", ["engine", "pbem"])
 def test_no_import_cycle_in_a_package(package: str) -> None:
     """Each module of a package can be read before the ones that use it: no module imports,
     even lazily inside a function, one that imports it back."""
-    root = Path(__file__).parent.parent / package
-    modules = {f"{package}.{p.stem}": p for p in root.glob("*.py") if p.stem != "__init__"}
-    graph = {name: _imports(path, package) & modules.keys() for name, path in modules.items()}
+    found = modules(package)
+    graph = {name: _imports(path, package) - {name} for name, path in found.items()}
     assert len(graph) >= 10 and sum(map(len, graph.values())) >= 20  # the walk found imports
 
     cycles: list[list[str]] = []
@@ -77,19 +70,19 @@ def test_no_import_cycle_in_a_package(package: str) -> None:
 # The attributes that hold one of a closed set of values (a StrEnum each): compared with a
 # member, never with the member's text.
 CLOSED_SETS = {
-    "authenticated_from",  # pbem.config.AuthenticatedFrom
+    "authenticated_from",  # pbem.core.config.AuthenticatedFrom
     "bot",  # engine.BotKind
     "decided_by",  # engine.DecidedBy
     "end",  # the end of a route (engine.board.RouteEnd)
-    "ended",  # pbem.kinds.WatchEnd
-    "export_on_game_over",  # pbem.config.ExportOnGameOver
-    "kind",  # engine.Phase, pbem.kinds.AnswerTopic, MailKind, rulestext.BlockKind
-    "mail",  # pbem.config.MailTransport
-    "outcome",  # pbem.kinds.LineOutcome, MailOutcome, diagnose.Verdict
+    "ended",  # pbem.core.kinds.WatchEnd
+    "export_on_game_over",  # pbem.core.config.ExportOnGameOver
+    "kind",  # engine.Phase, pbem.core.kinds.AnswerTopic, MailKind, rulestext.BlockKind
+    "mail",  # pbem.core.config.MailTransport
+    "outcome",  # pbem.core.kinds.LineOutcome, MailOutcome, diagnose.Verdict
     "phase",  # engine.Phase
-    "source",  # pbem.kinds.MoveSource
-    "status",  # pbem.kinds.GameStatus
-    "tls",  # pbem.config.Tls
+    "source",  # pbem.core.kinds.MoveSource
+    "status",  # pbem.core.kinds.GameStatus
+    "tls",  # pbem.core.config.Tls
 }
 
 
@@ -116,9 +109,9 @@ def _text_comparisons(path: Path) -> list[str]:
 
 def test_closed_sets_are_compared_as_members_not_as_text() -> None:
     root = Path(__file__).parent.parent
-    modules = sorted([*(root / "engine").glob("*.py"), *(root / "pbem").glob("*.py")])
-    assert len(modules) > 40
-    found = [line for path in modules for line in _text_comparisons(path)]
+    files = sorted([*(root / "engine").rglob("*.py"), *(root / "pbem").rglob("*.py")])
+    assert len(files) > 40
+    found = [line for path in files for line in _text_comparisons(path)]
     assert found == []
 
 
@@ -137,10 +130,10 @@ def test_the_cycle_check_counts_the_imports_for_the_type_checker(tmp_path: Path)
     module = tmp_path / "sample.py"
     module.write_text(
         "from typing import TYPE_CHECKING\n"
-        "from pbem import news\n"
+        "from pbem.views import news\n"
         "if TYPE_CHECKING:\n"
-        "    from pbem.mailing import Mailer\n"
+        "    from pbem.mail_out.mailing import Mailer\n"
         "def later() -> None:\n"
-        "    import pbem.gm\n"
+        "    import pbem.flow.gm\n"
     )
-    assert _imports(module, "pbem") == {"pbem.news", "pbem.mailing", "pbem.gm"}
+    assert _imports(module, "pbem") == {"pbem.views.news", "pbem.mail_out.mailing", "pbem.flow.gm"}

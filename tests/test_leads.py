@@ -76,10 +76,10 @@ from engine import (
     neighbour,
     preview,
 )
-from pbem import i18n, letters, view
-from pbem.leads import leads
-from pbem.manual import COMMAND_HELP
-from pbem.render import WIDTH, render_html, render_text
+from pbem.commands.manual import COMMAND_HELP
+from pbem.views import i18n, letters, view
+from pbem.views.leads import leads
+from pbem.views.render import WIDTH, render_html, render_text
 from tests.support.scenario import arrange
 
 NAMES = ("Ana", "Ben", "Cy", "Di", "Ed", "Flo")

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import make_msgid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,25 +24,26 @@ from hypothesis import strategies as st
 from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
-from pbem.addressing import Tag
-from pbem.cli import app
-from pbem.commands import FAILED, Command, Commands, Round, run_lines
-from pbem.config import settings_toml
-from pbem.db import session
-from pbem.gm import GameMaster
-from pbem.gm_commands import GM_COMMANDS
-from pbem.kinds import MoveSource
-from pbem.models import Game, GmAction, Inbound, Move, Observer, Quarantined, Seat, Talk
-from pbem.play import (
+from pbem.commands.gm import GM_COMMANDS
+from pbem.commands.player import (
     OBSERVER_COMMANDS,
     PLAYER_COMMANDS,
     QUIET_OBSERVER_COMMANDS,
     RESIGNED_COMMANDS,
 )
-from pbem.replies import handle
-from pbem.runner import read_mail
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirInbox
+from pbem.commands.registry import FAILED, Command, Commands, Round, run_lines
+from pbem.core.addressing import Tag
+from pbem.core.config import settings_toml
+from pbem.core.kinds import MoveSource
+from pbem.flow.gm import GameMaster
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
+from pbem.host.runner import read_mail
+from pbem.host.transport import MaildirInbox
+from pbem.mail_out.envelope import envelope
+from pbem.store.db import session
+from pbem.store.models import Game, GmAction, Inbound, Move, Observer, Quarantined, Seat, Talk
 from tests.support.localmail import (
     START,
     handled,
@@ -374,8 +376,8 @@ def test_a_stranger_or_an_autoresponder_with_a_failing_line_reaches_no_line(
 
 CRASHING_POLL = """
 import sys
-from pbem.commands import Command
-from pbem.play import PLAYER_COMMANDS
+from pbem.commands.registry import Command
+from pbem.commands.player import PLAYER_COMMANDS
 
 def crash(round, argument):
     round.table.game.deadline_seconds = 60
@@ -384,7 +386,7 @@ def crash(round, argument):
 CRASH = Command("crash", "crash", "", crash)
 PLAYER_COMMANDS.commands += (CRASH,)
 PLAYER_COMMANDS.by_name["crash"] = CRASH
-from pbem.cli import app
+from pbem.host.cli import app
 app()
 """
 
@@ -571,7 +573,8 @@ def _round(db: Session, service: Service, kind: str, now: datetime) -> Round:
     table = service.table(db, 1, now)
     seat = table.seats[0] if kind == "player" else table.seats[1]
     if kind == "game master":
-        return Round(table, GM, None, None, opened=table.game.decision)
+        leaving = partial(envelope, table, leaving=True)
+        return Round(table, GM, None, None, opened=table.game.decision, address_leaving=leaving)
     if kind.endswith("observer"):
         watcher = table.observers[0]
         tag = Tag(1, -1, table.game.decision, "x")

@@ -24,11 +24,11 @@ import pytest
 from sqlmodel import col, select
 
 from engine import State
-from pbem.config import settings_toml
-from pbem.db import open_database, session
-from pbem.models import Game, GmAction, Inbound, Move, Outbox
-from pbem.runner import run_cycle
-from pbem.service import SeatSpec, Service
+from pbem.core.config import settings_toml
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.runner import run_cycle
+from pbem.store.db import open_database, session
+from pbem.store.models import Game, GmAction, Inbound, Move, Outbox
 from tests.support.localmail import (
     START,
     handled,
@@ -274,7 +274,7 @@ def test_a_mail_sent_again_after_a_crash_keeps_its_message_id(
         raise Killed
 
     with monkeypatch.context() as patch:
-        patch.setattr("pbem.runner._delete", killed)
+        patch.setattr("pbem.host.runner._delete", killed)
         with pytest.raises(Killed):
             run_cycle(game, later(1))
     first = mail.smtp.accepted[before:]

@@ -12,14 +12,14 @@ import pytest
 from sqlalchemy import create_engine
 from sqlmodel import col, select
 
-from pbem.addressing import Tag, reply_address, token
-from pbem.clock import as_utc
-from pbem.db import open_database, session
-from pbem.deadlines import tick
-from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
-from pbem.models import Declined, Game, Held, Inbound, Observer, Outbox, Seat
-from pbem.replies import handle
-from pbem.service import Service
+from pbem.core.addressing import Tag, reply_address, token
+from pbem.core.clock import as_utc
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import Service
+from pbem.store.db import open_database, session
+from pbem.store.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
+from pbem.store.models import Declined, Game, Held, Inbound, Observer, Outbox, Seat
 from tests.support.localmail import START, later, local_service, take_mail
 
 FIXTURE = Path(__file__).parent / "fixtures" / "schema-v1.sql"
@@ -139,7 +139,7 @@ def test_an_upgrade_another_process_finished_meanwhile_is_not_run_again(
     starting while the host runs `pbem-admin list`): the second finds the work done."""
     path = _old(tmp_path / "pbem.sqlite", FIXTURE_V2)
     engine = open_database(path)  # the first process upgrades
-    monkeypatch.setattr("pbem.migrate.schema_version", lambda _engine: 1)  # the second's view
+    monkeypatch.setattr("pbem.store.migrate.schema_version", lambda _engine: 1)  # the second's view
     assert upgrade(engine) == []
     assert schema_version(create_engine(f"sqlite:///{path}")) == SCHEMA_VERSION
 

@@ -14,8 +14,11 @@ from typing import Any
 import pytest
 
 from engine import ISLANDS, SEAS, Setup, State, tile_words
-from pbem.hexmap import map_for_readers
-from pbem.i18n import (
+from pbem.commands.player import vacation_summary
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec
+from pbem.views.hexmap import map_for_readers
+from pbem.views.i18n import (
     COLOUR_NAMES,
     TRANSLATED,
     Words,
@@ -28,10 +31,7 @@ from pbem.i18n import (
     said_as,
     settled,
 )
-from pbem.news import DIRECTION_NAMES
-from pbem.play import vacation_summary
-from pbem.replies import handle
-from pbem.service import SeatSpec
+from pbem.views.news import DIRECTION_NAMES
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 from tools.i18n import catalog_path, read
 

@@ -16,14 +16,14 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from sqlmodel import col, select
 
-from pbem.db import session
-from pbem.deadlines import tick
-from pbem.gm import GameMaster
-from pbem.models import MAX_OBSERVERS, Declined, Inbound, Observer
-from pbem.replies import handle
-from pbem.runner import run_cycle
-from pbem.service import GameError, SeatSpec, Service
-from pbem.transport import MaildirInbox
+from pbem.flow.deadlines import tick
+from pbem.flow.gm import GameMaster
+from pbem.flow.replies import handle
+from pbem.flow.service import GameError, SeatSpec, Service
+from pbem.host.runner import run_cycle
+from pbem.host.transport import MaildirInbox
+from pbem.store.db import session
+from pbem.store.models import MAX_OBSERVERS, Declined, Inbound, Observer
 from tests.support.localmail import (
     START,
     handled,

@@ -4,8 +4,8 @@ Each test sends mail as it comes from outside (replies, autoresponders, another 
 replays, odd text, forged senders) through `Service.handle` and checks what it came to: the
 outcome, the Inbound rows, the moves, and exactly which mails were queued to whom. The
 bounds of the mail loops follow from the design: an address gets at most `answers_per_day`
-error answers in 24 hours, a notice of a kind in `pbem.budget.ONCE_A_DAY` at most once a day,
-and the same reply address with the same commands acts (and is answered) once.
+error answers in 24 hours, a notice of a kind in `pbem.mail_out.budget.ONCE_A_DAY` at most once
+a day, and the same reply address with the same commands acts (and is answered) once.
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-from pbem.cli import app
-from pbem.config import settings_toml
-from pbem.db import session
-from pbem.deadlines import tick
-from pbem.models import Answered, Game, GmAction, GmTag, Inbound, Move, Outbox, Seat
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.core.config import settings_toml
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
+from pbem.store.db import session
+from pbem.store.models import Answered, Game, GmAction, GmTag, Inbound, Move, Outbox, Seat
 from tests.support.localmail import START, local_service, parse, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"

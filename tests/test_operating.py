@@ -20,16 +20,16 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-from pbem import runner as runner_module
-from pbem.cli import app
-from pbem.config import ImapSettings, Settings, SmtpSettings, settings_toml
-from pbem.db import open_database, session
-from pbem.deadlines import tick
-from pbem.models import Game, Move, Outbox, Seat
-from pbem.replies import handle
-from pbem.runner import DELETE_BATCH, Outage, flush_outbox, run_cycle
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirSender, SmtpSender
+from pbem.core.config import ImapSettings, Settings, SmtpSettings, settings_toml
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host import runner as runner_module
+from pbem.host.cli import app
+from pbem.host.runner import DELETE_BATCH, Outage, flush_outbox, run_cycle
+from pbem.host.transport import MaildirSender, SmtpSender
+from pbem.store.db import open_database, session
+from pbem.store.models import Game, Move, Outbox, Seat
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 from tests.support.mailservers import refused_port
 
@@ -133,7 +133,7 @@ def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
         deleted.append(len(ids))
         delete(engine, ids)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("pbem.runner._delete", counted)
+    monkeypatch.setattr("pbem.host.runner._delete", counted)
     local = MaildirSender(service.settings.outbox_dir)
     assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", START)) == (120, 0)
     assert deleted == [DELETE_BATCH, DELETE_BATCH, 120 - 2 * DELETE_BATCH]

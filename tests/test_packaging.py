@@ -36,13 +36,14 @@ def test_an_installed_copy_creates_a_game_and_mails_it(tmp_path: Path) -> None:
     work.mkdir()
     env = {"PYTHONPATH": str(target)}
     new_game = ("new-game", "--player", "Ann:ann@example.test", "--bot", "Kai:greedy")
-    assert _run(work, env, "-m", "pbem.cli", *new_game).strip() == "1"
+    assert _run(work, env, "-m", "pbem.host.cli", *new_game).strip() == "1"
     # a player who reads Italian: the catalog shipped as package data, compiled at first use
     italian = ("new-game", "--player", "Lea:lea@example.test::it", "--bot", "Kai:greedy")
-    assert _run(work, env, "-m", "pbem.cli", *italian).strip() == "2"
+    assert _run(work, env, "-m", "pbem.host.cli", *italian).strip() == "2"
     where = (
-        "import pbem.render, pbem.rulestext, engine.tiles; "
-        "print(pbem.render.__file__, pbem.rulestext.rules_path(), engine.tiles.__file__)"
+        "import pbem.views.render, pbem.views.rulestext, engine.tiles; "
+        "print(pbem.views.render.__file__, pbem.views.rulestext.rules_path(), "
+        "engine.tiles.__file__)"
     )
     assert all(f.startswith(str(target)) for f in _run(work, env, "-c", where).split())
     # Ann's and Lea's welcome and set-up prompt, rendered from the installed templates
@@ -87,7 +88,7 @@ def _run(cwd: Path, env: dict[str, str], *args: str) -> str:
 def _poll(cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`pbem poll` in `cwd`, its exit status and both outputs."""
     return subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "poll"],
+        [sys.executable, "-m", "pbem.host.cli", "poll"],
         cwd=cwd,
         env=_environment(env),
         capture_output=True,

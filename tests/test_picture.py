@@ -24,8 +24,8 @@ from engine import (
     neighbour,
     parse_choice,
 )
-from pbem import picture as picture_module
-from pbem.picture import (
+from pbem.views import picture as picture_module
+from pbem.views.picture import (
     APOTHEM,
     BOAT_COLOURS,
     EMPTY,

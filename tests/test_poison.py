@@ -18,14 +18,14 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner, Result
 
-from pbem.cli import app
-from pbem.config import settings_toml
-from pbem.db import open_database, session
-from pbem.models import Inbound, Move, Outbox, Quarantined
-from pbem.replies import Replies
-from pbem.runner import run_cycle, take
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirInbox
+from pbem.core.config import settings_toml
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
+from pbem.host.runner import run_cycle, take
+from pbem.host.transport import MaildirInbox
+from pbem.mail_in import door
+from pbem.store.db import open_database, session
+from pbem.store.models import Inbound, Move, Outbox, Quarantined
 from tests.support.localmail import START, later, local_service, parse, reply_to, take_mail
 from tests.support.mailservers import Mail, _select, mail_settings
 
@@ -185,11 +185,11 @@ def test_the_host_lists_shows_retries_and_drops_quarantined_mail(
     config.write_text(settings_toml(service.settings))
     reply = reply_to(prompt, "place Tonga a")
 
-    def broken(self: Replies, message: object) -> list[str]:
+    def broken(message: object, settings: object) -> list[str]:
         raise RuntimeError("a fault of the service")
 
     with monkeypatch.context() as patch:
-        patch.setattr(Replies, "command_lines", broken)
+        patch.setattr(door, "reply_lines", broken)
         assert take(service, reply, later(1)) == "quarantined"
     escape = b"From: eve@example.test\nSubject: \x1b[2J\n\n\x1b]0;owned\x07" + b"x" * 2_000_000
     assert take(service, escape, later(2)) == "quarantined"
@@ -230,11 +230,11 @@ def test_a_retry_killed_before_the_mail_left_the_quarantine_applies_nothing_twic
     config.write_text(settings_toml(service.settings))
     reply = reply_to(prompt, "place Tonga a")
 
-    def broken(self: Replies, message: object) -> list[str]:
+    def broken(message: object, settings: object) -> list[str]:
         raise RuntimeError("a fault of the service")
 
     with monkeypatch.context() as patch:
-        patch.setattr(Replies, "command_lines", broken)
+        patch.setattr(door, "reply_lines", broken)
         assert take(service, reply, later(1)) == "quarantined"
     assert take(service, reply, later(2)) == "applied"  # the retry's handling, then the kill
     retried = runner.invoke(app, ["quarantine", "retry", "1", "--config", str(config)])

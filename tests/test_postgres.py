@@ -24,17 +24,17 @@ from typer.testing import CliRunner
 import tests.test_deadlines as deadline_tests
 import tests.test_gm as gm_tests
 import tests.test_service as service_tests
-from pbem.cli import app
-from pbem.config import ConfigError, Settings, load_settings, settings_toml, shown_url
-from pbem.db import open_database, postgres_arguments, session
-from pbem.deadlines import tick
-from pbem.files import maildir
-from pbem.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
-from pbem.models import Game, Inbound, Move, Outbox
-from pbem.replies import handle
-from pbem.runner import CLAIM, flush_outbox, one_service, take
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirSender
+from pbem.core.config import ConfigError, Settings, load_settings, settings_toml, shown_url
+from pbem.core.files import maildir
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
+from pbem.host.runner import CLAIM, flush_outbox, one_service, take
+from pbem.host.transport import MaildirSender
+from pbem.store.db import open_database, postgres_arguments, session
+from pbem.store.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
+from pbem.store.models import Game, Inbound, Move, Outbox
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 from tests.support.postgres import Postgres
 

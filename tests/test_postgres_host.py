@@ -22,12 +22,12 @@ from sqlalchemy.engine import make_url
 from sqlmodel import func, select
 from typer.testing import CliRunner
 
-from pbem.cli import app
-from pbem.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls, settings_toml
-from pbem.db import session
-from pbem.models import Move, Outbox
-from pbem.replies import handle
-from pbem.service import SeatSpec
+from pbem.core.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls, settings_toml
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec
+from pbem.host.cli import app
+from pbem.store.db import session
+from pbem.store.models import Move, Outbox
 from tests.support.localmail import START, local_service, reply_to, take_mail
 from tests.support.mailservers import refused_port
 from tests.support.postgres import PORT, USER, Postgres

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, func, select
 
-from pbem.db import open_database, session
-from pbem.models import Inbound, Move, Outbox
-from pbem.runner import flush_outbox, take
-from pbem.service import SeatSpec, Service
-from pbem.transport import MaildirSender
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.runner import flush_outbox, take
+from pbem.host.transport import MaildirSender
+from pbem.store.db import open_database, session
+from pbem.store.models import Inbound, Move, Outbox
 from tests.support.localmail import START, local_service, reply_to
 
 

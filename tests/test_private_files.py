@@ -12,8 +12,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pbem.cli import app
-from pbem.config import Settings, settings_toml
+from pbem.core.config import Settings, settings_toml
+from pbem.host.cli import app
 
 runner = CliRunner()
 

@@ -17,13 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 import engine
-from pbem.cli import app, game_lines
-from pbem.config import Settings
-from pbem.db import open_database, reading
-from pbem.files import maildir
-from pbem.listing import quick_game_lines
-from pbem.migrate import SCHEMA_VERSION
-from pbem.service import SeatSpec, Service
+from pbem.core.config import Settings
+from pbem.core.files import maildir
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app, game_lines
+from pbem.host.listing import quick_game_lines
+from pbem.store.db import open_database, reading
+from pbem.store.migrate import SCHEMA_VERSION
 from tests.support.localmail import START, take_raw
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAVY = (
     "sqlalchemy",
     "sqlmodel",
-    "pbem.db",
-    "pbem.models",
-    "pbem.picture",
-    "pbem.export",
-    "pbem.render",
-    "pbem.service",
-    "pbem.runner",
-    "pbem.gm_commands",
+    "pbem.store.db",
+    "pbem.store.models",
+    "pbem.views.picture",
+    "pbem.views.export",
+    "pbem.views.render",
+    "pbem.flow.service",
+    "pbem.host.runner",
+    "pbem.commands.gm",
     "jinja2",
     "babel",
     "aiosmtplib",
@@ -49,7 +49,7 @@ HEAVY = (
 )
 RUN = """
 import json, sys
-from pbem.cli import app
+from pbem.host.cli import app
 try:
     app(sys.argv[2:], prog_name="pbem")
 except SystemExit as stop:
@@ -79,7 +79,7 @@ def _heavy(modules: set[str]) -> list[str]:
 
 def test_importing_the_command_line_loads_no_implementation(tmp_path: Path) -> None:
     modules = _loaded(tmp_path, "--version")
-    assert "pbem.cli" in modules
+    assert "pbem.host.cli" in modules
     assert _heavy(modules) == []
     assert "pydantic" not in modules  # Typer loads it to check an option's value
     assert _heavy(_loaded(tmp_path, "--help")) == []
@@ -108,7 +108,7 @@ def test_read_reply_and_list_load_neither_the_database_nor_the_rules(demo: Path)
 
 
 def test_the_game_masters_help_is_the_registrys() -> None:
-    from pbem.gm_commands import GM_COMMANDS
+    from pbem.commands.gm import GM_COMMANDS
 
     result = CliRunner().invoke(app, ["gm", "--help"], env={"COLUMNS": "300"})
     changes = ", ".join(c.syntax for c in GM_COMMANDS if c.listed and not c.looks)

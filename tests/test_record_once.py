@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pbem.db import session
-from pbem.gm import GameMaster
-from pbem.models import GameRecord
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.flow.gm import GameMaster
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.store.db import session
+from pbem.store.models import GameRecord
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB = "ann@example.test", "bob@example.test"

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem import replytext
-from pbem.replytext import MAX_HEADER_LINE, message_text, new_text, reply_text
+from pbem.mail_in import replytext
+from pbem.mail_in.replytext import MAX_HEADER_LINE, message_text, new_text, reply_text
 from tests.support.hostile import OWN_ADDRESS, REPLY_BODIES, REPLY_COMMAND
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replies"
@@ -463,7 +463,7 @@ class _Counted:
 
 @pytest.fixture
 def work(monkeypatch: pytest.MonkeyPatch) -> _Work:
-    """Every pattern of pbem.replytext counting into one `_Work`."""
+    """Every pattern of pbem.mail_in.replytext counting into one `_Work`."""
     counted = _Work()
     for name, value in vars(replytext).items():
         if isinstance(value, re.Pattern):

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from engine import SEAS, VoyageFailed, VoyagePassed, parse_choice
-from pbem.render import WIDTH
-from pbem.replies import handle
-from pbem.rulestext import Block, blocks, parse, rules_path
-from pbem.service import SeatSpec, Service
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.views.render import WIDTH
+from pbem.views.rulestext import Block, blocks, parse, rules_path
 from tests.support.localmail import START, later, local_service, reply_to, take_mail, text_of
 from tests.support.scenario import arrange, group
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pbem.i18n import TRANSLATED
-from pbem.replies import handle
-from pbem.rulestext import BlockKind, blocks, parse, rules_path
-from pbem.service import SeatSpec
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec
+from pbem.views.i18n import TRANSLATED
+from pbem.views.rulestext import BlockKind, blocks, parse, rules_path
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

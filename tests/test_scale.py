@@ -12,13 +12,13 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from engine import Setup, State
-from pbem.cli import app, game_lines
-from pbem.db import compact, incremental, open_database, reading, session
-from pbem.models import Game, Outbox
-from pbem.replies import handle
-from pbem.runner import one_service
-from pbem.service import SeatSpec, Service
-from pbem.table import StateCache
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.game.table import StateCache
+from pbem.host.cli import app, game_lines
+from pbem.host.runner import one_service
+from pbem.store.db import compact, incremental, open_database, reading, session
+from pbem.store.models import Game, Outbox
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
 
 runner = CliRunner()

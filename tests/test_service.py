@@ -12,12 +12,13 @@ from sqlalchemy import text
 from sqlmodel import col, select
 
 from engine import BotKind, State
-from pbem.db import session
-from pbem.files import maildir
-from pbem.models import Game, Inbound, Move, Quarantined
-from pbem.replies import Replies, handle
-from pbem.runner import run_cycle, take
-from pbem.service import GameError, SeatSpec, Service
+from pbem.core.files import maildir
+from pbem.flow.replies import handle
+from pbem.flow.service import GameError, SeatSpec, Service
+from pbem.host.runner import run_cycle, take
+from pbem.mail_in import door
+from pbem.store.db import session
+from pbem.store.models import Game, Inbound, Move, Quarantined
 from tests.support.localmail import (
     START,
     later,
@@ -368,12 +369,12 @@ def test_a_mail_the_service_fails_on_is_recorded_and_the_next_one_is_handled(
     _game(service)
     prompt = _prompts(take_mail(service), ANN)[0]
 
-    def broken(self: Replies, message: object) -> list[str]:
+    def broken(message: object, settings: object) -> list[str]:
         raise RuntimeError("a fault of the service")
 
     reply = reply_to(prompt, "place Tonga a")
     with monkeypatch.context() as patch:
-        patch.setattr(Replies, "command_lines", broken)
+        patch.setattr(door, "reply_lines", broken)
         assert take(service, reply, later(1)) == "quarantined"
     assert _moves(service) == [] and take_mail(service) == []
     with session(service.engine) as db:

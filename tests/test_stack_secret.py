@@ -13,12 +13,12 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from engine import BOT_KINDS, COLOURS, STACK_TILES, BotKind, Setup, State, make_bot
-from pbem.cli import app
-from pbem.config import settings_toml
-from pbem.db import session
-from pbem.models import Game
-from pbem.service import MAX_SEED, GameError, SeatSpec, Service
-from pbem.table import bot_choice, bot_seed
+from pbem.core.config import settings_toml
+from pbem.flow.service import MAX_SEED, GameError, SeatSpec, Service
+from pbem.game.table import bot_choice, bot_seed
+from pbem.host.cli import app
+from pbem.store.db import session
+from pbem.store.models import Game
 from tests.support.localmail import START, local_service, take_mail, text_of
 from tests.support.scenario import sealed_stack
 

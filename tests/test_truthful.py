@@ -23,13 +23,13 @@ from engine import (
     State,
     parse_choice,
 )
-from pbem.cli import app
-from pbem.clock import format_duration
-from pbem.db import session
-from pbem.deadlines import tick
-from pbem.models import Inbound, Seat
-from pbem.replies import handle
-from pbem.service import SeatSpec, Service
+from pbem.core.clock import format_duration
+from pbem.flow.deadlines import tick
+from pbem.flow.replies import handle
+from pbem.flow.service import SeatSpec, Service
+from pbem.host.cli import app
+from pbem.store.db import session
+from pbem.store.models import Inbound, Seat
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB = "ann@example.test", "bob@example.test"
@@ -460,7 +460,7 @@ def test_an_html_reply_with_a_sign_off_is_applied_and_says_so(tmp_path: Path) ->
 
 def test_the_demo_player_has_a_name(tmp_path: Path) -> None:
     """Not "You": the mails read "You are Sina (blue)" and "Game over: Sina won"."""
-    from pbem.cli import demo_seats
+    from pbem.host.cli import demo_seats
 
     service = local_service(tmp_path)
     service.new_game(demo_seats(), seed=1, now=START)

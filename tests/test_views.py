@@ -39,13 +39,13 @@ from engine import (
     parse_choice,
     what_is_asked,
 )
-from pbem import letters, news, view
-from pbem.compose import Picture, compose
-from pbem.config import Settings
-from pbem.i18n import Words
-from pbem.manual import COMMAND_HELP
-from pbem.play import read_choice
-from pbem.render import render, render_html, render_text
+from pbem.commands.manual import COMMAND_HELP
+from pbem.commands.player import read_choice
+from pbem.core.config import Settings
+from pbem.mail_out.compose import Picture, compose
+from pbem.views import letters, news, view
+from pbem.views.i18n import Words
+from pbem.views.render import render, render_html, render_text
 from tests.samples import KINDS, parts, sample_mails
 from tests.support.localmail import parse
 from tests.support.scenario import arrange

@@ -9,7 +9,7 @@
 
 The messages are found in the code (`Message(...)`, `counted(...)`, `N_(...)`) and in the
 templates (`_()`, `gettext`, `ngettext`, `{% trans %}`). No compiled catalog is kept: the
-service compiles each `.po` in memory when it first needs it (`pbem.i18n.translations`).
+service compiles each `.po` in memory when it first needs it (`pbem.views.i18n.translations`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "pbem" / "locale"
 POT = LOCALE / "messages.pot"
-LANGUAGES = ("it", "nl", "fi", "hu", "he")  # pbem.i18n.TRANSLATED, without importing pbem
+LANGUAGES = ("it", "nl", "fi", "hu", "he")  # pbem.views.i18n.TRANSLATED, without importing pbem
 
 # where the messages are, and how each kind of file is read
 SOURCES: tuple[tuple[Path, list[tuple[str, str]]], ...] = (
@@ -45,8 +45,8 @@ KEYWORDS = {
 }
 TEMPLATE_OPTIONS = {"extensions": "jinja2.ext.i18n", "trimmed": "false"}
 # the game master's mails stay in English: the game master is the host's person (what the
-# game master's commands tell the players is made of messages in pbem/gm_commands.py)
-NOT_TRANSLATED = ("gm.txt.j2", "gm.html.j2", "pbem/cli.py")
+# game master's commands tell the players is made of messages in pbem/commands/gm.py)
+NOT_TRANSLATED = ("gm.txt.j2", "gm.html.j2", "pbem/host/cli.py")
 
 
 def extracted() -> Catalog:

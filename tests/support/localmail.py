@@ -19,10 +19,10 @@ from pathlib import Path
 
 from sqlmodel import col, select
 
-from pbem.config import Settings, settings_toml
-from pbem.db import open_database, session
-from pbem.models import Outbox
-from pbem.service import Service
+from pbem.core.config import Settings, settings_toml
+from pbem.flow.service import Service
+from pbem.store.db import open_database, session
+from pbem.store.models import Outbox
 from tests.support.reading import READING
 
 START = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)

@@ -58,7 +58,7 @@ import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from pbem.config import ImapSettings, Settings, SmtpSettings
+from pbem.core.config import ImapSettings, Settings, SmtpSettings
 from tests.support.reading import READING
 
 DOMAIN = "example.test"

@@ -1,0 +1,588 @@
+"""The game master's commands, by mail and on the host's command line: one `Command` each
+in `GM_COMMANDS`. Each is checked before it changes anything; the flow around them (who may
+give them, the log of actions, the mails that tell everyone) is `pbem.flow.gm`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timedelta
+
+from sqlmodel import col, delete, select
+
+from engine import BOT_KINDS, BotKind, Joined, Message, Phase, State, counted
+from pbem.commands.player import read_choice
+from pbem.commands.registry import (
+    BOARD,
+    LOG,
+    LOG_TALK,
+    STATUS,
+    Command,
+    CommandError,
+    Commands,
+    Round,
+    find_seat,
+)
+from pbem.commands.usage import GM_USAGES
+from pbem.core import (
+    LONGEST,
+    AnswerTopic,
+    DurationError,
+    GameStatus,
+    IdentityError,
+    MailKind,
+    MoveSource,
+    WatchEnd,
+    as_utc,
+    check_address,
+    check_name,
+    format_duration,
+    parse_duration,
+    shown,
+    unnamed_observer,
+)
+from pbem.game import decision_clock
+from pbem.game.table import Table
+from pbem.store import (
+    INVITATION_DAYS,
+    MAX_OBSERVERS,
+    Declined,
+    Held,
+    MailChoice,
+    Move,
+    Observer,
+    Seat,
+)
+from pbem.views import news, view
+from pbem.views.i18n import duration
+from pbem.views.view import Answer, when
+
+
+class GmError(CommandError):
+    """A game master's command that cannot be carried out; nothing was changed."""
+
+
+def _pause(round: Round, rest: str) -> str:
+    game, now = round.table.game, round.table.now
+    _no_argument("pause", rest)
+    if game.status == GameStatus.PAUSED:
+        raise GmError("The game is paused already.")
+    left = decision_clock.pause(game, now)
+    round.announced.append(
+        Message(
+            "The game master paused the game: no move can be made and no deadline runs "
+            "until it resumes."
+        )
+    )
+    return f"paused with {format_duration(left)} left for the open decision"
+
+
+def _resume(round: Round, rest: str) -> str:
+    game, now = round.table.game, round.table.now
+    _no_argument("resume", rest)
+    if game.status != GameStatus.PAUSED:
+        raise GmError("The game is not paused.")
+    decision_clock.resume(game, round.table.settings.parsed_reminders, now)
+    round.events += round.table.advance()
+    if game.deadline_at is None:
+        round.announced.append(Message("The game master resumed the game."))
+        return "resumed"
+    deadline = when(as_utc(game.deadline_at))
+    round.announced.append(
+        Message("The game master resumed the game; the deadline is {deadline}.", deadline=deadline)
+    )
+    return f"resumed; the deadline is {deadline}"
+
+
+def _extend(round: Round, rest: str) -> str:
+    game = round.table.game
+    seconds = _duration(rest, "extend 1d")
+    if game.deadline_at is None:
+        raise GmError("No deadline is running.")
+    now = round.table.now
+    if as_utc(game.deadline_at) + timedelta(seconds=seconds) > now + timedelta(seconds=LONGEST):
+        raise GmError("The deadline would be more than ten years from now; give a shorter time.")
+    decision_clock.shift(game, seconds, round.table.settings.parsed_reminders, round.table.now)
+    assert game.deadline_at is not None
+    deadline = when(as_utc(game.deadline_at))
+    round.announced.append(
+        Message(
+            "The game master gave decision {decision} {duration} more: "
+            "its deadline is now {deadline}.",
+            decision=game.decision,
+            duration=duration(seconds),
+            deadline=deadline,
+        )
+    )
+    return f"the deadline of decision {game.decision} is now {deadline}"
+
+
+def _deadline(round: Round, rest: str) -> str:
+    seconds = _duration(rest, "deadline 24h")
+    if seconds < 60:
+        raise GmError("The time per decision must be at least a minute.")
+    round.table.game.deadline_seconds = seconds
+    round.announced.append(
+        Message(
+            "The game master set the time per decision to {duration}, from the next decision on.",
+            duration=duration(seconds),
+        )
+    )
+    return f"each decision from the next one on has {format_duration(seconds)}"
+
+
+def _move(round: Round, rest: str) -> str:
+    state = round.table.state
+    word, _, text = rest.partition(" ")
+    seat = find_seat(round.table.seats, word)
+    decision = state.decision
+    if decision is None:  # a game the last move ended while it was paused
+        raise GmError("The game is over.")
+    if decision.seat != seat.seat:
+        raise GmError(
+            f"Decision {decision.number} is {round.table.seats[decision.seat].name}'s "
+            f"({decision.colour}), not {seat.name}'s."
+        )
+    _current(round)
+    if not text.strip():
+        raise GmError("Say the choice: move SEAT CHOICE, like move red expand Samoa a,c.")
+    choice = read_choice(state, text, numbers=True, may_pass=decision.kind is Phase.TURN)
+    round.events += state.apply(choice)
+    round.table.record(seat.seat, MoveSource.GM)
+    round.events += round.table.advance()
+    made = str(state.log[decision.number - 1])
+    round.announced.append(
+        Message(
+            "The game master decided for {name} ({colour}): {choice}.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+            choice=made,
+        )
+    )
+    return f"decision {decision.number}: {made}"
+
+
+def _current(round: Round) -> None:
+    """A command by mail that changes the game must answer the decision open when the
+    mail came; the commands before it in the same mail may have moved the game on."""
+    tag = round.answering
+    if tag is not None and tag.decision != round.opened:
+        raise GmError(
+            f"Your mail answers decision {tag.decision}, but the game is at decision "
+            f"{round.opened} now. Look at the game below, then reply to this mail."
+        )
+
+
+def _undo(round: Round, rest: str) -> str:
+    game = round.table.game
+    if not (rest.isascii() and rest.isdigit()) or len(rest) > 6 or int(rest) < 1:
+        raise GmError("Say how many decisions to take back, like undo 2.")
+    count = int(rest)
+    if game.ended_by:
+        raise GmError("The game master ended this game; it cannot be taken back.")
+    made = len(round.table.state.log)
+    if count > made:
+        raise GmError(f"Only {made} decisions were made so far.")
+    _current(round)
+    before = round.table.state.log
+    kept = before[: made - count]
+    state = State.replay(round.table.state.setup, kept)
+    taken = select(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
+    clocks = {
+        m.number: (m.seat, m.clock_from, m.deadline_at, m.created_at)
+        for m in round.table.db.exec(taken)
+    }
+    gone = delete(Move).where(col(Move.game_id) == game.id, col(Move.number) > len(kept))
+    round.table.db.exec(gone)
+    round.table.state = state
+    round.events = []
+    game.epoch += 1  # the decisions taken back come again with new reply tokens
+    if game.status == GameStatus.OVER:
+        game.status = GameStatus.RUNNING
+    replayed = round.table.advance()
+    _clock_as_it_was(round, clocks)
+    again = len(state.log) - len(kept)  # bots make their decisions again at once
+    same = state.log == before  # ... as they made them before
+    if not same:  # what the bots did the same way again is no news to anyone
+        round.events += replayed
+    decision = state.decision
+    now_open: str
+    if decision is None:
+        now_open = Message("the bots played on to the end of the game")
+    else:
+        seat = round.table.seats[decision.seat]
+        whose = {"decision": decision.number, "name": seat.name}
+        if same:
+            now_open = counted(
+                "decision {decision}, {name}'s ({colour}), is open: the bots made the "
+                "decision again the same way, so nothing changed",
+                "decision {decision}, {name}'s ({colour}), is open: the bots made the "
+                "{count} decisions again the same way, so nothing changed",
+                again,
+                colour=news.colour(seat.colour),
+                **whose,
+            )
+        elif again:
+            now_open = counted(
+                "decision {decision}, {name}'s ({colour}), is open "
+                "(the bots played {count} decision at once)",
+                "decision {decision}, {name}'s ({colour}), is open "
+                "(the bots played {count} decisions at once)",
+                again,
+                colour=news.colour(seat.colour),
+                **whose,
+            )
+        else:
+            now_open = Message(
+                "decision {decision}, {name}'s ({colour}), is open again",
+                colour=news.colour(seat.colour),
+                **whose,
+            )
+    round.announced.append(
+        counted(
+            "The game master took back the last decision: {now_open}.",
+            "The game master took back the last {count} decisions: {now_open}.",
+            count,
+            now_open=now_open,
+        )
+    )
+    return f"back at decision {len(kept) + 1}" + (f"; {now_open}" if again else "")
+
+
+def _clock_as_it_was(
+    round: Round, clocks: dict[int, tuple[int, datetime | None, datetime | None, datetime]]
+) -> None:
+    """The decision `undo` opened again gets the clock it had when its seat made it (an
+    extension, a vacation kept), not a fresh one: `clocks` are the taken-back moves'."""
+    table = round.table
+    decision = table.state.decision
+    if decision is None or decision.number not in clocks:
+        return
+    seat, clock_from, deadline_at, decided_at = clocks[decision.number]
+    if seat != decision.seat or clock_from is None or deadline_at is None:
+        return  # the bots played another way, or it was decided at once: a fresh clock
+    decision_clock.restore(
+        table.game,
+        clock_from=clock_from,
+        deadline_at=deadline_at,
+        decided_at=decided_at,
+        reminders=table.settings.parsed_reminders,
+        now=table.now,
+    )
+
+
+def _observe(round: Round, rest: str) -> str:
+    """Someone is invited to watch the game: one mail that asks them, and nothing more
+    until they accept (then every update and the final board, never a prompt)."""
+    parts = rest.split()
+    if not parts:
+        raise GmError("Write it as: observe ADDRESS [NAME].")
+    table = round.table
+    rows = every_observer(table)
+    try:
+        address = check_address(parts[0])
+        if len(parts) > 1:
+            name = check_name(" ".join(parts[1:]))
+        else:
+            name = unnamed_observer(o.name for o in rows)
+    except IdentityError as error:
+        raise GmError(str(error)) from error
+    if any(s.address and s.address.lower() == address.lower() for s in table.seats):
+        raise GmError(f"{address} has a seat or watches this game already.")
+    found = next((o for o in rows if o.address.lower() == address.lower()), None)
+    if found is not None:
+        _refuse_again(found)
+    declined = table.db.get(Declined, address.lower())
+    if declined is not None:
+        raise GmError(
+            f"{address} said stop to an invitation to watch (game {declined.game_id}, "
+            f"{when(as_utc(declined.at))}): no game master invites it again. The host may "
+            "still add it to a new game (new-game --observer), or its owner accept another "
+            "invitation."
+        )
+    if sum(1 for o in rows if _counted(o)) >= MAX_OBSERVERS:
+        raise GmError(
+            f"A game has at most {MAX_OBSERVERS} observers, counting the invitations not "
+            "accepted (waiting, declined, lapsed or withdrawn); this one has them all."
+        )
+    assert table.game.id is not None
+    if found is None:  # found: they watched once, and the game master removed them
+        found = Observer(
+            game_id=table.game.id, address=address, name=name, secret="", added_at=table.now
+        )
+    found.name, found.secret, found.added_at = name, secrets.token_hex(16), table.now
+    found.confirmed_at = found.ended_at = found.ended = None
+    table.db.add(found)
+    table.db.flush()
+    round.invited.append(found)
+    return (
+        f"{name} ({address}) is invited to watch: they get the game's mails once they accept "
+        f"(within {INVITATION_DAYS} days)"
+    )
+
+
+def every_observer(table: Table) -> list[Observer]:
+    """Everyone the game ever invited or had watch, whether they watch now or not."""
+    query = select(Observer).where(Observer.game_id == table.game.id)
+    return list(table.db.exec(query.order_by(col(Observer.id))))
+
+
+def _counted(observer: Observer) -> bool:
+    """Whether an observer counts towards MAX_OBSERVERS: they watch now, or an invitation
+    to them was never accepted (so that a game master cannot mail stranger after stranger
+    by withdrawing each invitation)."""
+    return observer.ended is None or observer.confirmed_at is None
+
+
+def _refuse_again(found: Observer) -> None:
+    """Refuse to invite an address the game has had: it watches or is invited, it said
+    stop, or it let an invitation lapse; one removed before it accepted is not asked twice.
+    Raises nothing for one who watched and was removed by the game master."""
+    since = when(as_utc(found.ended_at or found.added_at))
+    if found.ended is None and found.confirmed_at is not None:
+        raise GmError(f"{found.address} has a seat or watches this game already.")
+    if found.ended is None:
+        raise GmError(f"{found.address} is invited already ({since}); they watch once they accept.")
+    if found.ended == WatchEnd.STOP:
+        raise GmError(f"{found.address} said stop to this game ({since}): it is not invited again.")
+    if found.ended == WatchEnd.LAPSED:
+        raise GmError(
+            f"{found.address} did not accept the invitation to this game within "
+            f"{INVITATION_DAYS} days ({since}): it is not invited again."
+        )
+    if found.confirmed_at is None:
+        raise GmError(
+            f"{found.address} was invited to this game and did not accept before the "
+            f"invitation was withdrawn ({since}): an address is invited once."
+        )
+
+
+def _unobserve(round: Round, rest: str) -> str:
+    table = round.table
+    text = rest.strip().lower()
+    active = [o for o in every_observer(table) if o.ended is None]
+    found = [o for o in active if text in (o.address.lower(), o.name.lower())]
+    if not text or not found:
+        watching = ", ".join(
+            o.name if o.confirmed_at is not None else f"{o.name} (invited)" for o in active
+        )
+        raise GmError(f"Nobody watches as {shown(rest, 40)!r}; watching: {watching or 'nobody'}.")
+    watcher = found[0]
+    watcher.ended, watcher.ended_at = WatchEnd.GM, table.now
+    if watcher.confirmed_at is None:  # the players never heard of them
+        return f"the invitation to {watcher.name} ({watcher.address}) is withdrawn"
+    table.observers[:] = [o for o in table.observers if o is not watcher]
+    round.announced.append(Message("{name} no longer watches the game.", name=watcher.name))
+    return f"{watcher.name} no longer watches the game"
+
+
+def _replace(round: Round, rest: str) -> str:
+    parts = rest.split()
+    if len(parts) < 2:
+        raise GmError("Write it as: replace SEAT ADDRESS [NAME].")
+    seat = find_seat(round.table.seats, parts[0])
+    try:  # a seat's name as it was is left alone; a new one is checked
+        address = check_address(parts[1])
+        name = check_name(" ".join(parts[2:])) if len(parts) > 2 else seat.name
+    except IdentityError as error:
+        raise GmError(str(error)) from error
+    if any(s.address and s.address.lower() == address.lower() for s in round.table.seats):
+        raise GmError(f"{address} has a seat in this game already.")
+    _farewell(round, seat, Message("The game master handed your seat to another player."))
+    seat.address, seat.name = address, name
+    seat.secret = secrets.token_hex(16)
+    seat.bot, seat.absent, seat.auto_moves = None, False, 0
+    seat.away_until, seat.vacation_used, seat.resigned = None, 0, False
+    seat.resigned_at, seat.asked, seat.kicked = None, "", False
+    seat.tz, seat.lang = None, round.table.game.lang  # the new player's own: UTC, the game's
+    _mail_settings_of(round, seat)
+    _restart_if_open(round, seat)
+    round.welcome.append(seat)
+    round.announced.append(
+        Message(
+            "The game master handed seat {seat} ({colour}) to {name}.",
+            seat=seat.seat + 1,
+            colour=news.colour(seat.colour),
+            name=seat.name,
+        )
+    )
+    return f"seat {seat.seat + 1} ({seat.colour}) is {seat.name}'s now"
+
+
+def _bot(round: Round, rest: str) -> str:
+    word, _, kind = rest.partition(" ")
+    seat = find_seat(round.table.seats, word)
+    kind = kind.strip().lower() or BotKind.GREEDY
+    if kind not in BOT_KINDS:
+        raise GmError(f"Unknown bot {kind!r}; the bots are {', '.join(BOT_KINDS)}.")
+    seat.bot, seat.absent = BotKind(kind), False
+    round.events += round.table.advance()
+    round.announced.append(
+        Message(
+            "The game master has the {bot} bot play {name} ({colour}) for now.",
+            bot=kind,
+            name=seat.name,
+            colour=news.colour(seat.colour),
+        )
+    )
+    return f"the {kind} bot plays {seat.colour}"
+
+
+def _human(round: Round, rest: str) -> str:
+    seat = find_seat(round.table.seats, rest)
+    if not seat.address:
+        raise GmError(
+            f"Seat {seat.seat + 1} ({seat.colour}) has no player: give it one with "
+            f"replace {seat.seat + 1} ADDRESS."
+        )
+    if not seat.bot and not seat.absent:
+        raise GmError(f"{seat.name} ({seat.colour}) plays the seat already.")
+    seat.bot, seat.absent, seat.auto_moves, seat.resigned = None, False, 0, False
+    seat.resigned_at = None
+    _restart_if_open(round, seat)
+    round.announced.append(
+        Message(
+            "{name} ({colour}) plays the seat again.",
+            name=seat.name,
+            colour=news.colour(seat.colour),
+        )
+    )
+    return f"{seat.name} plays {seat.colour} again"
+
+
+def _kick(round: Round, rest: str) -> str:
+    seat = find_seat(round.table.seats, rest)
+    if not seat.address:
+        raise GmError(f"Seat {seat.seat + 1} ({seat.colour}) has no player.")
+    _farewell(round, seat, Message("The game master removed you from the game."))
+    bot = round.table.settings.absent_bot
+    seat.address, seat.bot, seat.absent, seat.kicked = None, bot, False, True
+    round.events += round.table.advance()
+    round.announced.append(
+        Message(
+            "The game master removed {name} from the game: the {bot} bot plays "
+            "{colour} from now on.",
+            name=seat.name,
+            bot=bot,
+            colour=news.colour(seat.colour),
+        )
+    )
+    return f"{seat.name} is out; the {bot} bot plays {seat.colour}"
+
+
+def _end(round: Round, rest: str) -> str:
+    game = round.table.game
+    _no_argument("end", rest)
+    game.status = GameStatus.OVER
+    game.ended_by = round.actor
+    round.table.start_clock()
+    round.announced.append(Message("The game master ended the game: the scores stand as they are."))
+    return "the game is over"
+
+
+def _mail_settings_of(round: Round, seat: Seat) -> None:
+    """A seat handed to a new address: how much mail it gets is the new player's (their
+    choice for all games, if they made one), not the one who left; the news held for the
+    old player's digest and the old player's calendar event are not theirs."""
+    assert seat.address is not None and round.table.game.id is not None
+    choice = round.table.db.get(MailChoice, seat.address.lower()) or MailChoice(address="")
+    seat.mail_mode, seat.digest_hour = choice.mail_mode, choice.digest_hour
+    seat.talk_now, seat.digest_at = choice.talk_now, round.table.now
+    seat.calendar_open = False
+    round.table.db.exec(
+        delete(Held).where(col(Held.game_id) == round.table.game.id, col(Held.seat) == seat.seat)
+    )
+
+
+def _restart_if_open(round: Round, seat: Seat) -> None:
+    """A seat that gets a (new) player while its decision is open: its time starts anew."""
+    decision = round.table.state.decision
+    if decision is not None and decision.seat == seat.seat:
+        round.table.start_clock()
+
+
+def _farewell(round: Round, seat: Seat, why: Message) -> None:
+    """The last mail to a player who loses their seat: news only, never a prompt, even
+    when the open decision is theirs (they can no longer make it)."""
+    if not seat.address:
+        return
+    assert round.table.game.id is not None
+    names = [s.name for s in round.table.seats]
+    everyone = view.players(round.table.state, names, [bool(s.bot) for s in round.table.seats])
+    last = Message("This is the last mail you get from this game. Thank you for playing!")
+    mail = view.Mail(
+        kind=MailKind.UPDATE,
+        game=round.table.game.id,
+        subject=Message("You left game {game}", game=round.table.game.id),
+        you=everyone[seat.seat],
+        happened=(Joined(" ", [why, last]),),
+    )
+    assert round.address_leaving is not None, "the game master's flow addresses last mails"
+    round.farewells.append(round.address_leaving(seat, mail))
+
+
+def _duration(text: str, example: str) -> int:
+    try:
+        seconds = parse_duration(text)
+    except DurationError as error:
+        raise GmError(f"{error} Write it as: {example}.") from error
+    if seconds <= 0:
+        raise GmError(f"Give a duration, like {example}.")
+    return seconds
+
+
+def _no_argument(verb: str, rest: str) -> None:
+    if rest:
+        raise GmError(f"{verb} takes nothing after it.")
+
+
+def _help(round: Round, argument: str) -> str:
+    if round.answering is None:  # by mail, every mail to a game master lists the commands
+        round.answers.append(Answer(AnswerTopic.HELP, "\n".join(gm_help())))
+    return ""
+
+
+def _guard(round: Round, command: Command) -> None:
+    """What every command that changes the game needs."""
+    if not round.may_change:
+        raise GmError(
+            "The mail you answer was used for a change already: reply to the "
+            "newest mail the game sent you (each one changes the game once)."
+        )
+    if round.table.game.status == GameStatus.OVER and command.name != "undo":
+        raise GmError("The game is over.")
+
+
+_RUNS = {
+    "pause": _pause,
+    "resume": _resume,
+    "extend": _extend,
+    "deadline": _deadline,
+    "move": _move,
+    "undo": _undo,
+    "replace": _replace,
+    "bot": _bot,
+    "human": _human,
+    "kick": _kick,
+    "end": _end,
+    "observe": _observe,
+    "unobserve": _unobserve,
+    "help": _help,
+}
+_SHARED = {c.name: c for c in (STATUS, LOG, LOG_TALK, BOARD)}  # as players have them
+# what each command is written like and what its help says: pbem.commands.usage, which the command
+# line's help reads without importing this module
+GM_COMMANDS = Commands(
+    tuple(_SHARED.get(u.name) or Command.of(u, _RUNS[u.name]) for u in GM_USAGES),
+    guard=_guard,
+    noun="a game master command",
+)
+
+
+def gm_help() -> tuple[str, ...]:
+    """The game master's commands, one line each, as the host's `help` lists them."""
+    looks = ", ".join(c.name for c in GM_COMMANDS.looks())
+    return (*GM_COMMANDS.help_lines(), f"{looks}: look at the game; change nothing")
+
+
+__all__ = ["GM_COMMANDS", "GmError", "every_observer", "gm_help"]

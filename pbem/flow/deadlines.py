@@ -1,0 +1,418 @@
+"""Time in a game: reminders before a deadline, the automatic move at it, absence after too
+many automatic moves, and fresh time after the service was down.
+
+The deadlines live in the database (`Game.wake_at` says when a game next needs the service);
+`tick(service, now)` does whatever is due at `now`, so the scheduler only has to call it, and
+tests and `pbem poll --now` can run it at any simulated time.
+
+Services sharing a PostgreSQL database may tick at once: each game is woken under its lock
+(`hold_game`) and read again there, so what is due is done once.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+
+from sqlmodel import Session, col, func, or_, select, update
+
+from engine import BotKind, Choice, Message, Pass, Phase, State, counted
+from pbem.commands.gm import GM_COMMANDS
+from pbem.commands.player import TELL_AFTER, on_vacation
+from pbem.core import (
+    GameStatus,
+    MailMode,
+    MoveSource,
+    WatchEnd,
+    as_utc,
+    due_reminder,
+    time_zone,
+)
+from pbem.flow.service import Service
+from pbem.game import decision_clock
+from pbem.game.table import Table, bot_choice
+from pbem.mail_out.mailing import held_news
+from pbem.store import (
+    CLOCK_LOCK,
+    INVITATION_DAYS,
+    Game,
+    Held,
+    Observer,
+    Seat,
+    Setting,
+    hold,
+    hold_game,
+    session,
+)
+from pbem.views import letters, news
+from pbem.views.i18n import duration
+from pbem.views.view import when
+
+log = logging.getLogger(__name__)
+
+LAST_TICK = "last_tick_at"
+
+
+@dataclass
+class TickReport:
+    reminders: int = 0
+    automatic: int = 0  # automatic moves at a deadline
+    graced: int = 0  # games whose passed deadline got fresh time after the service was down
+    digests: int = 0  # daily digests sent
+    lapsed: int = 0  # invitations to watch not accepted in time, ended (nobody is mailed)
+    vacations: int = 0  # vacations told to the others, an hour after they began
+
+
+class Woke(Enum):
+    """What waking one game came to."""
+
+    NOTHING = "nothing was due"
+    CLOCK = "its clock started"  # a game from before deadlines
+    REMINDER = "a reminder"
+    AUTOMATIC = "the automatic move"
+
+
+def tick(service: Service, now: datetime) -> TickReport:
+    """Do what is due at `now` in every running game."""
+    now = as_utc(now)
+    report = TickReport()
+    grace = service.settings.downtime_grace_seconds
+    last = _note_tick(service, now)
+    if last is not None and (now - last).total_seconds() > grace:
+        report.graced = _give_grace(service, last, now, grace)
+    with session(service.engine) as db:
+        due = list(
+            db.exec(
+                select(Game.id).where(
+                    Game.status == GameStatus.RUNNING,
+                    or_(col(Game.wake_at).is_(None), col(Game.wake_at) <= now),
+                )
+            )
+        )
+        db.commit()
+    for game_id in due:
+        assert game_id is not None
+        with session(service.engine) as db:
+            done = _wake(service, db, game_id, now)
+            db.commit()
+        if done is Woke.REMINDER:
+            report.reminders += 1
+        elif done is Woke.AUTOMATIC:
+            report.automatic += 1
+    report.vacations = _tell_vacations(service, now)
+    report.digests = _send_digests(service, now)
+    report.lapsed = _lapse_invitations(service, now)
+    return report
+
+
+def _lapse_invitations(service: Service, now: datetime) -> int:
+    """Invitations to watch not accepted within INVITATION_DAYS end, without a word to
+    anyone; the address is not invited to that game again. One statement, which skips an
+    invitation accepted meanwhile (PostgreSQL reads the row again after its lock)."""
+    cutoff = now - timedelta(days=INVITATION_DAYS)
+    with session(service.engine) as db:
+        result = db.exec(
+            update(Observer)
+            .where(
+                col(Observer.confirmed_at).is_(None),
+                col(Observer.ended_at).is_(None),
+                col(Observer.added_at) <= cutoff,
+            )
+            .values(ended=WatchEnd.LAPSED, ended_at=now)
+        )
+        db.commit()
+    lapsed = int(result.rowcount)
+    if lapsed:
+        log.info("%d invitation(s) to watch lapsed", lapsed)
+    return lapsed
+
+
+def _tell_vacations(service: Service, now: datetime) -> int:
+    """A vacation on for an hour (`TELL_AFTER`) is news to the others now, charged to its
+    player as if they had told it (one switched off within the hour told nobody)."""
+    with session(service.engine) as db:
+        due = db.exec(
+            select(Seat.game_id, Seat.seat)
+            .join(Game)
+            .where(
+                col(Seat.away_told).is_(False),
+                col(Seat.away_since) <= now - TELL_AFTER,
+                col(Seat.away_until) > now,
+                col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
+            )
+        ).all()
+        db.commit()
+    told = 0
+    for game_id, number in due:
+        with session(service.engine) as db:
+            hold_game(db, game_id)
+            table = service.table(db, game_id, now)
+            seat = table.seats[number]
+            since, until = seat.away_since, seat.away_until
+            if seat.away_told or since is None or as_utc(since) > now - TELL_AFTER:
+                continue  # told by another service meanwhile, or ended
+            if until is None or as_utc(until) <= now:
+                continue
+            seat.away_told = True
+            service.mail.queue_round(table, [], announced=[on_vacation(seat)], cause=seat)
+            db.commit()
+            told += 1
+    return told
+
+
+def digest_due(seat: Seat, since: datetime) -> datetime:
+    """When the digest after `since` is due: the next `digest_hour` o'clock in the player's
+    zone (UTC if they set none)."""
+    zone = time_zone(seat.tz) or UTC
+    local = as_utc(since).astimezone(zone)
+    due = local.replace(hour=seat.digest_hour, minute=0, second=0, microsecond=0)
+    if due <= local:
+        due = (local + timedelta(days=1)).replace(hour=seat.digest_hour, minute=0, second=0)
+    return due.astimezone(UTC)
+
+
+def _send_digests(service: Service, now: datetime) -> int:
+    """Each player who chose a digest gets, once a day at their hour, one mail per game with
+    the news held since their last one."""
+    with session(service.engine) as db:
+        waiting = db.exec(
+            select(Held.game_id, Held.seat, func.min(Held.at)).group_by(
+                col(Held.game_id), col(Held.seat)
+            )
+        ).all()
+        db.commit()
+    sent = 0
+    for game_id, seat_number, first in waiting:
+        with session(service.engine) as db:
+            hold_game(db, game_id)
+            table = service.table(db, game_id, now)
+            seat = table.seats[seat_number]
+            if seat.digest_at is not None and as_utc(seat.digest_at) > as_utc(first):
+                since = as_utc(seat.digest_at)
+            else:
+                since = as_utc(first)
+            held = list(
+                db.exec(
+                    select(Held)
+                    .where(Held.game_id == game_id, Held.seat == seat_number)
+                    .order_by(col(Held.id))
+                )
+            )
+            if not held:
+                continue  # another service sent this digest meanwhile
+            # news a player's commands made past `caused_per_day` waits for the digest hour
+            # (or the reader's next mail) whatever the mail mode; the news of a digest kept
+            # before the player chose every mail goes at once
+            waits = seat.mail_mode == MailMode.DIGEST or all(row.cause for row in held)
+            if now < digest_due(seat, since) and waits:
+                continue
+            lines = held_news(held)
+            for row in held:
+                db.delete(row)
+            seat.digest_at = now
+            if seat.address and not seat.resigned:
+                at, picture = service.mail.moment(table, announced=lines)
+                mail = letters.letter(
+                    at,
+                    seat.seat,
+                    remark=service.mail.remark(seat),
+                    subject=Message("Your daily digest of game {game}", game=game_id)
+                    if seat.mail_mode == MailMode.DIGEST
+                    else Message("News of game {game} held for you", game=game_id),
+                    deadline=service.mail.deadline_view(table.game, seat),
+                )
+                service.mail.queue(table, seat, mail, picture)
+                sent += 1
+            db.commit()
+    return sent
+
+
+def _note_tick(service: Service, now: datetime) -> datetime | None:
+    """Remember that the service ran at `now`; returns when it last ran before."""
+    with session(service.engine) as db:
+        hold(db, *CLOCK_LOCK)
+        row = db.get(Setting, LAST_TICK)
+        last = as_utc(datetime.fromisoformat(row.value)) if row else None
+        if row is None:
+            db.add(Setting(key=LAST_TICK, value=now.isoformat()))
+        elif last is None or last < now:
+            row.value = now.isoformat()
+        db.commit()
+    return last
+
+
+def _wake(service: Service, db: Session, game_id: int, now: datetime) -> Woke:
+    """Send a reminder or make the automatic move of one game, if either is due."""
+    hold_game(db, game_id)
+    table = service.table(db, game_id, now)
+    game, seats, state = table.game, table.seats, table.state
+    decision = state.decision
+    if game.status != GameStatus.RUNNING or decision is None:
+        return Woke.NOTHING
+    if game.deadline_at is None or game.clock_from is None:  # a game from before deadlines
+        table.start_clock()
+        return Woke.CLOCK
+    if game.wake_at is not None and as_utc(game.wake_at) > now:
+        return Woke.NOTHING  # another process was here first
+    start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
+    if now >= deadline:
+        _automatic_move(service, table)
+        return Woke.AUTOMATIC
+    reminded = as_utc(game.reminded_at) if game.reminded_at else None
+    sent = due_reminder(start, deadline, reminded, service.settings.parsed_reminders, now)
+    if sent:
+        seat = seats[decision.seat]
+        if seat.address:
+            at, picture = service.mail.moment(table)
+            mail = letters.reminder(at, seat.seat, service.mail.deadline_view(game, seat))
+            service.mail.queue(table, seat, mail, picture)
+        log.info(
+            "game %s decision %s: reminder to %s, deadline %s",
+            game.id,
+            decision.number,
+            seat.label,
+            deadline.isoformat(),
+        )
+    decision_clock.looked(game, service.settings.parsed_reminders, now, reminded=sent)
+    return Woke.REMINDER if sent else Woke.NOTHING
+
+
+def automatic_choice(game: Game, state: State) -> tuple[Choice, str]:
+    """The move made for a player whose deadline passed, and how to tell it.
+
+    The start of a turn is passed (the house rule of play by mail); a set-up boat goes on
+    the first free beach of Tonga; any other decision takes the greedy bot's choice."""
+    decision = state.decision
+    assert decision is not None
+    if decision.kind is Phase.TURN:
+        return Pass(), Message("the turn was passed (the house rule for a missed turn)")
+    if decision.kind is Phase.SETUP:
+        choice = state.legal_choices()[0]
+        return choice, Message("the boat went on the first free beach ({choice})", choice=choice)
+    choice = bot_choice(game, state, BotKind.GREEDY)
+    return choice, Message("the game chose what the greedy bot would ({choice})", choice=choice)
+
+
+def _automatic_move(service: Service, table: Table) -> None:
+    game, seats, state = table.game, table.seats, table.state
+    decision = state.decision
+    assert decision is not None
+    seat = seats[decision.seat]
+    choice, told = automatic_choice(game, state)
+    events = [*state.apply(choice)]
+    table.record(seat.seat, MoveSource.AUTO)
+    seat.auto_moves += 1
+    who = Message("{name} ({colour})", name=seat.name, colour=news.colour(seat.colour))
+    announced: list[str] = [
+        Message(
+            "No answer from {who} to decision {number} by its deadline: {told}.",
+            who=who,
+            number=decision.number,
+            told=told,
+        )
+    ]
+    limit = service.settings.absence_after
+    absent_now = seat.auto_moves >= limit and not seat.absent
+    if absent_now:
+        seat.absent = True
+        announced.append(
+            counted(
+                "After {count} automatic move in a row, {who} is marked absent: the {bot} bot "
+                "plays {colour} without waiting until {name} writes again.",
+                "After {count} automatic moves in a row, {who} is marked absent: the {bot} bot "
+                "plays {colour} without waiting until {name} writes again.",
+                limit,
+                who=who,
+                bot=service.settings.absent_bot,
+                colour=news.colour(seat.colour),
+                name=seat.name,
+            )
+        )
+    events += table.advance()
+    subject = Message("You are marked absent in game {game}", game=game.id)
+    absent = {seat.seat: subject} if absent_now else None
+    service.mail.queue_round(table, events, announced=announced, told=absent)
+    log.info(
+        "game %s decision %s: deadline passed, automatic move for %s: %s%s",
+        game.id,
+        decision.number,
+        seat.label,
+        choice,
+        " (now absent)" if absent_now else "",
+    )
+    if absent_now:
+        number = str(seat.seat + 1)
+        replace, kick = (
+            GM_COMMANDS.by_name[name].syntax.replace("SEAT", number) for name in ("replace", "kick")
+        )
+        service.mail.queue_gm(
+            table,
+            subject=f"{who} is absent",
+            notice=f"{who} missed {limit} deadlines in a row and is now marked absent: the "
+            f"{service.settings.absent_bot} bot plays the seat until {seat.name} writes again. "
+            f"You may hand the seat to someone else ({replace}) or to a bot for good ({kick}).",
+            happened=announced,
+        )
+
+
+def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> int:
+    """The service did not run from `last` to `now`: a deadline that passed meanwhile gets
+    `grace` more time from now instead of an automatic move, and everyone is told."""
+    with session(service.engine) as db:
+        passed = list(
+            db.exec(
+                select(Game.id).where(
+                    Game.status == GameStatus.RUNNING,
+                    col(Game.deadline_at) > last,
+                    col(Game.deadline_at) <= now,
+                )
+            )
+        )
+        db.commit()
+    graced = 0
+    for game_id in passed:
+        assert game_id is not None
+        with session(service.engine) as db:
+            hold_game(db, game_id)
+            table = service.table(db, game_id, now)
+            game = table.game
+            if (
+                game.status != GameStatus.RUNNING
+                or game.deadline_at is None
+                or not last < as_utc(game.deadline_at) <= now
+            ):
+                continue  # another service gave it the time meanwhile
+            decision_clock.grace(game, grace, service.settings.parsed_reminders, now)
+            announced: list[str] = [
+                Message(
+                    "The game service was not running from {down} to {up}, and the deadline "
+                    "of decision {number} passed meanwhile. It is now {deadline} ({grace} "
+                    "from now).",
+                    down=when(last),
+                    up=when(now),
+                    number=game.decision,
+                    deadline=when(game.deadline_at),
+                    grace=duration(grace),
+                )
+            ]
+            service.mail.queue_round(
+                table,
+                [],
+                announced=announced,
+                subject=Message("Deadline moved: the service was down"),
+            )
+            db.commit()
+        log.warning(
+            "game %s: the service was down from %s; deadline of decision %s moved to %s",
+            game_id,
+            last.isoformat(),
+            game.decision,
+            game.deadline_at.isoformat(),
+        )
+        graced += 1
+    return graced
+
+
+__all__ = ["TickReport", "automatic_choice", "tick"]

@@ -1,0 +1,1 @@
+"""Running it: the command line, the serve loop, transports (IMAP, SMTP, Maildir), diagnostics."""

@@ -1,0 +1,733 @@
+"""One cycle of the service (read new mail, do what deadlines call for, send queued mail) and
+the scheduler around it."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import imaplib
+import logging
+import os
+import signal
+import threading
+import time
+import zlib
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from pathlib import Path
+
+import aiosmtplib
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_SUBMITTED, JobEvent
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlmodel import Session, col, delete, or_, select, update
+
+from pbem.core.clock import as_utc
+from pbem.core.config import ImapSettings, MailTransport, Settings
+from pbem.core.errors import PbemError
+from pbem.core.kinds import MailOutcome
+from pbem.core.text import shown
+from pbem.flow.deadlines import TickReport, tick
+from pbem.flow.replies import Replies, Taken, handle
+from pbem.flow.service import Service
+from pbem.host.transport import (
+    IDLE_RENEW,
+    ImapIdle,
+    Inbox,
+    KeptImap,
+    Sender,
+    make_sender,
+    open_inbox,
+)
+from pbem.mail_in.inbound import database_down, quarantine_row
+from pbem.store.db import on_postgres, reading, session
+from pbem.store.models import Outbox
+
+log = logging.getLogger(__name__)
+
+MAX_BACKOFF = timedelta(hours=1)
+MAILBOX_DOWN = (OSError, imaplib.IMAP4.error)  # the mail server, not the service, failed
+
+
+class Outage:
+    """A step that fails because a server is down: logged when it starts failing, now and
+    then while it goes on, and when it works again; not at every poll."""
+
+    EVERY = 100  # failed tries between two reminders in the log
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.failures = 0
+        self.why = ""
+
+    def failed(self, error: BaseException) -> None:
+        self.failures += 1
+        why, self.why = self.why, one_line(error)
+        if self.failures == 1 or self.failures % self.EVERY == 0 or why != self.why:
+            log.warning(
+                "%s failed%s: %s; will try again",
+                self.what,
+                f" {self.failures} times in a row" if self.failures > 1 else "",
+                self.why,
+            )
+
+    def worked(self) -> None:
+        if self.failures:
+            log.info("%s works again after %d failed tries", self.what, self.failures)
+        self.failures, self.why = 0, ""
+
+
+def one_line(error: BaseException) -> str:
+    """An error in one line: a database error without the SQL statement SQLAlchemy adds."""
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    return shown(f"{type(cause).__name__}: {cause}", 300)
+
+
+class ServiceRunning(PbemError, RuntimeError):
+    """Another `pbem serve` or `pbem poll` works on the same database."""
+
+
+@contextmanager
+def one_service(database: Path | str) -> Iterator[None]:
+    """Hold the SQLite database's service lock for as long as the block runs: two services on
+    one file would each send the same waiting mail. The lock goes with the process. On
+    PostgreSQL (`database` is its URL) services share the database: each claims the mail it
+    sends (`flush_outbox`), and works on a game under the game's lock."""
+    if isinstance(database, str):
+        yield
+        return
+    path = database.with_name(database.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise ServiceRunning(
+                f"{holder} is serving {database} already; run one service per database"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pbem (pid {os.getpid()})")
+        lock.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@dataclass
+class CycleReport:
+    handled: int = 0
+    sent: int = 0
+    failed: int = 0
+    clock: TickReport | None = None
+    read_error: str = ""  # why the mailbox could not be read, if it could not
+
+
+def backoff(attempts: int) -> timedelta:
+    """30 s, 1 min, 2 min, ... up to an hour between tries of one mail."""
+    return min(timedelta(seconds=30 * 2 ** max(attempts - 1, 0)), MAX_BACKOFF)
+
+
+def read_mail(
+    service: Service,
+    now: datetime,
+    opener: Callable[[], AbstractContextManager[Inbox]] | None = None,
+    *,
+    timer: Callable[[], float] = time.monotonic,
+) -> int:
+    """Handle every new message; each is marked handled only after the transaction that
+    recorded it committed (or put it in the quarantine). A database that fails stops the
+    reading: the mail stays unread and is tried again at the next poll, where what was
+    committed is a duplicate. On SQLite the mails are handled in batches, a transaction each
+    (`take_batch`); on PostgreSQL, where services share the database and each holds the games
+    it works on until it commits, a transaction each. `timer` measures a batch's time."""
+    handled = 0
+    with (opener or partial(open_inbox, service.settings))() as inbox:
+        waiting = inbox.new_messages()
+        if on_postgres(service.engine):
+            for key, raw in waiting:
+                take(service, raw, now)  # logs what it did
+                inbox.mark_handled([key])
+                handled += 1
+            return handled
+        while keys := take_batch(service, waiting, now, timer):
+            inbox.mark_handled(keys)
+            handled += len(keys)
+    return handled
+
+
+BATCH_SECONDS = 0.5  # an inbound batch grows no longer: its answers wait for its commit
+
+
+def take_batch(
+    service: Service,
+    waiting: Iterator[tuple[str, bytes]],
+    now: datetime,
+    timer: Callable[[], float] = time.monotonic,
+) -> list[str]:
+    """Handle the next of the `waiting` mails in one transaction: as many as the
+    `inbound_batch` setting and `BATCH_SECONDS` (by `timer`) allow; their keys once committed
+    ([] when none was waiting). A mail the service fails on rolls back its own part only, and is put
+    in the quarantine in that transaction; a database that fails rolls back the whole batch
+    (raised)."""
+    keys: list[str] = []
+    taken: list[Taken] = []
+    started = timer()
+    with session(service.engine) as db:
+        for key, raw in waiting:
+            taken.append(_take_in(service, db, raw, now))
+            keys.append(key)
+            full = len(keys) >= service.settings.inbound_batch
+            if full or timer() - started >= BATCH_SECONDS:
+                break
+        db.commit()
+    for mail in taken:
+        mail.log()
+    return keys
+
+
+def _take_in(service: Service, db: Session, raw: bytes, now: datetime) -> Taken:
+    """One mail of a batch, in a savepoint of the batch's transaction."""
+    try:
+        with db.begin_nested():
+            return Replies(service).take_in(db, raw, now)
+    except Exception as error:
+        if database_down(error):
+            raise _first_failure(error) from None
+        return _quarantined(service, db, raw, now, error)
+
+
+def _first_failure(error: BaseException) -> BaseException:
+    """The database error a failure began with: SQLite ends the whole transaction on a full
+    disk (and on other faults), and the savepoint's rollback then fails as well, with 'no
+    such savepoint', which would hide the cause."""
+    while isinstance(error.__context__, OperationalError):
+        error = error.__context__
+    return error
+
+
+RACES = 3  # tries of a mail whose transaction lost a race with another service
+
+
+def take(service: Service, raw: bytes, now: datetime) -> MailOutcome:
+    """Handle one inbound mail; if anything but the database fails, the mail goes to the
+    quarantine with the error (one log line) and the outcome is "quarantined". On PostgreSQL
+    a transaction that lost a race with another service (the same row written by both, a
+    deadlock) changed nothing: the mail is handled again, and is then a duplicate if the
+    other service handled it."""
+    for left in range(RACES, 0, -1):
+        try:
+            return handle(service, raw, now)
+        except Exception as error:
+            if left > 1 and lost_race(service.engine, error):
+                log.info("message handled again after a race: %s", one_line(error))
+                continue
+            if database_down(error):
+                raise
+            return _quarantine(service, raw, now, error)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def lost_race(engine: Engine, error: BaseException) -> bool:
+    """Whether `error` is PostgreSQL's answer to two transactions writing the same rows: a
+    unique key written by both, a deadlock, a serialization failure."""
+    if not on_postgres(engine) or not isinstance(error, DBAPIError):
+        return False
+    return getattr(error.orig, "sqlstate", None) in ("23505", "40P01", "40001")
+
+
+def _quarantine(service: Service, raw: bytes, now: datetime, error: Exception) -> MailOutcome:
+    """A mail the service failed on, put in the quarantine in a transaction of its own."""
+    with session(service.engine) as db:
+        taken = _quarantined(service, db, raw, now, error)
+        db.commit()
+    taken.log()
+    return taken.outcome
+
+
+def _quarantined(
+    service: Service, db: Session, raw: bytes, now: datetime, error: Exception
+) -> Taken:
+    """Put a mail the service failed on in the quarantine, in `db`'s transaction, with why."""
+    why = one_line(error)  # a database error without its SQL and parameters
+    kept = quarantine_row(raw, why, now, service.settings.max_message_bytes)
+    db.add(kept)
+    db.flush()  # its number, for the log
+    return Taken(
+        MailOutcome.QUARANTINED,
+        logging.WARNING,
+        "message quarantined as %d (%d bytes): %s",
+        (kept.id, len(raw), shown(why, 200)),
+    )
+
+
+LANES = 4  # SMTP connections used at once by a flush
+# sent mails taken out of the outbox in one transaction: a crash sends at most these again
+# (the very same mails, which servers and clients recognise as copies)
+DELETE_BATCH = 50
+CLAIM = timedelta(seconds=25)  # PostgreSQL: a claim's life unless renewed (the default)
+BATCH = 200  # PostgreSQL: mails claimed at once
+
+
+async def flush_outbox(
+    engine: Engine,
+    senders: Sequence[Sender],
+    from_address: str,
+    now: datetime,
+    *,
+    force: bool = False,
+    claim: timedelta = CLAIM,
+) -> tuple[int, int]:
+    """Send every due mail (`force`: every waiting mail); a mail leaves the outbox only once
+    the server accepted it (at least once: a crash in between sends it again, the very same
+    bytes with the same Message-ID). Mails go out over a few connections at once, each recipient's
+    mails over one of them, in order. Returns (sent, failed).
+
+    On PostgreSQL, where several services may share the outbox, a service claims the mails
+    it sends, a batch at a time (`_claim`), for `claim`, and renews the claim every third of
+    it while it sends them (`_claims_renewed`): each mail is sent by one of them; one that
+    died before its mails left the outbox leaves them to the others when its claim ends."""
+    if on_postgres(engine):
+        sent = failed = 0
+        while True:
+            due = _claim(engine, now, force, claim)
+            async with _claims_renewed(engine, due, now, claim):
+                done = await _send_due(engine, senders, due, from_address, now)
+            sent, failed = sent + done[0], failed + done[1]
+            if len(due) < BATCH or done[1]:
+                return sent, failed
+    query = select(Outbox).order_by(col(Outbox.id))
+    if not force:
+        query = query.where(Outbox.next_attempt_at <= now)
+    with reading(engine) as db:  # in the event loop: never waits for the reader's batch
+        due = list(db.exec(query))
+        db.commit()
+    return await _send_due(engine, senders, due, from_address, now)
+
+
+def _claim(engine: Engine, now: datetime, force: bool, claim: timedelta) -> list[Outbox]:
+    """Up to BATCH due mails (`force`: waiting mails) that no other service is sending, now
+    held by this one until `now + claim` (PostgreSQL: rows another transaction is claiming
+    are skipped, not waited for)."""
+    query = (
+        select(Outbox)
+        .where(or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) <= now))
+        .order_by(col(Outbox.id))
+        .limit(BATCH)
+        .with_for_update(skip_locked=True)
+    )
+    if not force:
+        query = query.where(Outbox.next_attempt_at <= now)
+    with session(engine) as db:
+        due = list(db.exec(query))
+        for mail in due:
+            mail.claimed_until = now + claim
+        db.commit()
+    return due
+
+
+@asynccontextmanager
+async def _claims_renewed(
+    engine: Engine, mails: list[Outbox], now: datetime, claim: timedelta
+) -> AsyncIterator[None]:
+    """While the block sends `mails`, renew this service's claim on those still waiting every
+    third of `claim` (a heartbeat: the claim ends `claim` after the last beat), as long as the
+    claim is still this service's. `now` moves on by the time the block has taken."""
+    if not mails:
+        yield
+        return
+    ids = [mail.id for mail in mails]
+    started = time.monotonic()
+
+    async def beat() -> None:
+        held = now + claim
+        while True:
+            await asyncio.sleep(claim.total_seconds() / 3)
+            until = now + timedelta(seconds=time.monotonic() - started) + claim
+            held = await asyncio.to_thread(_renew, engine, ids, held, until)
+
+    beating = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        beating.cancel()
+        with suppress(asyncio.CancelledError):
+            await beating
+
+
+def _renew(engine: Engine, ids: list[int | None], held: datetime, until: datetime) -> datetime:
+    """Move the claim on the mails `ids` that this service still holds (claimed until
+    `held`: not sent, postponed or taken over) to `until`."""
+    with session(engine) as db:
+        db.exec(
+            update(Outbox)
+            .where(col(Outbox.id).in_(ids), col(Outbox.claimed_until) == held)
+            .values(claimed_until=until)
+        )
+        db.commit()
+    return until
+
+
+async def _send_due(
+    engine: Engine, senders: Sequence[Sender], due: list[Outbox], from_address: str, now: datetime
+) -> tuple[int, int]:
+    lanes: dict[int, list[Outbox]] = {}
+    for mail in due:
+        lane = zlib.crc32(mail.recipient.lower().encode()) % len(senders)
+        lanes.setdefault(lane, []).append(mail)
+    results = await asyncio.gather(
+        *(_send_lane(engine, senders[n], mails, from_address, now) for n, mails in lanes.items())
+    )
+    return sum(r[0] for r in results), sum(r[1] for r in results)
+
+
+async def _send_lane(
+    engine: Engine, sender: Sender, mails: list[Outbox], from_address: str, now: datetime
+) -> tuple[int, int]:
+    sent = failed = 0
+    done: list[int | None] = []  # sent, still in the outbox: deleted a batch at a time
+    try:
+        async with sender:
+            for mail in mails:
+                try:
+                    await sender.send(mail.message, from_address, mail.recipient)
+                except (aiosmtplib.SMTPRecipientsRefused, aiosmtplib.SMTPDataError) as error:
+                    failed += 1  # this mail only: the connection is still good
+                    _postpone(engine, mail.id, error, now)
+                    continue
+                done.append(mail.id)
+                sent += 1
+                log.info(
+                    "mail %s sent to %s (%s)%s",
+                    mail.id,
+                    mail.recipient,
+                    f"game {mail.game_id}" if mail.game_id is not None else "no game",
+                    f" after {mail.attempts} failed tries" if mail.attempts else "",
+                )
+                if len(done) >= DELETE_BATCH:
+                    # off the event loop: the reader thread may hold the database a while
+                    await asyncio.to_thread(_delete, engine, done)
+                    done = []
+    except (OSError, aiosmtplib.SMTPException, TimeoutError) as error:
+        failed += 1
+        rest = mails[sent + failed - 1 :]  # the mail that failed, and those not tried
+        if rest:
+            _postpone(engine, rest[0].id, error, now)
+            _postpone_rest(engine, [m.id for m in rest[1:]], now)
+    finally:
+        if done:
+            await asyncio.to_thread(_delete, engine, done)
+    return sent, failed
+
+
+def _delete(engine: Engine, mail_ids: list[int | None]) -> None:
+    """Take sent mails out of the outbox, in one transaction."""
+    with session(engine) as db:
+        db.exec(delete(Outbox).where(col(Outbox.id).in_(mail_ids)))
+        db.commit()
+
+
+def _postpone(engine: Engine, mail_id: int | None, error: BaseException, now: datetime) -> None:
+    with session(engine) as db:
+        row = db.get(Outbox, mail_id)
+        if row is not None:
+            row.claimed_until = None
+            row.attempts += 1
+            row.next_attempt_at = now + backoff(row.attempts)
+            row.last_error = f"{type(error).__name__}: {error}"[:300]
+            log.warning(
+                "mail %s to %s not sent (try %d): %s",
+                row.id,
+                row.recipient,
+                row.attempts,
+                row.last_error,
+            )
+        db.commit()
+
+
+def _postpone_rest(engine: Engine, ids: list[int | None], now: datetime) -> None:
+    """Mails not tried because the server is unreachable wait as long as the first."""
+    if not ids:
+        return
+    with session(engine) as db:
+        for row in db.exec(select(Outbox).where(col(Outbox.id).in_(ids))):
+            row.claimed_until = None
+            row.next_attempt_at = max(as_utc(row.next_attempt_at), as_utc(now) + backoff(1))
+        db.commit()
+
+
+class IdleWatch:
+    """Waits for new mail with IMAP IDLE in a thread of its own and calls `on_mail` (from
+    that thread) when some arrives, and whenever a session begins (mail may have come while
+    none waited). After an error it reconnects at once, then after `backoff` while sessions
+    fail before one wait is done. If the server does not offer IDLE it ends: polling does
+    it all then."""
+
+    def __init__(
+        self, settings: ImapSettings, on_mail: Callable[[], None], *, renew: float
+    ) -> None:
+        self.settings = settings
+        self.on_mail = on_mail
+        self.renew = renew
+        self.stopping = threading.Event()
+        self.session: ImapIdle | None = None
+        self.outage = Outage("waiting for mail with IDLE")
+        self.thread = threading.Thread(target=self._run, name="imap-idle", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Ask the thread to end; a wait under way ends with DONE and LOGOUT."""
+        self.stopping.set()
+        session = self.session
+        if session is not None:
+            session.interrupt()
+
+    def join(self, timeout: float) -> None:
+        self.thread.join(timeout)
+        if self.thread.is_alive():
+            log.warning("the IDLE session did not end within %g s; left behind", timeout)
+
+    def _run(self) -> None:
+        failures = 0  # sessions in a row that failed before one wait was done
+        while not self.stopping.wait(backoff(failures - 1).total_seconds() if failures > 1 else 0):
+            waited = False
+            try:
+                session = ImapIdle(self.settings)
+            except MAILBOX_DOWN as error:
+                self.outage.failed(error)
+                failures += 1
+                continue
+            try:
+                if not session.offered:
+                    log.info("the IMAP server does not offer IDLE: new mail is polled for")
+                    return
+                self.session = session
+                if self.stopping.is_set():
+                    return
+                self.on_mail()
+                while not self.stopping.is_set():
+                    if session.wait(self.renew):
+                        self.on_mail()
+                    if not waited:
+                        waited = True
+                        self.outage.worked()
+            except MAILBOX_DOWN as error:
+                self.outage.failed(error)
+                failures = 1 if waited else failures + 1
+            except Exception:  # a fault of ours: polling goes on, IDLE is tried again later
+                log.exception("waiting for mail with IDLE failed; will try again")
+                failures += 1
+            finally:
+                self.session = None
+                session.close()
+
+
+def _where(settings: Settings) -> str:
+    """What the service works on, for its first log line."""
+    if settings.mail == MailTransport.IMAP:
+        imap, smtp = settings.imap, settings.smtp
+        mail = (
+            f"replies from IMAP {imap.host}:{imap.port} ({imap.tls}, user {imap.user}, folder "
+            f"{imap.folder}), mail out by SMTP {smtp.host}:{smtp.port} ({smtp.tls})"
+        )
+    else:
+        mail = f"replies from {settings.inbox_dir}, mail out to {settings.outbox_dir}"
+    return (
+        f"{settings.database_shown}; {mail}; polling every {settings.poll_seconds:g} s, "
+        f"sending every {settings.outbox_seconds:g} s; as {settings.from_address}"
+    )
+
+
+def run_cycle(service: Service, now: datetime) -> CycleReport:
+    """Read new mail, do what the deadlines call for, then send what is due; a mailbox that
+    cannot be read is reported (`read_error`) and the rest still done."""
+    report = CycleReport()
+    try:
+        report.handled = read_mail(service, now)
+    except MAILBOX_DOWN as error:
+        report.read_error = f"{type(error).__name__}: {error}"
+        log.warning("reading mail failed: %s", report.read_error)
+    report.clock = tick(service, now)
+    report.sent, report.failed = asyncio.run(
+        flush_outbox(
+            service.engine,
+            [make_sender(service.settings) for _ in range(LANES)],
+            service.settings.from_address,
+            now,
+            claim=timedelta(seconds=service.settings.outbox_claim_seconds),
+        )
+    )
+    return report
+
+
+def serve(service: Service, clock: Callable[[], datetime]) -> None:
+    """Poll and send at the configured intervals until SIGTERM or SIGINT.
+
+    APScheduler wakes the poller and the sender; mail is read in a worker thread while the
+    sender works in the event loop, and the sender is woken at once after new mail was
+    handled, so answers go out without waiting for the next interval. With IMAP, a second
+    session waits with IDLE where the server offers it, and mail is read as soon as it
+    arrives; the poll at every interval stays (it also runs the deadlines).
+    """
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        wake = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        senders = [make_sender(service.settings, keep_open=True) for _ in range(LANES)]
+        kept = (
+            KeptImap(service.settings.imap) if service.settings.mail == MailTransport.IMAP else None
+        )
+        opener = kept.open if kept is not None else None
+
+        claim = timedelta(seconds=service.settings.outbox_claim_seconds)
+
+        async def send_forever() -> None:
+            force = True  # on start-up every waiting mail is tried at once: the server may be back
+            while not stop.is_set():
+                await wake.wait()
+                wake.clear()
+                try:
+                    await flush_outbox(
+                        service.engine,
+                        senders,
+                        service.settings.from_address,
+                        clock(),
+                        force=force,
+                        claim=claim,
+                    )
+                except OperationalError as error:
+                    log.warning("sending mail failed: %s; will try again", one_line(error))
+                except Exception:
+                    log.exception("sending mail failed; will try again")
+                force = False
+
+        reading = Outage("reading mail")
+        database = Outage("the database")  # a full disk: mail stays unread until it is mended
+
+        def read_and_tick() -> int:
+            try:
+                handled = read_mail(service, clock(), opener)
+            except MAILBOX_DOWN as error:
+                reading.failed(error)
+                handled = 0
+            except OperationalError as error:
+                database.failed(error)
+                return 0
+            except Exception:  # a fault of ours: it must not stop the service either
+                log.exception("reading mail failed; will try again")
+                handled = 0
+            else:
+                reading.worked()
+            try:
+                report = tick(service, clock())  # deadlines run even while the mailbox is down
+            except OperationalError as error:
+                database.failed(error)
+                return handled
+            database.worked()
+            return handled + report.reminders + report.automatic + report.graced
+
+        polling = asyncio.Lock()  # held while a poll is under way
+
+        async def poll() -> None:
+            try:
+                await polling.acquire()
+            except asyncio.CancelledError:  # stopping before this poll began: nothing to do
+                return
+            try:
+                while not stop.is_set():
+                    try:
+                        done = await asyncio.to_thread(read_and_tick)
+                    except Exception:
+                        log.exception("a cycle failed; will try again")
+                        return
+                    if not done:
+                        return
+                    wake.set()  # answer at once rather than at the next outbox interval
+            finally:
+                polling.release()
+
+        noticed = asyncio.Event()  # the IDLE session saw new mail
+
+        def on_mail() -> None:
+            with suppress(RuntimeError):  # the loop is closed: the service has stopped
+                loop.call_soon_threadsafe(noticed.set)
+
+        async def poll_when_noticed() -> None:
+            while True:
+                await noticed.wait()
+                noticed.clear()  # mail that comes during this poll calls for another
+                if stop.is_set():
+                    return
+                await poll()
+
+        watch = None
+        if kept is not None:
+            watch = IdleWatch(service.settings.imap, on_mail, renew=IDLE_RENEW)
+            watch.start()
+
+        async def wake_sender() -> None:  # in the loop: an asyncio.Event is not thread-safe
+            wake.set()
+
+        noticing = asyncio.create_task(poll_when_noticed())
+        scheduler = AsyncIOScheduler()
+        jobs = Counter[str]()  # how many the scheduler started, and how many of them ended
+
+        def count(event: JobEvent) -> None:
+            jobs["started" if event.code == EVENT_JOB_SUBMITTED else "ended"] += 1
+
+        scheduler.add_listener(count, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+        for job, seconds in (
+            (poll, service.settings.poll_seconds),
+            (wake_sender, service.settings.outbox_seconds),
+        ):
+            scheduler.add_job(
+                job,
+                "interval",
+                seconds=seconds,
+                next_run_time=clock(),
+                max_instances=1,
+                coalesce=True,
+                misfire_grace_time=None,
+            )
+        sending = asyncio.create_task(send_forever())
+        scheduler.start()
+        log.info("serving: %s", _where(service.settings))
+        await stop.wait()
+        if watch is not None:
+            watch.stop()
+        scheduler.pause()
+        async with polling:  # a poll under way finishes its cycle; it is not cancelled
+            pass
+        # a job started before the pause ends at once now (a poll sees `stop`): let it, as
+        # the scheduler's shutdown would cancel it and log the cancelling as a fault
+        for _ in range(500):
+            if jobs["ended"] >= jobs["started"]:
+                break
+            await asyncio.sleep(0.01)
+        scheduler.shutdown(wait=False)
+        noticed.set()
+        await noticing
+        wake.set()
+        await sending
+        for sender in senders:
+            await sender.close()
+        if kept is not None:
+            kept.close()
+        if watch is not None:
+            await asyncio.to_thread(watch.join, 5.0)
+        log.info("stopped")
+
+    asyncio.run(main())

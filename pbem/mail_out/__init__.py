@@ -1,0 +1,2 @@
+"""Mail going out: who gets which mail, letters, envelopes, the MIME parts, the calendar, the
+answer budget."""

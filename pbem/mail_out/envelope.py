@@ -1,0 +1,146 @@
+"""A mail to a seat addressed as the game stands at this moment (`Envelope`): the reply
+address of the seat and the decision open now, the table talk the player has not read yet,
+who watches, and the calendar part of the open decision. Addressing a mail marks that talk
+read and the calendar event sent or cancelled; putting it in the outbox is
+`pbem.mail_out.mailing`'s.
+
+Commands address the mails they cause here (a player who loses their seat gets a last mail,
+addressed as the seat was) and the game master's flow queues them after the commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sqlmodel import col, select
+
+from engine import Message
+from pbem.core.addressing import Tag, token
+from pbem.core.clock import as_utc
+from pbem.core.kinds import GameStatus
+from pbem.game.table import Table
+from pbem.mail_out import calendar as ics
+from pbem.store.models import Seat, Talk
+from pbem.views import i18n, view
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A mail to one player, addressed: ready for the outbox."""
+
+    address: str
+    mail: view.Mail  # with the unread table talk and who watches
+    tag: Tag  # the reply address: the seat and the decision open when it was addressed
+    calendar: bytes | None  # the event of the open decision, or its cancelling
+    words: i18n.Words  # the reader's language
+    resigned: bool = False  # to a player who left the game: only the commands that look
+    leaving: bool = False  # the last mail to a player who loses the seat: no commands
+
+
+def envelope(table: Table, seat: Seat, mail: view.Mail, *, leaving: bool = False) -> Envelope:
+    """`mail` to `seat` as the game stands now; its reply address names the seat and the
+    decision open now, so that any mail of the game can be answered. The last mail to a
+    player `leaving` the seat cancels their calendar event, even of a decision still open."""
+    game = table.game
+    assert seat.address is not None and game.id is not None
+    number = mail.decision.number if mail.decision is not None else game.decision
+    signed = token(seat.secret, game.id, seat.seat, number, game.epoch)
+    talk = talk_for(table, seat.talk_seen, seat.seat)
+    if talk:
+        seat.talk_seen = talk[-1].id or seat.talk_seen
+    mail = replace(
+        mail,
+        talk=tuple(said(t, seat.seat) for t in talk),
+        watching=tuple(o.name for o in table.observers),
+    )
+    return Envelope(
+        seat.address,
+        mail,
+        Tag(game.id, seat.seat, number, signed),
+        _calendar(table, seat, mail, leaving),
+        i18n.words(seat.lang, seat.tz),
+        seat.resigned,
+        leaving,
+    )
+
+
+def talk_for(table: Table, seen: int, seat: int | None) -> list[Talk]:
+    """Table talk after `seen` that `seat` may read (None: an observer), oldest first:
+    what was said to everyone and to that seat, not what the seat said itself."""
+    query = select(Talk).where(Talk.game_id == table.game.id, col(Talk.id) > seen)
+    talk = list(table.db.exec(query.order_by(col(Talk.id))))
+    if seat is None:
+        return [t for t in talk if t.to_seat is None]
+    return [t for t in talk if t.seat != seat and t.to_seat in (None, seat)]
+
+
+def said(talk: Talk, reader: int | None) -> str:
+    """A line of table talk as its reader sees it."""
+    if talk.to_seat is None:
+        return Message("{speaker} to the table: {text}", speaker=talk.speaker, text=talk.text)
+    if talk.to_seat == reader:
+        return Message("{speaker} to you only: {text}", speaker=talk.speaker, text=talk.text)
+    return Message("{speaker} to {to}: {text}", speaker=talk.speaker, to="", text=talk.text)
+
+
+def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes | None:
+    """The calendar part of a mail to `seat`: the deadline of a decision it asks for (a
+    request, updated by every later one), or the cancelling of that event with the first
+    mail after the decision was made (by the player, a bot or the game at its deadline);
+    nothing while it is still open (a mail of table talk, an answer to `status`)."""
+    game, now, settings = table.game, table.now, table.settings
+    assert game.id is not None and seat.address is not None
+    clock = game.clock_from is not None and game.deadline_at is not None
+    if mail.decision is not None and clock and game.status == GameStatus.RUNNING:
+        assert game.clock_from is not None and game.deadline_at is not None
+        start, deadline = as_utc(game.clock_from), as_utc(game.deadline_at)
+        seat.calendar_open = True
+        words, number = i18n.words(seat.lang, seat.tz), mail.decision.number
+        return ics.deadline_event(
+            summary=words.say(
+                Message("Tongiaki game {game}: your decision {number}", game=game.id, number=number)
+            ),
+            description=words.say(
+                Message(
+                    "The deadline of your decision {number} in Tongiaki game {game} is "
+                    "{deadline}. Reply to the game's mail with your choice before then; "
+                    "after it the game moves for you.",
+                    number=number,
+                    game=game.id,
+                    deadline=view.when(deadline),  # in the reader's locale and zone
+                )
+            ),
+            game_id=game.id,
+            seat=seat.seat,
+            decision_number=mail.decision.number,
+            deadline_at=deadline,
+            first_reminder_at=ics.first_reminder(start, deadline, settings.parsed_reminders, now),
+            organizer_address=settings.from_address,
+            organizer_name=settings.from_name,
+            attendee=seat.address,
+            now=now,
+        )
+    decision = table.state.decision
+    still_open = (
+        not leaving
+        and game.status == GameStatus.RUNNING
+        and decision is not None
+        and decision.seat == seat.seat
+    )
+    if seat.calendar_open and not still_open:  # a talk mail leaves an open decision be
+        seat.calendar_open = False
+        return ics.cancel_event(
+            summary=i18n.words(seat.lang).say(
+                Message("Tongiaki game {game}: no decision of yours is open", game=game.id)
+            ),
+            game_id=game.id,
+            seat=seat.seat,
+            organizer_address=settings.from_address,
+            organizer_name=settings.from_name,
+            attendee=seat.address,
+            now=now,
+        )
+    return None
+
+
+__all__ = ["Envelope", "envelope", "said", "talk_for"]

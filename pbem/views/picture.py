@@ -1,0 +1,982 @@
+"""The board as a PNG picture, shown inline in the HTML part of the mails.
+
+Flat-topped hexes at their axial positions. An island shows its name, its points and its
+beaches: a strip of sand per beach with the beach letter and one circle per berth (a boat
+is a circle of its colour with the colour letter), and a plank at each jetty. A sea tile
+shows its name ('sea K', never a bare letter that reads as a direction) and its three trails
+with their danger numbers near both ends. Empty places show the words a player writes in a
+`put` command ('Samoa NE', 'sea K SE').
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image, ImageColor, ImageDraw, ImageFont
+
+from engine import (
+    BEACH_LETTERS,
+    ISLANDS,
+    LETTERS,
+    SEAS,
+    Position,
+    PutTile,
+    State,
+    empty_places,
+    tile_words,
+)
+from pbem.views.i18n import ENGLISH_NAMES, notation
+
+Point = tuple[float, float]
+
+MAX_WIDTH = 800
+MAX_HEIGHT = 900
+MIN_RADIUS = 36
+MAX_RADIUS = 72
+MARGIN = 4
+SUPERSAMPLE = 2
+PALETTE_SIZE = 32
+COMPRESS_LEVEL = 6
+BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
+ADLER_BASE = 65521
+LAYERS = 32  # tile layers kept, one per game being played (about 1-2 MB each)
+WINDOW = 32768  # how far back a deflate stream may refer
+
+SQRT3 = math.sqrt(3.0)
+APOTHEM = SQRT3 / 2
+
+BACKGROUND = "#ffffff"
+OUTLINE = "#4f5f6b"
+LAND = "#d3e6b8"
+SAND = "#f2dea2"
+INK = "#2e2410"
+JETTY = "#8a5a2b"
+FREE_BERTH = "#fdf8ea"
+BERTH_EDGE = "#a48a5c"
+BOAT_EDGE = "#222222"
+SEA = "#c3e2f0"
+SEA_INK = "#2f6480"
+FOAM = "#ffffff"
+FOAM_EDGE = "#86b7cc"
+DANGER = "#17405e"
+EMPTY = "#f1f4f6"
+EMPTY_INK = "#6f7f8a"
+BOAT_COLOURS = {
+    "blue": "#1d5bd8",
+    "red": "#d72a22",
+    "green": "#1f9a3a",
+    "yellow": "#f7d314",
+    "orange": "#f7861c",
+    "purple": "#9236c6",
+}
+LETTER_INK = {
+    colour: BOAT_EDGE if colour in ("yellow", "orange") else "#ffffff" for colour in BOAT_COLOURS
+}
+PAINTS = (
+    BACKGROUND,
+    OUTLINE,
+    LAND,
+    SAND,
+    INK,
+    JETTY,
+    FREE_BERTH,
+    BERTH_EDGE,
+    BOAT_EDGE,
+    SEA,
+    SEA_INK,
+    FOAM,
+    FOAM_EDGE,
+    DANGER,
+    EMPTY,
+    EMPTY_INK,
+    *BOAT_COLOURS.values(),
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the board lands in the picture: hex radius, pixel origin and picture size."""
+
+    radius: float
+    origin: Point
+    width: int
+    height: int
+
+    def centre(self, position: Position) -> Point:
+        """The centre of the hex at `position`, on a whole pixel (tiles are pasted whole)."""
+        q, r = position
+        return (
+            round(self.origin[0] + 1.5 * q * self.radius),
+            round(self.origin[1] + SQRT3 * self.radius * (r + q / 2)),
+        )
+
+
+@dataclass(frozen=True)
+class Berth:
+    """One berth as drawn: island, beach index, centre and radius in pixels, boat colour."""
+
+    island: str
+    beach: int
+    centre: Point
+    radius: float
+    colour: str | None
+
+
+def layout(state: State) -> Layout:
+    """The largest hex radius (within limits) that fits tiles and empty places in the picture."""
+    return _layout([*state.tiles, *({} if state.decision is None else state.empty_places())])
+
+
+def _layout(places: Sequence[Position]) -> Layout:
+    """The layout for tiles and empty places at `places`."""
+    xs = [1.5 * q for q, _ in places]
+    ys = [SQRT3 * (r + q / 2) for q, r in places]
+    span_x = max(xs) - min(xs) + 2
+    span_y = max(ys) - min(ys) + SQRT3
+    fit = min((MAX_WIDTH - 2 * MARGIN) / span_x, (MAX_HEIGHT - 2 * MARGIN) / span_y)
+    radius = max(MIN_RADIUS, min(MAX_RADIUS, math.floor(fit)))
+    origin = (MARGIN + (1 - min(xs)) * radius, MARGIN + (APOTHEM - min(ys)) * radius)
+    return Layout(
+        radius,
+        origin,
+        math.ceil(span_x * radius + 2 * MARGIN),
+        math.ceil(span_y * radius + 2 * MARGIN),
+    )
+
+
+def labels(tiles: Mapping[Position, tuple[str, int]]) -> dict[Position, str]:
+    """The words the picture writes on the sea tiles among `tiles` ('sea K') and on the empty
+    places next to them (the place as a `put` command names it: 'centre', 'sea K SE')."""
+    words = {p: _sea_label(name) for p, (name, _) in tiles.items() if name in SEAS}
+    for position, (anchor, direction) in empty_places(tiles).items():
+        words[position] = PutTile(anchor, direction, 0).place
+    return words
+
+
+def _sea_label(name: str) -> str:
+    return str(tile_words(name))
+
+
+def berths(state: State) -> list[Berth]:
+    """Every berth of every island as `board_png` draws it, in picture coordinates."""
+    return list(_berths(state, layout(state)))
+
+
+Tiles = tuple[tuple[Position, tuple[str, int]], ...]  # (place, (tile, rotation)) as placed
+Royal = tuple[tuple[str, str], ...]  # the royal islands and their owners' colours
+Shown = tuple[tuple[tuple[str, int], tuple[str, ...]], ...]  # boat colours per island beach
+Seen = tuple[Tiles, Royal, Shown, bool]  # what a picture shows; the bool: the game is over
+# (a finished game's picture shows no empty place to put a tile on)
+
+
+def seen(state: State) -> Seen:
+    """What the picture of `state` shows: two states with the same are the same picture."""
+    tiles = tuple(state.tiles.items())
+    royal = tuple(
+        (island, state.colours[seat])
+        for island in state.islands()
+        if (seat := state.royal_owner(island)) is not None
+    )
+    boats = tuple(
+        ((name, index), tuple(state.colours_of(state.boats_on(name, index))))
+        for _, (name, _) in tiles
+        if name in ISLANDS
+        for index in range(len(ISLANDS[name].beaches))
+        if state.boats_on(name, index)
+    )
+    return tiles, royal, boats, state.decision is None
+
+
+def board_png(state: State, game: Hashable | None = None, *, english: bool = False) -> bytes:
+    """The board as a compact palette PNG; the same state always gives the same bytes.
+    `game`: the game it is drawn for, which keeps its tile layer (the next move's picture
+    reuses it) in a slot of its own among the `LAYERS` games drawn last: a host with more
+    games going than that draws each picture from its tiles again, not once per layout.
+    `english`: islands named as English readers name them ('Fiji'), else as printed on the
+    tiles ('Fidschi'); a board without such an island is the same picture either way."""
+    return drawn(seen(state), game, english=english)
+
+
+def drawn(board: Seen, game: Hashable | None = None, *, english: bool = False) -> bytes:
+    """`board_png` of what a state shows (`seen`)."""
+    tiles, royal, boats, over = board
+    return _picture(tiles, royal, boats, game, english and english_differs(tiles), over)
+
+
+def english_differs(tiles: Iterable[tuple[Position, tuple[str, int]]]) -> bool:
+    """Whether English readers name an island among `tiles` otherwise than its tile."""
+    return any(name in ENGLISH_NAMES for _, (name, _) in tiles)
+
+
+@lru_cache(maxsize=64)
+def _picture(
+    tiles: Tiles,
+    royal: Royal,
+    boats: Shown,
+    game: Hashable | None = None,
+    english: bool = False,
+    over: bool = False,
+) -> bytes:
+    """The PNG of what the picture shows: tiles in the order placed, royal islands with their
+    owners' colours and the boats on each beach; a state whose board looks the same (a
+    reminder, a move that changed no boat) reuses it."""
+    layer = _layers.get(tiles, royal, game, english, over)
+    image = layer.image.copy()
+    on = dict(boats)
+    for berth in _placed_berths(
+        tiles, layer.layout, lambda island, beach: on.get((island, beach), ())
+    ):
+        if berth.colour is not None:
+            radius = round(berth.radius * 4) / 4
+            sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius, layer.palette)
+            x, y = berth.centre
+            image.paste(sprite, (round(x) - sprite.width // 2, round(y) - sprite.height // 2), mask)
+    return layer.png(image)
+
+
+class _Layer:
+    """Tiles, empty places and free berths as a palette image, and the PNG bands last encoded
+    from pictures drawn on it: a move changes the boats on a few bands, the rest is reused.
+
+    Each band is deflated with the rows before it as its dictionary (the 32 KiB a deflate
+    stream may refer back to), as one stream would be: a band is encoded again when its rows
+    or the rows it may refer to changed."""
+
+    def __init__(self, lay: Layout, image: Image.Image, palette: bytes) -> None:
+        self.layout = lay
+        self.image = image
+        self.palette = palette
+        self.bands: dict[int, _Band] = {}  # by the band's top row
+        self._lock = threading.Lock()  # two threads drawing on one layer take turns
+
+    def png(self, image: Image.Image) -> bytes:
+        with self._lock:
+            return self._png(image)
+
+    def _png(self, image: Image.Image) -> bytes:
+        width, height = image.size
+        pixels = image.tobytes()
+        deflated, adler, window = [], 1, b""
+        start = 0  # where the band starts in the filtered rows
+        changed_until = -WINDOW  # where the last band whose rows changed ends
+        for top in range(0, height, BAND):
+            rows = _filtered(pixels[top * width : min(height, top + BAND) * width], width)
+            known = self.bands.get(top)
+            if known is None or known.rows != rows:
+                changed_until = start + len(rows)
+            if known is None or changed_until > start - WINDOW:  # its rows or those before
+                packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
+                deflate = packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH)
+                known = _Band(rows, deflate, zlib.adler32(rows))
+                self.bands[top] = known
+            deflated.append(known.deflated)
+            adler = _adler32_combine(adler, known.adler, len(rows))
+            window = (window + rows)[-WINDOW:]
+            start += len(rows)
+        header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+        stream = b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + struct.pack(">I", adler)
+        return b"".join(
+            (
+                b"\x89PNG\r\n\x1a\n",
+                _chunk(b"IHDR", header),
+                _chunk(b"PLTE", self.palette),
+                _chunk(b"IDAT", stream),
+                _chunk(b"IEND", b""),
+            )
+        )
+
+
+@dataclass(frozen=True)
+class _Band:
+    rows: bytes  # filtered: each row after its filter byte (none)
+    deflated: bytes  # raw deflate blocks that end on a byte boundary
+    adler: int  # the Adler-32 of `rows`
+
+
+def _filtered(rows: bytes, width: int) -> bytes:
+    """Rows of palette indices, each after its filter byte (none)."""
+    return b"".join(b"\0" + rows[i : i + width] for i in range(0, len(rows), width))
+
+
+def _adler32_combine(first: int, second: int, length: int) -> int:
+    """The Adler-32 of two pieces of data from theirs; `length` is that of the second."""
+    a = ((first & 0xFFFF) + (second & 0xFFFF) - 1) % ADLER_BASE
+    b = ((first >> 16) + (second >> 16) + length * ((first & 0xFFFF) - 1)) % ADLER_BASE
+    return (b << 16) | a
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+class _Layers:
+    """The tile layers drawn last, a slot for each game (or, drawn for no game, for each
+    layout): a game's new layout replaces its old one, so `LAYERS` slots serve as many games
+    whatever their moves. Threads drawing for different games may share it."""
+
+    def __init__(self) -> None:
+        self._slots: OrderedDict[Hashable, tuple[Tiles, Royal, bool, _Layer]]
+        self._slots = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(
+        self,
+        tiles: Tiles,
+        royal: Royal,
+        game: Hashable | None,
+        english: bool = False,
+        over: bool = False,
+    ) -> _Layer:
+        slot: Hashable = (tiles, royal) if game is None else game
+        if english:  # a game read in English and in another language keeps both layers
+            slot = ("english", slot)
+        with self._lock:
+            kept = self._slots.get(slot)
+            if kept is not None and kept[:3] == (tiles, royal, over):
+                self._slots.move_to_end(slot)
+                return kept[3]
+        layer = _layer(tiles, royal, english, over)  # outside the lock: drawing takes ms
+        with self._lock:
+            self._slots[slot] = (tiles, royal, over, layer)
+            self._slots.move_to_end(slot)
+            while len(self._slots) > LAYERS:
+                self._slots.popitem(last=False)
+        return layer
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._slots.clear()
+
+
+_layers = _Layers()
+
+
+def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False) -> _Layer:
+    """The layer of a tile layout: changes only when a tile is placed or a royal island
+    founded, so most moves reuse it (`_layers`); each tile is pasted from its own cached
+    picture. `english`: the islands named as English readers name them; `over`: the game is
+    over, no empty place is drawn."""
+    laid = dict(tiles)
+    empty = {} if over else empty_places(laid)
+    lay = _layout([*laid, *empty])
+    image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
+    said = (lambda text: str(notation(text))) if english else str
+    words = {position: said(text) for position, text in labels(laid).items()}
+    pieces = [(position, _empty_image(words[position], lay.radius)) for position in empty]
+    owners = dict(royal)
+    pieces += [
+        (position, _tile_image(name, rotation, owners.get(name), lay.radius, said(name)))
+        for position, (name, rotation) in tiles
+    ]
+    for position, (tile, mask) in pieces:
+        x, y = lay.centre(position)
+        image.paste(tile, (int(x) - tile.width // 2, int(y) - tile.height // 2), mask)
+    palette = _palette(image)
+    indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)
+    return _Layer(lay, indexed, bytes((palette.getpalette() or [])[: 3 * PALETTE_SIZE]))
+
+
+def _tile_canvas(radius: float, outside: str) -> tuple[_Canvas, Point]:
+    """A canvas for one tile of `radius`, filled with `outside`, and the tile's centre on it;
+    the tile's picture is as large as the jetties reach, with the centre on a pixel."""
+    half_width = math.ceil(radius) + 2
+    half_height = math.ceil(APOTHEM * 1.08 * radius) + 2
+    size = (2 * half_width * SUPERSAMPLE, 2 * half_height * SUPERSAMPLE)
+    lay = Layout(radius * SUPERSAMPLE, (0.0, 0.0), *size)
+    canvas = _Canvas(lay, Image.new("RGB", size, outside))
+    return canvas, (half_width * SUPERSAMPLE, half_height * SUPERSAMPLE)
+
+
+def _finished(canvas: _Canvas, mask: Image.Image) -> tuple[Image.Image, Image.Image]:
+    return canvas.image.reduce(SUPERSAMPLE), mask.reduce(SUPERSAMPLE)
+
+
+@lru_cache(maxsize=512)
+def _tile_image(
+    name: str, rotation: int, owner: str | None, radius: float, shown: str = ""
+) -> tuple[Image.Image, Image.Image]:
+    """A tile placed with `rotation` (an island with its free berths, ringed if royal, named
+    `shown` or else its name) and the mask to paste it by: the hexagon with the outer half of
+    its outline, and jetties."""
+    canvas, centre = _tile_canvas(radius, OUTLINE)
+    mask = Image.new("L", canvas.image.size, 0)
+    draw = ImageDraw.Draw(mask)
+    grow = 1 + canvas.width(0.02) / 2 / (APOTHEM * canvas.radius)
+    draw.polygon(canvas.hexagon(centre, grow), fill=255)
+    if name in SEAS:
+        _draw_sea(canvas, centre, name, rotation)
+        return _finished(canvas, mask)
+    for start, end in _draw_island(canvas, centre, name, rotation, owner, shown or name):
+        draw.line([start, end], fill=255, width=canvas.width(0.1))
+    for plan in island_plan(name, rotation):
+        for x, y in plan.berths:
+            at = canvas.at(centre, (x, y))
+            _draw_berth(canvas, Berth(name, 0, at, plan.berth * canvas.radius, None))
+    return _finished(canvas, mask)
+
+
+@lru_cache(maxsize=256)
+def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
+    """An empty place called `name` and the mask to paste it by: a faint hexagon with hard
+    edges (a smooth edge between two so pale colours shows nothing and costs bytes)."""
+    canvas, centre = _tile_canvas(radius, EMPTY)
+    mask = Image.new("L", canvas.image.size, 0)
+    ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255)
+    _draw_empty_place(canvas, centre, name)
+    image, mask = _finished(canvas, mask)
+    return image, mask.point(lambda v: 255 if v >= 128 else 0)
+
+
+@lru_cache(maxsize=256)
+def _boat_sprite(
+    colour: str, radius: float, hex_radius: float, palette: bytes
+) -> tuple[Image.Image, Image.Image]:
+    """A boat of `radius` pixels on sand drawn large and scaled down (smooth edges), in the
+    colours of `palette`, with the mask to paste it by; `hex_radius` sets the width of its
+    outline as on the tiles."""
+    side = 2 * math.ceil(radius + 2)
+    lay = Layout(hex_radius * SUPERSAMPLE, (0.0, 0.0), side * SUPERSAMPLE, side * SUPERSAMPLE)
+    canvas = _Canvas(lay, Image.new("RGB", (lay.width, lay.height), SAND))
+    centre = (lay.width / 2, lay.height / 2)
+    _draw_berth(canvas, Berth("", 0, centre, radius * SUPERSAMPLE, colour))
+    mask = Image.new("L", (lay.width, lay.height), 0)
+    r = radius * SUPERSAMPLE + canvas.width(0.025) / 2
+    ImageDraw.Draw(mask).ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), 255)
+    colours = Image.new("P", (1, 1))
+    colours.putpalette(palette)
+    sprite = canvas.image.reduce(SUPERSAMPLE).quantize(palette=colours, dither=Image.Dither.NONE)
+    return sprite, mask.reduce(SUPERSAMPLE).point(lambda v: 255 if v else 0, "1")
+
+
+def _palette(image: Image.Image) -> Image.Image:
+    """The colours of the picture exactly, and the blends found in a small copy of it."""
+    base = [ImageColor.getrgb(c) for c in dict.fromkeys(PAINTS)]
+    blends = image.reduce(4).quantize(PALETTE_SIZE - len(base), Image.Quantize.FASTOCTREE)
+    palette = Image.new("P", (1, 1))
+    found = blends.getpalette() or []
+    found += [0] * (3 * PALETTE_SIZE)
+    palette.putpalette([v for rgb in base for v in rgb] + found[: 3 * (PALETTE_SIZE - len(base))])
+    return palette
+
+
+# -- the beaches of an island on a tile of radius 1 at (0, 0) -----------------------------
+
+
+@dataclass(frozen=True)
+class _Style:
+    """How the beaches of an island lie along a hexagonal path inside the coast (the shore)."""
+
+    shore: float  # apothem of the path
+    berth: float  # berth radius
+    spacing: float  # between neighbouring berths of a beach
+    gap: float  # along the path, between the last berth of a beach and the first of the next
+    letter_inside: bool  # the beach letter lies inside its row, not at the start of it
+
+    @property
+    def side(self) -> float:
+        return self.shore / APOTHEM
+
+
+ROOMY = _Style(0.63, 0.135, 0.31, 0.42, letter_inside=False)
+COMPACT = _Style(0.68, 0.105, 0.235, 0.27, letter_inside=True)  # Tonga: 6 beaches of 3
+LETTER_STEP = 0.25  # ROOMY: between a beach letter and the first berth of its row
+LETTER_INSET = 0.25  # COMPACT: between the middle of a row and the beach letter
+INNER_ROW = 0.29  # ROOMY: how far a second row of a beach lies inside the first
+SAND_MARGIN = 0.035
+
+
+@dataclass(frozen=True)
+class BeachPlan:
+    """Where a beach lies on a tile of radius 1 at (0, 0): berths in the order they fill,
+    the beach letter, the rows of its sand strip and the berth radius."""
+
+    berths: tuple[Point, ...]
+    letter: Point
+    rows: tuple[tuple[Point, ...], ...]
+    berth: float
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Offsets along the shore of a beach's outer row and inner row (letter first)."""
+
+    outer: tuple[float, ...]
+    inner: tuple[float, ...] = ()
+
+    @property
+    def span(self) -> float:
+        return self.outer[-1] - self.outer[0]
+
+
+def _centred(style: _Style, count: int) -> tuple[float, ...]:
+    return tuple((i - (count - 1) / 2) * style.spacing for i in range(count))
+
+
+def _rows(style: _Style, berths: int, two: bool) -> _Rows:
+    """COMPACT: a row of berths; ROOMY: the letter and the berths in one row, or in two."""
+    spaced = _centred(style, berths)
+    if style.letter_inside:
+        return _Rows(spaced)
+    if not two:
+        return _Rows((spaced[0] - LETTER_STEP, *spaced))
+    outer = (berths + 2) // 2
+    return _Rows(_centred(style, outer), _centred(style, berths - outer + 1))
+
+
+def _roomy_rows(berths: list[int]) -> list[_Rows] | None:
+    """ROOMY rows, with as few of the largest beaches in two rows as make them fit; None if
+    every beach but one would need two rows (Tonga)."""
+    room = 6 * ROOMY.side
+    two = [False] * len(berths)
+    for index in sorted(range(len(berths)), key=lambda i: -berths[i]):
+        rows = [_rows(ROOMY, n, t) for n, t in zip(berths, two, strict=True)]
+        if sum(r.span + ROOMY.gap for r in rows) <= room:
+            return rows
+        two[index] = True
+    return None
+
+
+def _shore(style: _Style, t: float) -> Point:
+    """The point at `t` on the shore path; t = d + 0.5 is the middle of the side facing d."""
+    k = math.floor(t % 6)
+    a, b, f = _corner(k), _corner(k + 1), t % 6 - k
+    return ((a[0] + (b[0] - a[0]) * f) * style.side, (a[1] + (b[1] - a[1]) * f) * style.side)
+
+
+def _row(style: _Style, t: float, offsets: Sequence[float], inset: float) -> tuple[Point, ...]:
+    """Points at `offsets` along the shore from `t`, moved `inset` towards the centre."""
+    middle = _shore(style, t)
+    norm = math.hypot(*middle)
+    dx, dy = -middle[0] / norm * inset, -middle[1] / norm * inset
+    points = (_shore(style, t + offset / style.side) for offset in offsets)
+    return tuple((x + dx, y + dy) for x, y in points)
+
+
+def _spread(style: _Style, centres: list[float], rows: list[_Rows]) -> list[float]:
+    """Push beaches apart along the shore until neighbours keep the gap between them."""
+    moved = list(centres)
+    order = sorted(range(len(moved)), key=lambda i: moved[i] % 6)
+    for _ in range(40):
+        for a, b in zip(order, order[1:] + order[:1], strict=True):
+            ahead = (moved[b] - moved[a]) % 6 or 6.0
+            need = (rows[a].outer[-1] - rows[b].outer[0] + style.gap) / style.side
+            if ahead < need - 1e-9:
+                moved[a] -= (need - ahead) / 2
+                moved[b] += (need - ahead) / 2
+    return moved
+
+
+@lru_cache(maxsize=128)
+def island_plan(name: str, rotation: int) -> tuple[BeachPlan, ...]:
+    """Where the beaches of island `name` lie when it is placed with `rotation`."""
+    beaches = ISLANDS[name].beaches
+    berths = [b.berths for b in beaches]
+    roomy = _roomy_rows(berths)
+    style = COMPACT if roomy is None else ROOMY
+    rows = roomy or [_rows(COMPACT, n, False) for n in berths]
+    centres = [sum(j + 0.5 for j in b.jetties) / len(b.jetties) + rotation for b in beaches]
+    moved = _spread(style, centres, rows)
+    return tuple(_beach_plan(style, t, r) for t, r in zip(moved, rows, strict=True))
+
+
+def _beach_plan(style: _Style, t: float, rows: _Rows) -> BeachPlan:
+    outer = _row(style, t, rows.outer, 0.0)
+    if style.letter_inside:
+        letter = _row(style, t, (0.0,), LETTER_INSET)[0]
+        return BeachPlan(outer, letter, (outer,), style.berth)
+    if not rows.inner:
+        return BeachPlan(outer[1:], outer[0], (outer,), style.berth)
+    inner = _row(style, t, rows.inner, INNER_ROW)
+    return BeachPlan(outer + inner[1:], inner[0], (outer, inner), style.berth)
+
+
+def _corner(k: int) -> Point:
+    """Corner k of the hex; the side facing direction d lies between corners d and d + 1."""
+    angle = math.radians(60 + 60 * k)
+    return (math.cos(angle), math.sin(angle))
+
+
+def _edge_midpoint(direction: int) -> Point:
+    angle = math.radians(90 + 60 * direction)
+    return (APOTHEM * math.cos(angle), APOTHEM * math.sin(angle))
+
+
+def _bezier(a: Point, control: Point, b: Point, t: float) -> tuple[Point, Point]:
+    """The point at `t` of a quadratic Bézier curve and the unit normal there."""
+    u = 1 - t
+    x = u * u * a[0] + 2 * u * t * control[0] + t * t * b[0]
+    y = u * u * a[1] + 2 * u * t * control[1] + t * t * b[1]
+    dx = u * (control[0] - a[0]) + t * (b[0] - control[0])
+    dy = u * (control[1] - a[1]) + t * (b[1] - control[1])
+    norm = math.hypot(dx, dy)
+    return (x, y), (-dy / norm, dx / norm)
+
+
+# -- drawing ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def _font(size: int) -> ImageFont.FreeTypeFont:
+    font = ImageFont.load_default(size=size)
+    assert isinstance(font, ImageFont.FreeTypeFont)
+    return font
+
+
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, bold: bool) -> tuple[Image.Image, int, int]:
+    """The text as an antialiased mask, and where its top left lies from its middle. Bold
+    letters (drawn with a stroke) stand apart by the stroke's width, each at its own advance:
+    set as the font sets them, the stroke runs narrow letters together ('Fiji')."""
+    font, stroke = _font(size), max(1, round(size / 22)) if bold else 0
+    if not bold or len(text) < 2:
+        box = font.getbbox(text, anchor="mm", stroke_width=stroke)
+        left, top, right, bottom = map(int, box)
+        mask = Image.new("L", (right - left, bottom - top))
+        ImageDraw.Draw(mask).text(
+            (-left, -top),
+            text,
+            fill=255,
+            font=font,
+            anchor="mm",
+            stroke_width=stroke,
+            stroke_fill=255,
+        )
+        return mask, left, top
+    advances = [font.getlength(letter) + stroke for letter in text]
+    width = sum(advances) - stroke + 2 * stroke
+    _, top, _, bottom = map(int, font.getbbox(text, anchor="lm", stroke_width=stroke))
+    mask = Image.new("L", (math.ceil(width), bottom - top))
+    draw = ImageDraw.Draw(mask)
+    x = float(stroke)
+    for letter, advance in zip(text, advances, strict=True):
+        draw.text(
+            (x, -top),
+            letter,
+            fill=255,
+            font=font,
+            anchor="lm",
+            stroke_width=stroke,
+            stroke_fill=255,
+        )
+        x += advance
+    return mask, -mask.width // 2, top
+
+
+class _Canvas:
+    """The picture being drawn, larger than the final one; sizes are given in hex radii."""
+
+    def __init__(self, lay: Layout, image: Image.Image | None = None) -> None:
+        self.layout = lay
+        self.radius = lay.radius
+        self.image = image or Image.new("RGB", (lay.width, lay.height), BACKGROUND)
+        self.draw = ImageDraw.Draw(self.image)
+
+    def at(self, centre: Point, point: Point) -> Point:
+        return (centre[0] + point[0] * self.radius, centre[1] + point[1] * self.radius)
+
+    def width(self, share: float) -> int:
+        return max(1, round(self.radius * share))
+
+    def hexagon(self, centre: Point, size: float = 1.0) -> list[Point]:
+        return [self.at(centre, (x * size, y * size)) for x, y in map(_corner, range(6))]
+
+    def tile(self, centre: Point, fill: str) -> None:
+        corners = self.hexagon(centre)
+        self.draw.polygon(corners, fill=fill)
+        self.outline(corners, OUTLINE, 0.02)
+
+    def outline(self, corners: list[Point], colour: str, width: float) -> None:
+        """A closed line round `corners` (ImageDraw's wide polygon outlines are slow)."""
+        self.draw.line([*corners, corners[0]], fill=colour, width=self.width(width), joint="curve")
+
+    def text(self, at: Point, text: str, size: float, fill: str, bold: bool = False) -> None:
+        """`text` centred on `at` (on the nearest pixel of the picture), `size` in hex radii."""
+        mask, left, top = _text_mask(text, round(size * self.radius), bold)
+        x, y = _on_pixel(at)
+        self.image.paste(fill, (round(x) + left, round(y) + top), mask)
+
+    def circle(self, at: Point, size: float, fill: str, edge: str) -> None:
+        """A circle centred on the nearest pixel of the picture to `at`."""
+        at, r = _on_pixel(at), size * self.radius
+        box = (at[0] - r, at[1] - r, at[0] + r, at[1] + r)
+        self.draw.ellipse(box, fill=fill, outline=edge, width=self.width(0.025))
+
+
+def _on_pixel(point: Point) -> Point:
+    """The corner of a pixel of the picture nearest to `point` on a canvas drawn larger: the
+    same letter or circle then gives the same pixels wherever it lies, which deflate finds."""
+    return (
+        round(point[0] / SUPERSAMPLE) * SUPERSAMPLE,
+        round(point[1] / SUPERSAMPLE) * SUPERSAMPLE,
+    )
+
+
+def _draw_empty_place(canvas: _Canvas, centre: Point, name: str) -> None:
+    """The name of the place, in two lines."""
+    words = name.rsplit(" ", 1)
+    for i, word in enumerate(words):
+        y = (i - (len(words) - 1) / 2) * 0.24
+        canvas.text(canvas.at(centre, (0, y)), word, 0.2, EMPTY_INK)
+
+
+@dataclass(frozen=True)
+class _SeaPlan:
+    """The trails of a sea tile of radius 1 at (0, 0): foam outlines, foam, danger numbers."""
+
+    edges: tuple[tuple[Point, ...], ...]
+    foam: tuple[tuple[Point, ...], ...]
+    dangers: tuple[tuple[Point, int], ...]
+
+
+@lru_cache(maxsize=128)
+def _sea_plan(name: str, rotation: int) -> _SeaPlan:
+    """Where the trails of sea tile `name` lie when it is placed with `rotation`."""
+    trails = SEAS[name].trails
+    ends = [
+        (_edge_midpoint((t.edges[0] + rotation) % 6), _edge_midpoint((t.edges[1] + rotation) % 6))
+        for t in trails
+    ]
+    dangers = tuple(
+        (_bezier(a, (0.0, 0.0), b, at)[0], trail.danger)
+        for trail, (a, b) in zip(trails, ends, strict=True)
+        if trail.danger
+        for at in (0.2, 0.8)
+    )
+    return _SeaPlan(
+        tuple(_ribbon(a, b, 0.12) for a, b in ends),
+        tuple(_ribbon(a, b, 0.07) for a, b in ends),
+        dangers,
+    )
+
+
+def _ribbon(a: Point, b: Point, width: float) -> tuple[Point, ...]:
+    """The outline of a trail `width` wide along a quadratic Bézier curve bent by the centre."""
+    left: list[Point] = []
+    right: list[Point] = []
+    for i in range(17):
+        (x, y), (nx, ny) = _bezier(a, (0.0, 0.0), b, i / 16)
+        left.append((x + nx * width / 2, y + ny * width / 2))
+        right.append((x - nx * width / 2, y - ny * width / 2))
+    return (*left, *right[::-1])
+
+
+def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
+    canvas.tile(centre, SEA)
+    plan = _sea_plan(name, rotation)
+    for shapes, colour in ((plan.edges, FOAM_EDGE), (plan.foam, FOAM)):
+        for shape in shapes:
+            canvas.draw.polygon([canvas.at(centre, p) for p in shape], fill=colour)
+    for point, danger in plan.dangers:
+        at = canvas.at(centre, point)
+        canvas.circle(at, 0.125, DANGER, FOAM)
+        canvas.text(at, str(danger), 0.19, FOAM, bold=True)
+    word, letter = _sea_label(name).rsplit(" ", 1)
+    canvas.text(canvas.at(centre, (-0.72, -0.09)), word, 0.15, SEA_INK)
+    canvas.text(canvas.at(centre, (-0.72, 0.08)), letter, 0.2, SEA_INK, bold=True)
+
+
+def _draw_island(
+    canvas: _Canvas, centre: Point, name: str, rotation: int, owner: str | None, shown: str
+) -> list[tuple[Point, Point]]:
+    """The island with its beaches, label (`shown`: its name as its readers say it) and royal
+    ring; returns the jetties' planks."""
+    canvas.tile(centre, LAND)
+    plans = island_plan(name, rotation)
+    planks = [
+        _draw_jetty(canvas, centre, (edge + rotation) % 6, plan)
+        for beach, plan in zip(ISLANDS[name].beaches, plans, strict=True)
+        for edge in beach.jetties
+    ]
+    for index, plan in enumerate(plans):
+        for row in plan.rows:
+            _draw_sand(canvas, [canvas.at(centre, p) for p in row], plan.berth + SAND_MARGIN)
+        canvas.text(canvas.at(centre, plan.letter), BEACH_LETTERS[index], 0.22, INK, bold=True)
+    if owner is not None:
+        canvas.outline(canvas.hexagon(centre, 0.94), BOAT_COLOURS[owner], 0.09)
+    _draw_label(canvas, centre, name, shown, rotation, owner)
+    return planks
+
+
+def _draw_jetty(
+    canvas: _Canvas, centre: Point, direction: int, plan: BeachPlan
+) -> tuple[Point, Point]:
+    """A plank from just beyond the edge facing `direction` to the nearest point of the
+    beach; returns its ends."""
+    mid = _edge_midpoint(direction)
+    shore = min((*plan.berths, plan.letter), key=lambda p: math.dist(p, mid))
+    start = canvas.at(centre, (mid[0] * 1.05, mid[1] * 1.05))
+    end = canvas.at(centre, shore)
+    canvas.draw.line([start, end], fill=JETTY, width=canvas.width(0.1))
+    return start, end
+
+
+def _draw_sand(canvas: _Canvas, points: list[Point], half: float) -> None:
+    """A strip of sand with round ends along a row of berths."""
+    r = half * canvas.radius
+    for x, y in (points[0], points[-1]):
+        canvas.draw.ellipse((x - r, y - r, x + r, y + r), fill=SAND)
+    if len(points) > 1:
+        canvas.draw.line(points, fill=SAND, width=round(2 * r))
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line of the label in the middle of an island: text, size, boldness, height; a
+    line of points has a star before its number (a picture needs no words to translate)."""
+
+    text: str
+    size: float
+    bold: bool
+    y: float
+    star: bool = False
+
+    @property
+    def width(self) -> float:
+        """The line's width in hex radii, its star included."""
+        width = _font(100).getlength(self.text) / 100 * self.size
+        if self.bold:  # the letters stand apart by the stroke (`_text_mask`)
+            width += (len(self.text) - 1) * self.size / 22
+        return width + (self.size * 1.05 if self.star else 0.0)
+
+
+CROWN = (
+    (-0.16, -0.17),
+    (-0.19, -0.4),
+    (-0.09, -0.3),
+    (0.0, -0.43),
+    (0.09, -0.3),
+    (0.19, -0.4),
+    (0.16, -0.17),
+)
+LABEL_SCALES = (1.0, 0.85, 0.75)
+LABEL_SHIFTS = tuple(
+    (dx, dy)
+    for dy in (0, -0.06, 0.06, -0.12, 0.12, -0.18, 0.18, -0.24, 0.24)
+    for dx in (0, -0.08, 0.08, -0.16, 0.16)
+)
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+
+
+def _label(name: str, shown: str, royal: bool, scale: float) -> list[_Line]:
+    size = (0.19 if len(shown) > 7 else 0.21) * scale
+    points = ISLANDS[name].points
+    top = (0.0 if royal else -0.09) * scale
+    lines = [_Line(shown, size, True, top if points else top + 0.09 * scale)]
+    if not points:
+        return lines
+    return [*lines, _Line(str(points), 0.17 * scale, False, top + 0.22 * scale, star=True)]
+
+
+@lru_cache(maxsize=256)
+def _label_boxes(name: str, shown: str, royal: bool, scale: float) -> tuple[Box, ...]:
+    """Boxes round the label's lines and round the crown of a royal island."""
+    boxes = [(-0.19 * scale, -0.43 * scale, 0.19 * scale, -0.17 * scale)] if royal else []
+    for line in _label(name, shown, royal, scale):
+        half = line.width / 2 + 0.02
+        boxes.append((-half, line.y - line.size * 0.45, half, line.y + line.size * 0.45))
+    return tuple(boxes)
+
+
+@lru_cache(maxsize=256)
+def _label_place(name: str, shown: str, rotation: int, royal: bool) -> tuple[float, Point]:
+    """The scale and shift of an island's label: the largest scale and the shift nearest to
+    the centre that hide no berth and no beach letter, else those that hide the fewest."""
+    plans = island_plan(name, rotation)
+    obstacles = [(p, plan.berth + 0.02) for plan in plans for p in plan.berths]
+    obstacles += [(plan.letter, 0.08) for plan in plans]
+
+    def hidden(scale: float, shift: Point) -> int:
+        dx, dy = shift
+        boxes = _label_boxes(name, shown, royal, scale)
+        return sum(
+            _touches((a + dx, b + dy, c + dx, d + dy), o) for a, b, c, d in boxes for o in obstacles
+        )
+
+    places = [(scale, shift) for scale in LABEL_SCALES for shift in LABEL_SHIFTS]
+    clear = next((place for place in places if not hidden(*place)), None)
+    return clear or min(places, key=lambda place: hidden(*place))
+
+
+def _touches(box: Box, circle: tuple[Point, float]) -> bool:
+    (x, y), r = circle
+    nearest_x, nearest_y = min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])
+    return math.hypot(x - nearest_x, y - nearest_y) < r
+
+
+def _draw_label(
+    canvas: _Canvas, centre: Point, name: str, shown: str, rotation: int, owner: str | None
+) -> None:
+    """The island's name (`shown`) and points, and the crown of a royal island with its
+    royal boat."""
+    scale, shift = _label_place(name, shown, rotation, owner is not None)
+    origin = canvas.at(centre, shift)
+    if owner is not None:
+        crown = [canvas.at(origin, (x * scale, y * scale)) for x, y in CROWN]
+        canvas.draw.polygon(crown, fill=BOAT_COLOURS[owner])
+        canvas.outline(crown, BOAT_EDGE, 0.02)
+        letter = canvas.at(origin, (0, -0.26 * scale))
+        canvas.text(letter, LETTERS[owner], 0.15 * scale, LETTER_INK[owner], bold=True)
+    for line in _label(name, shown, owner is not None, scale):
+        if not line.star:
+            canvas.text(canvas.at(origin, (0, line.y)), line.text, line.size, INK, line.bold)
+            continue
+        left, star = -line.width / 2, line.size * 0.45  # the star's outer radius
+        _draw_star(canvas, canvas.at(origin, (left + star, line.y)), star)
+        number = canvas.at(origin, (line.width / 2 - (line.width - line.size * 1.05) / 2, line.y))
+        canvas.text(number, line.text, line.size, INK, line.bold)
+
+
+def _draw_star(canvas: _Canvas, at: Point, size: float) -> None:
+    """A five-pointed star of outer radius `size` (hex radii) centred on `at`: points."""
+    corners = [
+        canvas.at(at, (r * math.sin(i * math.pi / 5), -r * math.cos(i * math.pi / 5)))
+        for i in range(10)
+        for r in [size if i % 2 == 0 else size * 0.45]
+    ]
+    canvas.draw.polygon(corners, fill=INK)
+
+
+def _berths(state: State, lay: Layout) -> Iterator[Berth]:
+    return _placed_berths(
+        tuple(state.tiles.items()),
+        lay,
+        lambda island, beach: state.colours_of(state.boats_on(island, beach)),
+    )
+
+
+def _placed_berths(
+    tiles: Iterable[tuple[Position, tuple[str, int]]],
+    lay: Layout,
+    boats: Callable[[str, int], Sequence[str]],
+) -> Iterator[Berth]:
+    """Every berth of every island among `tiles` (position, then name and rotation) in
+    picture coordinates; `boats` gives the colours of the boats on a beach of an island,
+    which fill its berths in order."""
+    for position, (name, rotation) in tiles:
+        if name not in ISLANDS:
+            continue
+        centre = lay.centre(position)
+        for index, plan in enumerate(island_plan(name, rotation)):
+            colours = boats(name, index)
+            for slot, (x, y) in enumerate(plan.berths):
+                colour = colours[slot] if slot < len(colours) else None
+                at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
+                yield Berth(name, index, at, plan.berth * lay.radius, colour)
+
+
+def _draw_berth(canvas: _Canvas, berth: Berth) -> None:
+    size = berth.radius / canvas.radius
+    if berth.colour is None:
+        canvas.circle(berth.centre, size, FREE_BERTH, BERTH_EDGE)
+        return
+    canvas.circle(berth.centre, size, BOAT_COLOURS[berth.colour], BOAT_EDGE)
+    canvas.text(
+        berth.centre, LETTERS[berth.colour], size * 1.35, LETTER_INK[berth.colour], bold=True
+    )

@@ -1,0 +1,277 @@
+"""Rendering a mail view into its plain-text and HTML parts with the Jinja2 templates."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections import OrderedDict
+from dataclasses import fields
+from functools import cache, partial
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+from engine import Message
+from pbem.core.kinds import AnswerTopic
+from pbem.views.i18n import ENGLISH_WORDS, LRM, RLM, Words, word_for, words_of
+from pbem.views.rulestext import BlockKind
+from pbem.views.rulestext import blocks as rules_blocks
+from pbem.views.view import Board, CommandHelp, GmMail, Mail, Notice
+
+WIDTH = 78
+
+# boat colours on screen: background and the letter's colour on it
+BOAT_COLOURS = {
+    "blue": ("#1f5fbf", "#ffffff"),
+    "red": ("#c62828", "#ffffff"),
+    "green": ("#2e8b3d", "#ffffff"),
+    "yellow": ("#f2c40f", "#1d2a33"),
+    "orange": ("#ef7d18", "#1d2a33"),
+    "purple": ("#7b3fa0", "#ffffff"),
+}
+
+
+def template_dir() -> Path:
+    """`templates/` of the checkout, or the copy installed as package data (`pbem/templates`:
+    a folder, not a package, so not found through importlib.resources)."""
+    checkout = Path(__file__).resolve().parents[2] / "templates"
+    if checkout.is_dir():
+        return checkout
+    return Path(__file__).resolve().parents[1] / "templates"
+
+
+def wrap(text: str, width: int = WIDTH, first: str = "", indent: str = "") -> str:
+    """Fill a paragraph to `width` columns; words longer than a line are kept whole."""
+    text = str(text)
+    lead = first or indent
+    if len(lead) + len(text) <= width and text.isprintable():
+        return lead + text
+    return textwrap.fill(
+        str(text),
+        width=width,
+        initial_indent=first or indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(template_dir()),
+        autoescape=lambda name: bool(name and name.endswith(".html.j2")),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=StrictUndefined,
+        extensions=["jinja2.ext.i18n"],
+        auto_reload=False,  # the templates ship with the code: no stat of each per mail
+    )
+    env.filters["wrap"] = wrap
+    env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
+    env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
+    env.filters["lines"] = _lines
+    env.filters["command_lines"] = _command_lines
+    env.filters["columns"] = _columns
+    env.filters["log_lines"] = _log_lines
+    env.globals.update(said_in(ENGLISH_WORDS))
+    env.globals["AnswerTopic"] = AnswerTopic  # what a command that looks answered
+    env.globals["BlockKind"] = BlockKind  # what a block of the rules is
+    return env
+
+
+@pass_context
+def _lines(context: Context, text: str) -> str:
+    """Lines of notation, a map or a list of options, kept left to right in a right-to-left
+    text: each begins with a LEFT-TO-RIGHT MARK (the text part is read with the Unicode
+    bidirectional algorithm, each line a paragraph of its own)."""
+    if not context.get("rtl"):
+        return text
+    return "\n".join(LRM + line if line.strip() else line for line in str(text).split("\n"))
+
+
+LRI, PDI = "\u2066", "\u2069"  # LEFT-TO-RIGHT ISOLATE and its end: a command inside prose
+
+
+@pass_context
+def _command_lines(context: Context, text: str) -> str:
+    """A command and what it does ('vacation DURATION: your deadlines wait ...'), wrapped: in a
+    right-to-left text the line reads right to left, the command isolated left to right at
+    its start (as it must be typed), and what it does as prose (issue 29)."""
+    if not context.get("rtl"):
+        return text
+    first, *rest = str(text).split("\n")
+    command, colon, said = first.partition(": ")
+    if not colon:
+        return _lines(context, text)
+    indent = command[: len(command) - len(command.lstrip())]
+    first = f"{RLM}{indent}{LRI}{command.lstrip()}{PDI}: {said}"
+    return "\n".join([first, *(RLM + line if line.strip() else line for line in rest)])
+
+
+def _ltr_row(line: str) -> str:
+    """A line of a table kept left to right, its columns in their order: a LEFT-TO-RIGHT MARK
+    at its start and before each gap of two or more spaces (so that two cells in Hebrew are
+    not read as one phrase and swapped)."""
+    if not line.strip():
+        return line
+    return LRM + re.sub(r"(?<=\S)(?=  )", LRM, line)
+
+
+@pass_context
+def _columns(context: Context, text: str) -> str:
+    """The lines of a table with aligned columns (the players, the log), left to right in a
+    right-to-left text."""
+    if not context.get("rtl"):
+        return text
+    return "\n".join(_ltr_row(line) for line in str(text).split("\n"))
+
+
+@pass_context
+def _log_lines(context: Context, text: str) -> str:
+    """The log: its moves a table left to right in a right-to-left text, its table talk prose."""
+    if not context.get("rtl"):
+        return text
+    return "\n".join(
+        _ltr_row(line) if re.match(r" *\d+  ", line) else line for line in str(text).split("\n")
+    )
+
+
+def directed(text: str, words: Words) -> str:
+    """The plain text for a right-to-left reader: every line not already marked left to right
+    (notation, the map, tables) begins with a RIGHT-TO-LEFT MARK, so that a mail client that
+    applies the Unicode bidirectional algorithm (each line a paragraph) reads it right to left
+    even when it begins with an island's name or a command."""
+    if not words.rtl:
+        return text
+    return "\n".join(
+        line if not line.strip() or line.startswith((LRM, RLM)) else RLM + line
+        for line in text.split("\n")
+    )
+
+
+def said_in(words: Words) -> dict[str, Any]:
+    """What the templates call to say things in `words`' language: gettext (new style, named
+    placeholders), the names of colours and outcomes, the meta command words, the rules."""
+    return {
+        **words.template_globals(),
+        "colour": words.colour,
+        "outcome": lambda outcome: words.say(OUTCOMES.get(str(outcome), str(outcome))),
+        "word": lambda name: word_for(name, words.lang),
+        "notation": (lambda line: LRM + line) if words.rtl else (lambda line: line),
+        "quoted": partial(_quoted, words.rtl),
+        "rules": lambda: rules_blocks(words.lang),
+        "command_words": words_of(words.lang),  # "aiuto = help, ...": "" in English
+        "lang": words.lang,
+        "dir": words.direction,
+        "rtl": words.rtl,
+        "shared": lambda template, board, picture: _shared(template, board, picture, words),
+    }
+
+
+def _quoted(rtl: bool, line: str) -> str:
+    """A line of the reader's reply as the plain text quotes it: '> ' before each line of it
+    filled to the mail's width (marked left to right for a right-to-left reader)."""
+    width = WIDTH - 2
+    parts = [line] if len(line) <= width else textwrap.wrap(line, width) or [line]
+    return "\n".join(f"{LRM if rtl else ''}> {part}" for part in parts)
+
+
+OUTCOMES = {
+    "applied": Message("applied"),
+    "rejected": Message("rejected"),
+    "ignored": Message("ignored"),
+    "answered": Message("answered"),
+}
+
+# the board sections of the last few rounds, by template, board, picture and language: every
+# mail of a round shows the same board, so it is rendered once per language
+_shared_cache: OrderedDict[tuple[str, int, str | None, str], tuple[Board, str]] = OrderedDict()
+
+
+def _shared(template: str, board: Board, picture: str | None, words: Words) -> str | Markup:
+    key = (template, id(board), picture, words.lang)
+    hit = _shared_cache.get(key)
+    if hit is None or hit[0] is not board:
+        page = (
+            environment()
+            .get_template(template)
+            .render(board=board, picture=picture, **said_in(words))
+        )
+        hit = _shared_cache[key] = (board, page.rstrip("\n"))
+        while len(_shared_cache) > 8:
+            _shared_cache.popitem(last=False)
+    return Markup(hit[1]) if template.endswith(".html.j2") else hit[1]
+
+
+def _context(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> dict[str, Any]:
+    """The view's fields as template variables (the dataclasses themselves, not dicts), the
+    commands as the mails list them, and what says things in the reader's language."""
+    return (
+        {f.name: getattr(mail, f.name) for f in fields(mail)}
+        | {"commands": commands}
+        | said_in(words)
+    )
+
+
+def render_text(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> str:
+    return _text(words.translated(mail), words.translated(commands), words)
+
+
+def render_html(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> str:
+    return _html(words.translated(mail), words.translated(commands), words)
+
+
+def _text(mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words) -> str:
+    template = environment().get_template(f"{mail.kind}.txt.j2")
+    text = template.render(_context(mail, commands, words))
+    lines = [line.rstrip() for line in text.splitlines()]
+    return directed(re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n", words)
+
+
+def _html(mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words) -> str:
+    return (
+        environment().get_template(f"{mail.kind}.html.j2").render(_context(mail, commands, words))
+    )
+
+
+def render_board_text(board: Board, words: Words = ENGLISH_WORDS) -> str:
+    """The board section of the plain-text mails, for a reader who is not a player."""
+    board = words.translated(board)
+    players = (
+        environment()
+        .get_template("_players.txt.j2")
+        .render(board=board, you=None, **said_in(words))
+    )
+    text = f"{_shared('_board.txt.j2', board, None, words)}\n\n{players}"
+    return directed("\n".join(line.rstrip() for line in text.splitlines()) + "\n", words)
+
+
+def render(
+    mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
+) -> tuple[str, str]:
+    """The plain-text and the HTML part of a mail, in the language of `words`."""
+    mail, commands = words.translated(mail), words.translated(commands)
+    return _text(mail, commands, words), _html(mail, commands, words)
+
+
+__all__ = [
+    "BOAT_COLOURS",
+    "WIDTH",
+    "directed",
+    "render",
+    "render_board_text",
+    "render_html",
+    "render_text",
+    "wrap",
+]
