@@ -30,6 +30,12 @@ from engine.phase import Decision, Phase
 from engine.tiles import BEACH_LETTERS, ISLANDS, START_ISLAND, suggest_island, tile_words
 
 
+def direction_word(index: int) -> Message:
+    """A direction in a sentence ('south'), said in each reader's language (the catalogs
+    hold the words: pbem/views/news.py)."""
+    return Message(DIRECTION_WORDS[index])
+
+
 class Game(Protocol):
     """What the explanations read of a game: some of the queries of `State` (which this
     module does not import, so that `State` can import it)."""
@@ -249,8 +255,8 @@ def _reason(state: Game, choice: Choice) -> str | None:
         if state.tile_at(neighbour(anchor, choice.direction)) is not None:
             return Message(
                 "the place {direction} of {tile} is taken",
-                direction=DIRECTION_WORDS[choice.direction],
-                tile=choice.anchor,
+                direction=direction_word(choice.direction),
+                tile=tile_words(choice.anchor),
             )
         return None
     if island is None or state.position_of(island) is None:
@@ -296,7 +302,7 @@ def _reason(state: Game, choice: Choice) -> str | None:
             return Message(
                 "beach {beach} has no jetty to the {direction} (its jetties: {jetties})",
                 beach=BEACH_LETTERS[choice.beach],
-                direction=DIRECTION_WORDS[choice.jetty],
+                direction=direction_word(choice.jetty),
                 jetties=Joined(", ", [DIRECTIONS[d] for d in jetties]),
             )
         return Message("that route only leads back (RULES §8.1) while another jetty is open")

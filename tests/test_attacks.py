@@ -280,7 +280,7 @@ def test_a_forger_with_one_reply_address_cannot_mail_every_player_without_end(
     table = _start(tmp_path)
     prompt = table.latest[ANN]
     assert table.handle(reply_to(prompt, "vacation 1s"), START) == "rejected"
-    assert "at least 6h" in flat(text_of(table.mail()[0]))
+    assert "at least 6 hours" in flat(text_of(table.mail()[0]))
     rounds = count = 0
     for n in range(1, 40):
         outcome = table.handle(reply_to(prompt, f"vacation 6h{n}s"), START + n * MINUTE)

@@ -63,7 +63,7 @@ def test_new_game_prints_its_id_and_mails_the_players() -> None:
     outbox = Path("pbem-data/mail/outbox/new")
     assert len(os.listdir(outbox)) == 3
     shown = _ok("show", "1")
-    assert "Tonga (0 points)" in shown and "Now waiting for Ann (red), decision 1:" in shown
+    assert "Tonga (0 points)" in shown and "Now waiting for Ann (red) to put a set-up boat" in shown
 
 
 @pytest.mark.parametrize(
@@ -235,7 +235,9 @@ def test_poll_now_runs_the_deadlines_as_if_at_that_time() -> None:
     assert "0 reminders, 1 automatic moves" in _ok("poll", "--now", "2026-11-23T10:00:00Z")
     assert "decision 2" in _ok("list")
     assert "Ann (blue)'s turn" not in _ok("show", "1")
-    assert "Now waiting for Bob (red), decision 2" in _ok("show", "1")
+    assert "Now waiting for Bob (red) to put a set-up boat on a beach of Tonga (decision 2)" in _ok(
+        "show", "1"
+    )
     result = runner.invoke(app, ["poll", "--now", "tomorrow"])
     assert result.exit_code == 2 and "not an ISO 8601 time" in result.output
 
@@ -309,7 +311,9 @@ def test_one_service_per_database(tmp_path: Path) -> None:
 def test_show_says_when_the_game_master_ended_or_paused_the_game() -> None:
     _ok("new-game", "--player", "Ann:ann@example.test", "--player", "Bob:bob@example.test")
     shown = _ok("show", "1")
-    assert "Now waiting for Ann (blue), decision 1" in shown
+    assert (
+        "Now waiting for Ann (blue) to put a set-up boat on a beach of Tonga (decision 1)" in shown
+    )
     assert "The deadline is" in shown  # what `status` says, as `status` says it
     _ok("gm", "1", "pause")
     shown = _ok("show", "1")

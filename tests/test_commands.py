@@ -189,6 +189,6 @@ def test_the_help_says_the_hosts_vacation_allowance(tmp_path: Path) -> None:
     service = local_service(tmp_path, vacation_allowance="72h")
     service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], seed=3, now=START)
     welcome = next(m for m in take_mail(service) if m["To"] == ANN)
-    assert "while you are away, up to 3d per game in all; vacation off ends it" in _flat(
+    assert "while you are away, up to 3 days per game in all; vacation off ends it" in _flat(
         text_of(welcome)
     )

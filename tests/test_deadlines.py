@@ -315,7 +315,7 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
     assert "applied: you are away until Thu 26 Nov 2026, 19:00 UTC" in " ".join(
         text_of(ann).split()
     )
-    assert "(4d of vacation left)" in " ".join(text_of(ann).split())
+    assert "(4 days of vacation left)" in " ".join(text_of(ann).split())
     assert "Deadline: Sat 28 Nov 2026, 09:00 UTC" in text_of(ann)
     assert [m["To"] for m in mails] == [ANN]  # the others hear of it once it was on an hour
     assert tick(service, at + HOUR / 2).vacations == 0
@@ -342,7 +342,7 @@ def test_vacation_pushes_the_deadline_and_is_bounded(service: Service) -> None:
 
     assert handle(service, reply_to(prompt, "vacation 5d"), at + HOUR) == "rejected"
     text = " ".join(text_of(next(m for m in take_mail(service) if m["To"] == ANN)).split())
-    assert "You have 4d of vacation left in this game (of 7d)" in text
+    assert "You have 4 days of vacation left in this game (of 7 days)" in text
     _, seats, _ = _row(service)
     assert seats[0].vacation_used == 3 * 86400
 
@@ -390,7 +390,7 @@ def test_after_downtime_a_passed_deadline_gets_fresh_time_not_an_automatic_move(
     told = (
         "The game service was not running from Mon 23 Nov 2026, 10:00 UTC to Wed 25 Nov "
         "2026, 01:00 UTC, and the deadline of decision 1 passed meanwhile. It is now Wed 25 "
-        "Nov 2026, 07:00 UTC (6h from now)."
+        "Nov 2026, 07:00 UTC (6 hours from now)."
     )
     for mail in mails:
         assert told in " ".join(text_of(mail).split())

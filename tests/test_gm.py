@@ -287,7 +287,8 @@ def test_extend_moves_the_open_deadline_later(table: Table) -> None:
         done,
         "extend 1d",
         "the deadline of decision 1 is now Thu 26 Nov 2026, 09:00 UTC",
-        "The game master gave decision 1 1d more: its deadline is now Thu 26 Nov 2026, 09:00 UTC.",
+        "The game master gave decision 1 1 day more: its deadline is now Thu 26 Nov 2026, "
+        "09:00 UTC.",
     )
     game = _game(table.service)
     assert _utc(game.deadline_at) == START + 72 * HOUR
@@ -331,7 +332,7 @@ def test_deadline_sets_the_time_of_each_decision_from_the_next_one_on(table: Tab
         done,
         "deadline 24h",
         "each decision from the next one on has 1d",
-        "The game master set the time per decision to 1d, from the next decision on.",
+        "The game master set the time per decision to 1 day, from the next decision on.",
     )
     game = _game(table.service)
     assert game.deadline_seconds == 24 * 3600
@@ -648,8 +649,8 @@ def test_a_game_the_game_master_ended_ends_so_in_its_outcome_and_its_record(
     [
         (
             "status",
-            "Now waiting for Ann (red), decision 3: red must put a set-up boat on a beach of "
-            "Tonga. The deadline is Wed 25 Nov 2026, 09:01 UTC.",
+            "Now waiting for Ann (red) to put a set-up boat on a beach of Tonga (decision 3). "
+            "The deadline is Wed 25 Nov 2026, 09:01 UTC.",
         ),
         ("log", "1 Ann place Tonga a 2 Bob place Tonga a"),
         ("board", "Tonga (0 points)"),

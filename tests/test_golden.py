@@ -102,6 +102,13 @@ def test_every_hebrew_text_line_says_its_direction() -> None:
         for line in text.splitlines():
             if line.strip():
                 assert line[0] in (LRM, RLM) or HEBREW_LETTER.match(line), (path.name, line)
+        # Hebrew prose is never forced left to right: an option's preview, "for example:"
+        for line in text.splitlines():
+            said = line.lstrip(LRM + " ")
+            if said.startswith(("-> ", "לדוגמה:")) and HEBREW_LETTER.search(said):
+                assert not line.startswith(LRM), (
+                    f"{path.name}: prose forced left to right: {line!r}"
+                )
     lines = (folder / "game-over.txt").read_text().splitlines()
     assert f"{RLM}Tonga (0 נקודות)" in lines  # prose that begins with an island's name
     assert all(line.startswith(LRM) for line in lines if line.endswith(":.....:"))  # the map

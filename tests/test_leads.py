@@ -22,6 +22,7 @@ import pytest
 from engine import (
     BEACH_LETTERS,
     COLOURS,
+    DIRECTION_WORDS,
     DIRECTIONS,
     ISLANDS,
     SEAS,
@@ -152,13 +153,14 @@ def follow(clauses: list[str], story: Story) -> None:
             story.seen["removed"] += 1
         elif m := re.fullmatch(
             rf"(?:(?:then )?(?P<where>{BEACH})|(?P<new>{BEACH}) becomes full and)"
-            rf" emigrates (?P<dir>\w+) by itself: (?P<rest>.+)",
+            rf" emigrates (?P<dir>[\w-]+) by itself: (?P<rest>.+)",
             clause,
         ):
             (island, beach), *_ = beaches_of(m["where"] or m["new"])
             made = story.take(ChoiceMade)
             assert made.forced
-            assert made.choice == str(Emigrate(island, beach, DIRECTIONS.index(m["dir"])))
+            jetty = DIRECTION_WORDS.index(m["dir"])  # the preview says it in words
+            assert made.choice == str(Emigrate(island, beach, jetty))
             story.seen["forced emigration"] += 1
             if not emigrated(m["rest"], clauses, story):
                 return
@@ -647,7 +649,7 @@ def test_an_expansion_says_which_beaches_become_full() -> None:
     assert leads(preview(state, Expand("Tonga", (2, 3)))) == "no beach becomes full"
     # Tonga a fills and is the only full beach with one jetty: it emigrates by itself
     assert leads(preview(state, Expand("Tonga", (0, 2)))) == (
-        "Tonga a becomes full and emigrates S by itself: 3 blue reach open water, where a "
+        "Tonga a becomes full and emigrates south by itself: 3 blue reach open water, where a "
         "tile is drawn"
     )
     state = arrange(("blue", "red"), boats={"Tonga a": "BR", "Tonga b": "BR"})

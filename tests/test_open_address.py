@@ -550,7 +550,7 @@ def test_an_old_reply_address_no_longer_acts(tmp_path: Path) -> None:
     assert table.handle(reply_to(prompt, "tz Europe/Berlin"), late) == "rejected"
     answer = table.mail()
     assert _sent(answer) == [(ANN, "error", "Not applied: see why")]
-    assert "which closed more than 14d ago" in flat(text_of(answer[0]))
+    assert "which closed more than 14 days ago" in flat(text_of(answer[0]))
     assert _rows(table.service) == before and _seat(table.service, 0).tz is None
 
     assert table.handle(reply_to(current, "tz Europe/Berlin"), late + MINUTE) == "applied"

@@ -214,8 +214,10 @@ def test_status_and_log_after_a_move_in_one_reply_tell_the_game_after_every_line
     assert outcome == "applied"
     (ann,) = [m for m in take_mail(service) if m["To"] == ANN]
     text = " ".join(text_of(ann).split())
-    assert "Now waiting for Bob (blue), decision 2" in text
-    assert "Now waiting for Ann (red), decision 1" not in text
+    assert (
+        "Now waiting for Bob (blue) to put a set-up boat on a beach of Tonga (decision 2)" in text
+    )
+    assert "Now waiting for Ann (red)" not in text
     assert "1 Ann place Tonga c" in text  # the log has the move made after it
 
 

@@ -244,12 +244,12 @@ def test_the_vacation_left_is_told_to_the_minute(tmp_path: Path) -> None:
     service = _game(tmp_path)
     prompt = _prompt_for(take_mail(service), ANN)
     assert handle(service, reply_to(prompt, "vacation 3d"), START + HOUR) == "applied"
-    assert "(4d of vacation left)" in _detail(service)
+    assert "(4 days of vacation left)" in _detail(service)
     ann = next(m for m in take_mail(service) if m["To"] == ANN)
     back = START + HOUR + timedelta(seconds=27)
     assert handle(service, reply_to(ann, "vacation off"), back) == "applied"
     # a vacation uses the hours it was on, at least one: not 6d 23h 59m 33s left, nor 7d
-    assert "6d 23h of vacation left in this game" in _detail(service)
+    assert "6 days and 23 hours of vacation left in this game" in _detail(service)
     assert format_duration(27) == "27s" and format_duration(89) == "1m"
     assert format_duration(3 * 3600 + 29) == "3h" and format_duration(3 * 3600 + 31) == "3h 1m"
 
@@ -287,11 +287,11 @@ def test_status_and_vacation_answers_show_the_players_own_zone(tmp_path: Path) -
     back = "Tue 24 Nov 2026, 11:00 UTC"
     assert (
         f"> vacation 1d applied: you are away until {back} (Wed 25 Nov, 00:00 "
-        "Pacific/Tongatapu); your deadlines wait until then (6d of vacation left) " in to_ann
+        "Pacific/Tongatapu); your deadlines wait until then (6 days of vacation left) " in to_ann
     )
     assert (  # the status after all the lines: the vacation after it moved the deadline
-        "STATUS Now waiting for Ann (red), decision 1: red must put a set-up boat on a beach of "
-        "Tonga. The deadline is Thu 26 Nov 2026, 09:00 UTC (Thu 26 Nov, 22:00 "
+        "STATUS Now waiting for Ann (red) to put a set-up boat on a beach of Tonga (decision "
+        "1). The deadline is Thu 26 Nov 2026, 09:00 UTC (Thu 26 Nov, 22:00 "
         f"Pacific/Tongatapu). Ann (red) is on vacation until {back} (Wed 25 Nov, 00:00 "
         "Pacific/Tongatapu): their deadlines wait." in to_ann
     )
@@ -335,7 +335,7 @@ def test_the_downtime_notice_and_the_calendar_event_show_the_readers_zone(
         "The game service was not running from Mon 23 Nov 2026, 11:00 UTC (Mon 23 Nov, "
         "20:00 Asia/Tokyo) to Wed 25 Nov 2026, 21:00 UTC (Thu 26 Nov, 06:00 Asia/Tokyo), "
         "and the deadline of decision 1 passed meanwhile. It is now Thu 26 Nov 2026, 03:00 "
-        "UTC (Thu 26 Nov, 12:00 Asia/Tokyo) (6h from now)."
+        "UTC (Thu 26 Nov, 12:00 Asia/Tokyo) (6 hours from now)."
     ) in to_ann
     to_bob = " ".join(text_of(next(m for m in mails if m["To"] == BOB)).split())
     assert "gio 26 nov 2026, 03:00 UTC (gio 26 nov, 04:00 Europe/Rome)" in to_bob

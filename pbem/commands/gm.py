@@ -56,7 +56,7 @@ from pbem.store import (
     Seat,
 )
 from pbem.views import news, view
-from pbem.views.i18n import choices, known, named
+from pbem.views.i18n import choices, duration, known, named
 from pbem.views.view import Answer, when
 
 HOST = "host"  # the actor of commands given on the host's command line
@@ -124,7 +124,7 @@ def _extend(round: Round, rest: str) -> str:
             "The game master gave decision {decision} {duration} more: "
             "its deadline is now {deadline}.",
             decision=game.decision,
-            duration=format_duration(seconds),
+            duration=duration(seconds),
             deadline=deadline,
         )
     )
@@ -143,7 +143,7 @@ def _deadline(round: Round, rest: str) -> str:
     round.announced.append(
         Message(
             "The game master set the time per decision to {duration}, from the next decision on.",
-            duration=format_duration(seconds),
+            duration=duration(seconds),
         )
     )
     return Message(

@@ -40,7 +40,6 @@ from pbem.commands.registry import (
 from pbem.core.clock import (
     DurationError,
     as_utc,
-    format_duration,
     parse_duration,
     zone_meant,
     zone_named,
@@ -58,7 +57,7 @@ from pbem.core.text import shown
 from pbem.game import decision_clock
 from pbem.store.models import Declined, Game, MailChoice, Observer, Seat, Talk
 from pbem.views import news
-from pbem.views.i18n import LANGUAGES, choices, known, named
+from pbem.views.i18n import LANGUAGES, choices, duration, known, named
 from pbem.views.view import Answer, numbered, when
 
 SHORTEST_VACATION = 6 * 3600  # seconds
@@ -390,7 +389,7 @@ def _vacation(round: Round, argument: str) -> str:
     if argument.rstrip(".").lower() in ENDS:
         if _back_from_vacation(round) is None:
             raise CommandError(Message("You are not on vacation."))
-        remaining = format_duration(settings.vacation_allowance_seconds - seat.vacation_used)
+        remaining = duration(settings.vacation_allowance_seconds - seat.vacation_used)
         return Message(
             "your vacation is over; {left} of vacation left in this game", left=remaining
         )
@@ -406,7 +405,7 @@ def _vacation(round: Round, argument: str) -> str:
         raise CommandError(
             Message(
                 "A vacation lasts at least {shortest}; write it as: vacation 3d.",
-                shortest=format_duration(SHORTEST_VACATION),
+                shortest=duration(SHORTEST_VACATION),
             )
         )
     if not 0 < seconds <= left:
@@ -414,8 +413,8 @@ def _vacation(round: Round, argument: str) -> str:
             Message(
                 "You have {left} of vacation left in this game "
                 "(of {allowance}); ask for at most that much.",
-                left=format_duration(max(left, 0)),
-                allowance=format_duration(allowance),
+                left=duration(max(left, 0)),
+                allowance=duration(allowance),
             )
         )
     if game.status == GameStatus.OVER:
@@ -431,7 +430,7 @@ def _vacation(round: Round, argument: str) -> str:
         decision_clock.shift(game, seconds, settings.parsed_reminders, now)
     if away and seat.away_told:  # longer: the others knew of the vacation
         round.announced.append(on_vacation(seat))
-    left_after = format_duration(allowance - seat.vacation_used)
+    left_after = duration(allowance - seat.vacation_used)
     return Message(
         "you are away until {back}; your deadlines wait until then ({left} of vacation left)",
         back=when(seat.away_until),
@@ -790,7 +789,9 @@ VACATION = Command(
     # Translators: the form of a command in the help and its refusals: keep "vacation",
     # translate the placeholder in capitals (what the player writes there)
     Message("vacation DURATION"),
-    vacation_summary("7d"),  # the default allowance; the mails say the host's (`manual`)
+    vacation_summary(
+        duration(7 * 86400)
+    ),  # the default allowance; the mails say the host's (`manual`)
     _vacation,
     example="vacation 3d",
 )

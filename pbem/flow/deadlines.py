@@ -27,7 +27,6 @@ from pbem.core import (
     WatchEnd,
     as_utc,
     due_reminder,
-    format_duration,
     time_zone,
 )
 from pbem.flow.service import Service
@@ -49,6 +48,7 @@ from pbem.store import (
     session,
 )
 from pbem.views import letters, news
+from pbem.views.i18n import duration
 from pbem.views.view import when
 
 log = logging.getLogger(__name__)
@@ -452,7 +452,7 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
                     up=when(now),
                     number=game.decision,
                     deadline=when(game.deadline_at),
-                    grace=format_duration(grace),
+                    grace=duration(grace),
                 )
             ]
             service.mail.queue_round(

@@ -37,6 +37,7 @@ from pbem.core import (
 )
 from pbem.game.table import Table
 from pbem.store import INVITATION_DAYS, Game, GmTag, Move, Observer, ReplyUse, Seat
+from pbem.views.i18n import duration
 
 HOST = "host"  # the actor of commands given on the host's command line
 
@@ -157,7 +158,7 @@ def _too_old(table: Table, decision: int, epoch: int, lifetime: timedelta) -> st
             "{lifetime} ago: its reply address no "
             "longer acts. Reply to the newest mail the game sent you.",
             number=decision,
-            lifetime=format_duration(int(lifetime.total_seconds())),
+            lifetime=duration(int(lifetime.total_seconds())),
         )
     return ""
 

@@ -21,7 +21,7 @@ from pbem.commands.manual import (
     command_help,
 )
 from pbem.core.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
-from pbem.core.clock import as_utc, format_duration
+from pbem.core.clock import as_utc
 from pbem.core.config import Settings
 from pbem.core.kinds import GameStatus, MailKind, MailMode, MoveSource
 from pbem.game.table import Table
@@ -43,6 +43,7 @@ from pbem.store.models import (
     Talk,
 )
 from pbem.views import i18n, letters, view
+from pbem.views.i18n import duration
 from pbem.views.news import colour
 from pbem.views.picture import Seen, drawn, english_differs, seen
 from pbem.views.render import render
@@ -104,7 +105,7 @@ class Mailer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         # the players' help, with the host's vacation allowance
-        allowance = format_duration(settings.vacation_allowance_seconds)
+        allowance = duration(settings.vacation_allowance_seconds)
         self.commands = command_help(allowance=allowance)
         self.records = Records(settings)  # the game's record, for its game-over mails
 

@@ -30,7 +30,7 @@ from engine import (
     State,
     empty_places,
 )
-from pbem.views.i18n import ENGLISH, ENGLISH_NAMES, Named, island_name, words
+from pbem.views.i18n import ENGLISH, TRANSLATED, Named, island_name, words
 
 Cell = tuple[int, int]  # (column, row) of one character
 
@@ -164,12 +164,12 @@ def _drawn(
 
 
 def map_for_readers(state: State) -> str:
-    """The map, `Named` when English readers read an island's name otherwise."""
+    """The map as each reader reads it (`Named`): the islands' names in their language, and
+    the points and royal owners in its words ("4 p", "4 PV")."""
     other = hex_map(state)
-    if not any(name in ENGLISH_NAMES for name, _ in state.tiles.values()):
-        return other  # no island on the table that English readers call otherwise
-    english = hex_map(state, ENGLISH)
-    return other if english == other else Named(english, other)
+    english = hex_map(state, ENGLISH) if other else other
+    said = {lang: hex_map(state, lang) for lang in TRANSLATED} if other else {}
+    return Named(english, other, said)
 
 
 def _trail_text(ends: tuple[str, str], danger: int) -> str:

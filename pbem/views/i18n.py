@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import gettext
 import re
+import string
+import tomllib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
@@ -27,7 +29,7 @@ from babel.messages.pofile import read_po
 from markupsafe import Markup
 
 from engine import ISLAND_ALIASES, Joined, Message, counted
-from pbem.core.clock import time_zone
+from pbem.core.clock import format_duration, time_zone
 from pbem.core.languages import ENGLISH, LANGUAGES
 
 TRANSLATED = tuple(code for code in LANGUAGES if code != ENGLISH)  # the catalogs
@@ -166,6 +168,108 @@ RLM = "\u200f"  # RIGHT-TO-LEFT MARK: a line of prose right to left, whatever it
 
 T = TypeVar("T")
 
+# -- the names in sentences (issue 29) ---------------------------------------------------------
+# The islands, the sea tiles, the colours and the directions are a closed set: each language
+# keeps the forms its sentences need in `pbem/locale/LANG/names.toml` (beside the glossary),
+# and a translation names the form it wants in the placeholder's format spec:
+# "{island:sublative}" (hu: "Tongára"), "{direction:illative}" (fi: "etelään"),
+# "{island:le}" (he: "ל־Tonga"). Hungarian writes the article "a(z)" in its catalog: it is
+# said "a" or "az" by the first sound of what follows ("az Oahu", "a Tonga", "az 5.").
+FORM_SPEC = re.compile(r"[A-Za-z]{2,}")
+_PERCENT_FORM = re.compile(r"%\((\w+):([A-Za-z]{2,})\)s")  # in a template: "%(colour:adessive)s"
+# the letters whose Hungarian name begins with a vowel (A, E, ef, I, el, em, en, O, er, es...)
+_HU_VOWEL_LETTERS = set("AEFILMNORSXYUÁÉÍÓÖŐÚÜŰ")
+_HU_VOWELS = set("aáeéiíoóöőuúüű")
+MAQAF = "\u05be"
+# a Hebrew prefix letter (after no other Hebrew letter) with a maqaf before a Hebrew letter
+_HEBREW = "\u05d0-\u05ea"
+_HE_PREFIXES = "\u05d1\u05d5\u05dc\u05de\u05e9\u05d4"  # bet, vav, lamed, mem, shin, he
+_HE_PREFIX = re.compile(f"(?<![{_HEBREW}])(\u05d5?[{_HE_PREFIXES}]){MAQAF}(?=[{_HEBREW}])")
+_HU_ARTICLE = re.compile(r"\b([Aa])\(z\) ((?:<[^>]*>)*)(\S+)")
+
+
+def names_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "names.toml"
+
+
+@cache
+def name_forms(lang: str) -> dict[str, dict[str, str]]:
+    """The forms of each name in `lang` (the name as the language says it in the
+    nominative, to its forms by their case): {} for a language without a table."""
+    path = names_path(lang)
+    if not path.is_file():
+        return {}
+    with path.open("rb") as handle:
+        table = tomllib.load(handle)
+    return {name: dict(forms) for name, forms in table.get("names", {}).items()}
+
+
+def hungarian_article(text: str) -> str:
+    """'a' or 'az' before `text`, by its first sound: 'az Oahu', 'a Tonga', 'az 5.', 'a 10.',
+    'az 1000', 'az F' (ef), 'a K' (ká)."""
+    digits = re.match(r"\d+", text)
+    if digits:
+        number = digits.group()
+        # egy, ezer, egymillió; öt, ötven, ötszáz...: the numbers said with a vowel first
+        if number[0] == "5":
+            return "az"
+        return "az" if number[0] == "1" and len(number) % 3 == 1 else "a"
+    if re.match(r"[A-ZÁÉÍÓÖŐÚÜŰ](?!\w)", text):
+        return "az" if text[0] in _HU_VOWEL_LETTERS else "a"
+    return "az" if text[:1].lower() in _HU_VOWELS else "a"
+
+
+def settled(lang: str, text: str) -> str:
+    """Text with the small words that depend on the word after them settled by it: in
+    Hungarian each "a(z)" said "a" or "az" (its markup passed over); in Hebrew a prefix
+    written with a maqaf before a placeholder (vav, maqaf, {seas}) glued to a Hebrew word
+    and kept before a Latin name or a digit. Other languages' text as it is."""
+    if lang == "he" and MAQAF in text:
+        said = _HE_PREFIX.sub(r"\1", text)
+    elif lang == "hu" and "(z) " in text:
+
+        def article(found: re.Match[str]) -> str:
+            word = hungarian_article(found.group(3))
+            if found.group(1) == "A":
+                word = word.capitalize()
+            return f"{word} {found.group(2)}{found.group(3)}"
+
+        said = _HU_ARTICLE.sub(article, text)
+    else:
+        return text
+    return Markup(said) if isinstance(text, Markup) else said
+
+
+def said_as(lang: str, name: str, case: str) -> str:
+    """`name` (said in `lang`, in the nominative) in the case `case` of the language's table;
+    a name the table lacks stays as it is (tests/test_names.py proves the tables whole)."""
+    return name_forms(lang).get(name, {}).get(case, name)
+
+
+class _Forms(string.Formatter):
+    """str.format with the forms of the names: a spec of letters ("sublative") is a case
+    of `names.toml`; any other spec is Python's."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if FORM_SPEC.fullmatch(format_spec):
+            return said_as(self.lang, format(value), format_spec)
+        return super().format_field(value, format_spec)
+
+
+@cache
+def _forms(lang: str) -> _Forms:
+    return _Forms(lang)
+
+
+def filled(lang: str, text: str, params: Mapping[str, Any]) -> str:
+    """`text` of `lang` with its placeholders filled in, each name in the form it asks for."""
+    if params:
+        text = text.format(**params) if ":" not in text else _forms(lang).format(text, **params)
+    return settled(lang, text)
+
 
 def catalog_path(lang: str) -> Path:
     return LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
@@ -276,13 +380,15 @@ def island_name(name: str, lang: str | None) -> str:
 
 class Named(str):
     """Text that names an island English readers call otherwise: the English text, with
-    `other` (the printed names) for the readers of every other language."""
+    `other` (the printed names) for the readers of every other language, or the text of a
+    language in `said` (the map, in each language's words)."""
 
     other: str
+    said: Mapping[str, str]
 
-    def __new__(cls, english: str, other: str) -> Named:
+    def __new__(cls, english: str, other: str, said: Mapping[str, str] | None = None) -> Named:
         made = super().__new__(cls, english)
-        made.other = other
+        made.other, made.said = other, said or {}
         return made
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -375,19 +481,19 @@ class Words:
     def _(self, template: str, /, **params: Any) -> str:
         """`template` in this language, its `{name}` placeholders filled in."""
         said = self.catalog.gettext(template)
-        return said.format(**params) if params else said
+        return filled(self.lang, said, params)
 
     def n_(self, singular: str, plural: str, count: int, /, **params: Any) -> str:
         """The form for `count` (given as `{count}` too), filled in."""
         said = self.catalog.ngettext(singular, plural, count)
-        return said.format(**{"count": count, **params})
+        return filled(self.lang, said, {"count": count, **params})
 
     def say(self, text: str) -> str:
         """A message (or plain text, kept as it is) in this language."""
         if self.plain or (self.english and not stamped(text)):
             return str(text)
         if isinstance(text, Named):
-            return self.say(text.other)
+            return self.say(text.said.get(self.lang, text.other))
         if isinstance(text, Message):
             if text.plural is not None:
                 assert text.number is not None
@@ -395,7 +501,7 @@ class Words:
             else:
                 said = self.catalog.gettext(text.template)
             params = {name: self._param(value) for name, value in text.params.items()}
-            out = said.format(**params) if params else said
+            out = filled(self.lang, said, params)
             return out[:1].lower() + out[1:] if text.lower_first else out
         if isinstance(text, Joined):
             return text.separator.join(self.say(part) for part in text.parts)
@@ -475,6 +581,14 @@ class Words:
         """A boat colour's name in this language."""
         return self.say(COLOUR_NAMES[colour]) if colour in COLOUR_NAMES else colour
 
+    def _forms_of(self, said: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A template's parameters with the forms its text asks for: "%(colour:adessive)s"
+        is the colour in that case (`said_as`)."""
+        for name, case in _PERCENT_FORM.findall(said):
+            if name in params:
+                params[f"{name}:{case}"] = said_as(self.lang, str(params[name]), case)
+        return params
+
     # the functions the templates call (jinja2.ext.i18n, new style: named placeholders)
     def template_globals(self) -> dict[str, Callable[..., Any]]:
         from jinja2 import pass_eval_context
@@ -482,12 +596,15 @@ class Words:
         @pass_eval_context
         def gettext_(context: Any, template: str, **params: Any) -> str:
             said = self.catalog.gettext(template)
-            return _filled(context.autoescape, said, params)
+            filled = _filled(context.autoescape, said, self._forms_of(said, params))
+            return settled(self.lang, filled)
 
         @pass_eval_context
         def ngettext_(context: Any, singular: str, plural: str, count: int, **params: Any) -> str:
             said = self.catalog.ngettext(singular, plural, count)
-            return _filled(context.autoescape, said, {"num": count, **params})
+            params = self._forms_of(said, {"num": count, **params})
+            filled = _filled(context.autoescape, said, params)
+            return settled(self.lang, filled)
 
         return {"gettext": gettext_, "_": gettext_, "ngettext": ngettext_}
 
@@ -544,6 +661,27 @@ def boats_of(colour: str, count: int) -> str:
 ENGLISH_WORDS = Words(ENGLISH)
 
 
+# the units of a duration in a sentence (issue 29): words, in each language's plural forms
+DURATION_UNITS: dict[str, Callable[[int], Message]] = {
+    # Translators: a part of a duration in a sentence, as in "up to 7 days per game"
+    "d": lambda n: counted("{count} day", "{count} days", n),
+    # Translators: a part of a duration in a sentence, as in "1 day and 23 hours"
+    "h": lambda n: counted("{count} hour", "{count} hours", n),
+    # Translators: a part of a duration in a sentence, as in "23 hours and 58 minutes"
+    "m": lambda n: counted("{count} minute", "{count} minutes", n),
+    # Translators: a part of a duration in a sentence, as in "30 seconds"
+    "s": lambda n: counted("{count} second", "{count} seconds", n),
+}
+
+
+def duration(seconds: int) -> str:
+    """A duration in a sentence, in words ('7 days', '1 day and 23 hours'), rounded as
+    `format_duration` rounds it; commands take and the game master's lines show the notation
+    ('7d', '1d 23h')."""
+    parts = [DURATION_UNITS[part[-1]](int(part[:-1])) for part in format_duration(seconds).split()]
+    return listed(parts)
+
+
 def listed(items: Sequence[str]) -> str:
     """'Ann', 'Ann and Bob', 'Ann, Bob and Cy': each part said in the reader's language."""
     if len(items) == 1:
@@ -589,13 +727,19 @@ __all__ = [
     "catalog_problems",
     "choices",
     "display_width",
+    "duration",
+    "filled",
+    "hungarian_article",
     "island",
     "island_name",
     "known",
     "listed",
+    "name_forms",
     "named",
     "notation",
     "printed",
+    "said_as",
+    "settled",
     "stamp",
     "stamped",
     "translations",

@@ -213,7 +213,7 @@ def aftermath(after: Aftermath, *, short: bool = False, depth: int = 0, quiet: b
 
 def _forced(forced: Emigration, new: Sequence[FullBeach], *, short: bool, depth: int) -> str:
     where = f"{forced.island} {BEACH_LETTERS[forced.beach]}"
-    sails = Message("emigrates {direction} by itself", direction=DIRECTIONS[forced.jetty])
+    sails = Message("emigrates {direction} by itself", direction=news.direction(forced.jetty))
     head: str
     if [(b.island, b.beach) for b in new] == [(forced.island, forced.beach)]:
         head = Message("{beach} becomes full and {sails}", beach=where, sails=sails)
@@ -230,7 +230,7 @@ def _forced(forced: Emigration, new: Sequence[FullBeach], *, short: bool, depth:
         head = Message(
             "then {beach} emigrates {direction} by itself",
             beach=where,
-            direction=DIRECTIONS[forced.jetty],
+            direction=news.direction(forced.jetty),
         )
     return Joined(": ", [head, emigration(forced, short=short, depth=depth + 1)])
 

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from engine import (
+    START_ISLAND,
+    Decision,
     Event,
     Joined,
     Message,
@@ -18,7 +20,6 @@ from engine import (
     State,
     Termination,
     tile_words,
-    what_is_asked,
 )
 from pbem.core.kinds import LineOutcome, MailKind
 from pbem.views import news, view
@@ -98,21 +99,54 @@ def waiting(state: State, names: Sequence[str], *, over: bool = False, paused: b
             name=names[decision.seat],
             colour=news.colour(decision.colour),
         )
+    return awaited(decision, names[decision.seat])
+
+
+def awaited(decision: Decision, name: str) -> str:
+    """What the table awaits, in prose for those who wait (issue 29): the player who decides
+    reads the same decision as what they must do, with the commands, in their prompt."""
+    said = {
+        "name": name,
+        "colour": news.colour(decision.colour),
+        "number": decision.number,
+    }
+    kind = decision.kind
+    if kind is Phase.SETUP:
+        return Message(
+            "Now waiting for {name} ({colour}) to put a set-up boat on a beach of {island} "
+            "(decision {number}).",
+            island=START_ISLAND,
+            **said,
+        )
+    if kind is Phase.TURN:
+        return Message(
+            "Now waiting for {name} ({colour}) to start the turn (decision {number}).", **said
+        )
+    if kind is Phase.EMIGRATE:
+        return Message(
+            "Now waiting for {name} ({colour}) to choose which full beach emigrates next "
+            "(decision {number}).",
+            **said,
+        )
+    if kind is Phase.LAND:
+        return Message(
+            "Now waiting for {name} ({colour}) to land the group arriving at {island} "
+            "(decision {number}).",
+            island=decision.island,
+            **said,
+        )
+    if kind is Phase.PUT_TILE:
+        return Message(
+            "Now waiting for {name} ({colour}) to place the drawn tile {tile} (decision {number}).",
+            tile=tile_words(decision.tile or ""),
+            **said,
+        )
     return Message(
-        "Now waiting for {name} ({colour}), decision {number}: {asked}",
-        name=names[decision.seat],
-        colour=news.colour(decision.colour),
-        number=decision.number,
-        asked=_lower_first(what_is_asked(state)),
+        "Now waiting for {name} ({colour}) to put a boat on a beach of the new island {island} "
+        "(decision {number}).",
+        island=decision.island,
+        **said,
     )
-
-
-def _lower_first(text: str) -> str:
-    if isinstance(text, Message):
-        return text.lowered()
-    if isinstance(text, Joined):
-        return Joined(text.separator, [_lower_first(text.parts[0]), *text.parts[1:]])
-    return text[:1].lower() + text[1:]
 
 
 def summary(state: State) -> str:

@@ -75,6 +75,7 @@ def environment() -> Environment:
     env.filters["bg"] = lambda colour: BOAT_COLOURS[colour][0]
     env.filters["fg"] = lambda colour: BOAT_COLOURS[colour][1]
     env.filters["lines"] = _lines
+    env.filters["command_lines"] = _command_lines
     env.filters["columns"] = _columns
     env.filters["log_lines"] = _log_lines
     env.globals.update(said_in(ENGLISH_WORDS))
@@ -91,6 +92,25 @@ def _lines(context: Context, text: str) -> str:
     if not context.get("rtl"):
         return text
     return "\n".join(LRM + line if line.strip() else line for line in str(text).split("\n"))
+
+
+LRI, PDI = "\u2066", "\u2069"  # LEFT-TO-RIGHT ISOLATE and its end: a command inside prose
+
+
+@pass_context
+def _command_lines(context: Context, text: str) -> str:
+    """A command and what it does ('vacation DURATION: your deadlines wait ...'), wrapped: in a
+    right-to-left text the line reads right to left, the command isolated left to right at
+    its start (as it must be typed), and what it does as prose (issue 29)."""
+    if not context.get("rtl"):
+        return text
+    first, *rest = str(text).split("\n")
+    command, colon, said = first.partition(": ")
+    if not colon:
+        return _lines(context, text)
+    indent = command[: len(command) - len(command.lstrip())]
+    first = f"{RLM}{indent}{LRI}{command.lstrip()}{PDI}: {said}"
+    return "\n".join([first, *(RLM + line if line.strip() else line for line in rest)])
 
 
 def _ltr_row(line: str) -> str:
