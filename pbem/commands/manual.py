@@ -12,9 +12,9 @@ from pbem.commands.player import (
     RESIGNED_COMMANDS,
     SAY,
     STOP,
-    VACATION,
     vacation_summary,
 )
+from pbem.commands.settings import VACATION
 from pbem.views.view import CommandHelp
 
 

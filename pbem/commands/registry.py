@@ -406,6 +406,12 @@ def after_rejected(line: str) -> LineResult:
     return LineResult(line, LineOutcome.IGNORED, Message("after a rejected line"))
 
 
+def player_seat(round: Round) -> Seat:
+    """The seat of the player whose command runs."""
+    assert round.seat is not None, "a player's command needs the player's seat"
+    return round.seat
+
+
 def find_seat(seats: Sequence[Seat], word: str) -> Seat:
     """A seat named by its number (1-based), its colour, its colour's letter or its player."""
     text = word.strip().lower()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import BOT_KINDS, Message
-from pbem.core.languages import LANGUAGES
+from pbem.core import LANGUAGES
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ _NAMES = {
     "headers": "header_texts header_text raw_header_texts",
     "identity": "ADDRESS_LIMIT NAME_LIMIT IdentityError check_address check_name unnamed_observer",
     "kinds": (
-        "GameStatus LineOutcome MailOutcome MoveSource MailMode MailKind WatchEnd "
-        "AnswerTopic AnswerKind E EnumText"
+        "GameStatus LineOutcome MailOutcome MoveSource MailMode PictureChoice MailKind "
+        "WatchEnd AnswerTopic AnswerKind E EnumText"
     ),
     "languages": "ENGLISH LANGUAGES",
     "text": "SHOWN shown",

@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from pbem.core.clock import Reminder, as_utc, next_wake
-from pbem.core.kinds import GameStatus
-from pbem.store.models import Game
+from pbem.core import GameStatus, Reminder, as_utc, next_wake
+from pbem.store import Game
 
 
 def start(

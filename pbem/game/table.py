@@ -30,11 +30,9 @@ from engine import (
     make_bot,
     parse_choice,
 )
-from pbem.core.config import Settings
-from pbem.core.errors import PbemError
-from pbem.core.kinds import GameStatus, MoveSource
+from pbem.core import GameStatus, MoveSource, PbemError, Settings
 from pbem.game import decision_clock
-from pbem.store.models import Game, Move, Observer, Seat
+from pbem.store import Game, Move, Observer, Seat
 
 
 class GameError(PbemError, ValueError):

@@ -21,7 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from pbem import __version__
-from pbem.core.files import PRIVATE_UMASK
+from pbem.core import PRIVATE_UMASK
 
 # Every command starts at once (README, "Speed"): what only some commands need is imported
 # inside them, and the help is made of light modules (`tests/test_quick_start.py`).

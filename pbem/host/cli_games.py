@@ -8,7 +8,7 @@ import typer
 
 from engine import BOT_KINDS
 from pbem.commands.usage import gm_examples
-from pbem.core.languages import LANGUAGES
+from pbem.core import LANGUAGES
 from pbem.host.cli_app import ConfigOption, app, fail, open_service, parse_time
 
 if TYPE_CHECKING:

@@ -29,8 +29,7 @@ import aiosmtplib
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import DBAPIError
 
-from pbem.core.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls
-from pbem.core.files import others_may_read
+from pbem.core import ImapSettings, MailTransport, Settings, SmtpSettings, Tls, others_may_read
 from pbem.host.transport import (
     imap_client,
     imap_connect,
@@ -39,8 +38,7 @@ from pbem.host.transport import (
     server_words,
     tls_context,
 )
-from pbem.store.db import damaged, explain, problems, storage_problem
-from pbem.store.migrate import SCHEMA_VERSION
+from pbem.store import SCHEMA_VERSION, damaged, explain, problems, storage_problem
 from pbem.views.i18n import TRANSLATED, catalog_problems
 
 if TYPE_CHECKING:

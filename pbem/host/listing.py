@@ -10,8 +10,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from pbem.core.files import BUSY_SECONDS, make_private
-from pbem.store.migrate import SCHEMA_VERSION
+from pbem.core import BUSY_SECONDS, make_private
+from pbem.store import SCHEMA_VERSION
 
 # the same query as `pbem.host.cli.game_lines`, in SQLite's words
 GAMES = (

@@ -38,8 +38,8 @@ from pbem.host.transport import (
     make_sender,
     open_inbox,
 )
-from pbem.mail_in.inbound import database_down, quarantine_row
-from pbem.store.db import on_postgres, session
+from pbem.mail_in import database_down, quarantine_row
+from pbem.store import on_postgres, session
 
 log = logging.getLogger(__name__)
 

@@ -16,10 +16,9 @@ import aiosmtplib
 from sqlalchemy import Engine
 from sqlmodel import col, delete, or_, select, update
 
-from pbem.core.clock import as_utc
+from pbem.core import as_utc
 from pbem.host.transport import Sender
-from pbem.store.db import on_postgres, reading, session
-from pbem.store.models import Outbox
+from pbem.store import Outbox, on_postgres, reading, session
 
 log = logging.getLogger(__name__)
 

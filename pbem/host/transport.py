@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import aiosmtplib
 
-from pbem.core.config import ImapSettings, MailTransport, Settings, SmtpSettings, Tls
-from pbem.core.files import maildir
+from pbem.core import ImapSettings, MailTransport, Settings, SmtpSettings, Tls, maildir
 
 if TYPE_CHECKING:
     from imapclient import IMAPClient

@@ -10,6 +10,7 @@ from pbem.faces import lazy
 _NAMES = {
     "authres": "FROM_LIMIT sender_refusal",
     "automatic": "automatic_reason",
+    "door": "MAX_LINES MAX_LINE Letter read turned_away_why reply_lines",
     "inbound": (
         "MAX_FIELDS MAX_FIELD MAX_CONTENT_FIELD MAX_ADDRESS_FIELD ADDRESS_FIELDS "
         "MAX_COPIES MANY_COPIES MAX_MANY_COPIES MAX_HEAD MAX_DEPTH MAX_MULTIPARTS "
@@ -22,6 +23,7 @@ _NAMES = {
 if TYPE_CHECKING:  # the type checker reads the face whole
     from pbem.mail_in.authres import *  # noqa: F403
     from pbem.mail_in.automatic import *  # noqa: F403
+    from pbem.mail_in.door import *  # noqa: F403
     from pbem.mail_in.inbound import *  # noqa: F403
     from pbem.mail_in.replytext import *  # noqa: F403
 else:

@@ -15,9 +15,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, delete, func, select
 
-from pbem.core.clock import as_utc
-from pbem.core.kinds import AnswerKind
-from pbem.store.models import Answered
+from pbem.core import AnswerKind, as_utc
+from pbem.store import Answered
 
 log = logging.getLogger(__name__)
 

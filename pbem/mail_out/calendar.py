@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from icalendar import STATUS, TRANSP, Alarm, Calendar, Event, vCalAddress
 
-from pbem.core.clock import Reminder, as_utc, reminder_times
+from pbem.core import Reminder, as_utc, reminder_times
 
 PRODID = "-//Tongiaki by email//deadline//EN"
 LENGTH = timedelta(minutes=15)  # the event is the last quarter hour before the deadline

@@ -14,8 +14,7 @@ from email.message import Message
 from email.utils import format_datetime, formataddr, make_msgid
 from urllib.parse import quote
 
-from pbem.core.addressing import Tag, reply_address, subject_tag
-from pbem.core.config import Settings
+from pbem.core import Settings, Tag, reply_address, subject_tag
 
 MAX_LINE = 900
 FOLD = 78  # the line length the `email` package folds header fields at

@@ -16,13 +16,11 @@ from datetime import datetime
 from sqlmodel import col, select
 
 from engine import Message
-from pbem.core.addressing import Tag, token
-from pbem.core.clock import as_utc
-from pbem.core.kinds import GameStatus
+from pbem.core import GameStatus, Tag, as_utc, token
 from pbem.game.table import Table
 from pbem.mail_out import calendar as ics
 from pbem.mail_out import policy
-from pbem.store.models import Seat, Talk
+from pbem.store import Seat, Talk
 from pbem.views import i18n, view
 
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from engine import Joined, Message, counted
-from pbem.core.clock import as_utc
-from pbem.store.models import Game, Seat
+from pbem.core import as_utc
+from pbem.store import Game, Seat
 from pbem.views import i18n, view
 from pbem.views.view import when
 

@@ -20,17 +20,26 @@ from pbem.commands.manual import (
     WATCH_HELP,
     command_help,
 )
-from pbem.core.addressing import GM_SEAT, Tag, gm_token, observer_seat, token
-from pbem.core.clock import as_utc
-from pbem.core.config import Settings
-from pbem.core.kinds import GameStatus, MailKind, MailMode, MoveSource
+from pbem.core import (
+    GM_SEAT,
+    GameStatus,
+    MailKind,
+    MailMode,
+    MoveSource,
+    Settings,
+    Tag,
+    as_utc,
+    gm_token,
+    observer_seat,
+    token,
+)
 from pbem.game.table import Table
 from pbem.mail_out import policy
 from pbem.mail_out.compose import Picture, compose, list_unsubscribe
 from pbem.mail_out.envelope import Envelope, envelope, said, talk_for
 from pbem.mail_out.gm_words import gm_lang, gm_seat
 from pbem.mail_out.record import Records
-from pbem.store.models import (
+from pbem.store import (
     INVITATION_DAYS,
     Caused,
     Game,

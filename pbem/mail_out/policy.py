@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from pbem.core.kinds import MailKind, MailMode, PictureChoice
+from pbem.core import MailKind, MailMode, PictureChoice
 
 TALK_GATHER = timedelta(minutes=3)  # table talk said within it reaches a reader in one mail
 

@@ -9,10 +9,9 @@ import zlib
 from dataclasses import replace
 from pathlib import Path
 
-from pbem.core.config import ExportOnGameOver, Settings
-from pbem.core.kinds import MailKind
+from pbem.core import ExportOnGameOver, MailKind, Settings
 from pbem.game.table import Table
-from pbem.store.models import GameRecord
+from pbem.store import GameRecord
 from pbem.views import view
 from pbem.views.export import game_record_html
 

@@ -17,11 +17,11 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from engine import ISLAND_ALIASES, LETTERS, Choice, Setup, State, parse_choice
-from pbem.core.clock import as_utc
-from pbem.core.kinds import GameStatus, MoveSource
+from pbem.core import GameStatus, MoveSource, as_utc
 from pbem.game.table import GameError, outcome
-from pbem.store.models import Game, Move, Seat, Talk
+from pbem.store import Game, Move, Seat, Talk
 from pbem.views import letters, view
+from pbem.views.final import final as final_table
 from pbem.views.i18n import island, with_names
 from pbem.views.i18n import notation as named_choice
 from pbem.views.picture import board_png
@@ -215,7 +215,7 @@ def record(played: Played, progress: Progress | None = None) -> Record:
         if played.over
         else "kept hidden while the game goes on",
         chapters=tuple(chapters),
-        final=with_names(view.final(outcome(state, played.ended_by), players))
+        final=with_names(final_table(outcome(state, played.ended_by), players))
         if played.over
         else None,
         talk=played.talk,

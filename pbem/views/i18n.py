@@ -29,8 +29,7 @@ from babel.messages.pofile import read_po
 from markupsafe import Markup
 
 from engine import ISLAND_ALIASES, Joined, Message, counted
-from pbem.core.clock import format_duration, time_zone
-from pbem.core.languages import ENGLISH, LANGUAGES
+from pbem.core import ENGLISH, LANGUAGES, format_duration, time_zone
 
 TRANSLATED = tuple(code for code in LANGUAGES if code != ENGLISH)  # the catalogs
 # the languages that write their own name in lower case inside a sentence ("in italiano")

@@ -21,8 +21,9 @@ from engine import (
     Termination,
     tile_words,
 )
-from pbem.core.kinds import LineOutcome, MailKind
+from pbem.core import LineOutcome, MailKind
 from pbem.views import news, view
+from pbem.views.final import final as final_table
 from pbem.views.i18n import listed, with_names
 from pbem.views.view import Answer, LineResult, Mail, Player
 
@@ -75,7 +76,7 @@ def moment(
         board=board,
         happened=(*announced, *with_names(view.happened(events, tiles))),
         decision=None if over else with_names(view.decision(state)),
-        final=with_names(view.final(outcome, board.players)) if over else None,
+        final=with_names(final_table(outcome, board.players)) if over else None,
         waiting=with_names(waiting(state, names, over=over, paused=paused)),
         summary=with_names(summary(state)),
         picture=picture,

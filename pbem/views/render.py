@@ -15,7 +15,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from engine import Message
-from pbem.core.kinds import AnswerTopic
+from pbem.core import AnswerTopic
 from pbem.views.i18n import ENGLISH_WORDS, LRM, RLM, Words, word_for, words_of
 from pbem.views.rulestext import BlockKind
 from pbem.views.rulestext import blocks as rules_blocks

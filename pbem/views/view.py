@@ -22,7 +22,6 @@ from engine import (
     BoatsPlaced,
     Choice,
     ChoiceMade,
-    DecidedBy,
     Emigrate,
     Event,
     Expand,
@@ -31,7 +30,6 @@ from engine import (
     GroupSailed,
     Joined,
     Message,
-    Outcome,
     Phase,
     Position,
     PutTile,
@@ -42,16 +40,15 @@ from engine import (
     TilePlaced,
     TilePreview,
     VoyagePassed,
-    counted,
     neighbour,
     preview,
     tile_words,
     what_is_asked,
 )
-from pbem.core.kinds import AnswerTopic, LineOutcome, MailKind
+from pbem.core import AnswerTopic, LineOutcome, MailKind
 from pbem.views import news
 from pbem.views.hexmap import map_for_readers, sea_legend, short_name, tile_turns
-from pbem.views.i18n import Named, listed, printed, stamp, with_names
+from pbem.views.i18n import Named, printed, stamp, with_names
 from pbem.views.leads import leads, tiles_left
 
 MAX_LISTED = 40  # options listed by number; the others are written as commands
@@ -738,69 +735,3 @@ def _crossed(event: VoyagePassed) -> str:
         danger=event.danger,
         colours=event.colours,
     )
-
-
-def final(outcome: Outcome, everyone: Sequence[Player]) -> Final:
-    """The final standings of an ended game (`Table.outcome`)."""
-    by_colour = {p.colour: p for p in everyone}
-    termination = outcome.termination
-    return Final(
-        reason=news.ending(termination),
-        standings=tuple((s.rank, by_colour[s.colour], s.boats) for s in outcome.standings),
-        tie_break=tie_break(outcome, by_colour),
-        termination=termination,
-        points_from=tuple(points_from(s.islands) for s in outcome.standings),
-    )
-
-
-def tie_break(outcome: Outcome, by_colour: dict[str, Player]) -> str:
-    """Why the first place is what it is, in a sentence, when points alone did not decide."""
-    if len(outcome.standings) < 2:
-        return ""
-    first, second = outcome.standings[0], outcome.standings[1]
-    a, b = by_colour[first.colour].name, by_colour[second.colour].name
-    points = counted("{count} point", "{count} points", first.points)
-    islands = counted("{count} island", "{count} islands", len(first.islands))
-    if outcome.decided_by is DecidedBy.ISLANDS:
-        return Message(
-            "{a} and {b} both have {points}; the tie is broken by islands: "
-            "{a} is on {a_islands}, {b} on {b_islands}.",
-            a=a,
-            b=b,
-            points=points,
-            a_islands=len(first.islands),
-            b_islands=len(second.islands),
-        )
-    if outcome.decided_by is DecidedBy.BOATS:
-        return Message(
-            "{a} and {b} both have {points} and {islands} each; the tie is "
-            "broken by the fewest boats on the board: {a} has {a_boats}, {b} {b_boats}.",
-            a=a,
-            b=b,
-            points=points,
-            islands=islands,
-            a_boats=first.boats,
-            b_boats=second.boats,
-        )
-    if outcome.decided_by is DecidedBy.SHARED:
-        winners = [by_colour[s.colour].name for s in outcome.standings if s.rank == 1]
-        names = listed(winners)
-        boats = counted("{count} boat", "{count} boats", first.boats)
-        if len(winners) == 2:
-            return Message(
-                "{names} both have {points}, {islands} and {boats} on the board each: "
-                "the win is shared.",
-                names=names,
-                points=points,
-                islands=islands,
-                boats=boats,
-            )
-        return Message(
-            "{names} all have {points}, {islands} and {boats} on the board each: "
-            "the win is shared.",
-            names=names,
-            points=points,
-            islands=islands,
-            boats=boats,
-        )
-    return ""
