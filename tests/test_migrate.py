@@ -383,6 +383,9 @@ def test_a_version_8_database_keeps_a_vacation_told_and_a_digests_news_and_plays
         assert len(db.exec(select(Held).where(Held.seat == 2)).all()) == 2  # Cy's digest: kept
         db.commit()
     tick(service, back)  # the quiet change: a short line with the clock (and Cy's digest, due)
-    assert sorted(str(m["To"]) for m in take_mail(service)) == ["ann@example.test", "cy@example.test"]
+    assert sorted(str(m["To"]) for m in take_mail(service)) == [
+        "ann@example.test",
+        "cy@example.test",
+    ]
     assert handle(service, mail(0, "1", 2), back + timedelta(minutes=1)) == "applied"
     assert upgrade(engine) == []
