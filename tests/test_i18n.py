@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from engine import ISLANDS, STACK_TILES, Setup, State, TileDrawn, is_move_word
 from pbem.commands.player import OBSERVER_COMMANDS, PLAYER_COMMANDS
 from pbem.core.config import Settings, settings_toml
-from pbem.flow.deadlines import tick
+from pbem.core.kinds import PictureChoice
+from pbem.flow.deadlines import send_held, tick
 from pbem.flow.replies import handle
 from pbem.flow.service import GameError, SeatSpec, Service
 from pbem.host.cli import app
@@ -414,6 +415,7 @@ def _gm(service: Service, to_gm: list, command: str, at_hours: int) -> list:
     """The game master gives `command` in a reply to their newest mail (the last of
     `to_gm`, which gets the new ones); the mails it made."""
     assert handle(service, reply_to(to_gm[-1], command), START + at_hours * HOUR) == "applied"
+    send_held(service, START + at_hours * HOUR)  # a quiet change: with the clock's next round
     mails = take_mail(service)
     to_gm += _to(mails, GM)
     return mails
@@ -425,7 +427,7 @@ def test_the_game_masters_news_reach_each_player_in_their_language(service: Serv
     mails = _gm(service, to_gm, "extend 1d", 1)
     (ann,) = _to(mails, ANN)
     (bob,) = _to(mails, BOB)
-    assert str(bob["Subject"]).endswith("Notizie dal game master")
+    assert str(bob["Subject"]).endswith("Novità della partita 1")
     deadline = words("it").say(stamp(START + 72 * HOUR))  # Thu 26 Nov 2026, 09:00 UTC
     assert "26 nov 2026" in deadline and deadline.startswith("gio")
     said = "Il game master ha dato 1 giorno in più alla decisione 1: ora la sua scadenza è "
@@ -582,6 +584,11 @@ def test_the_picture_names_fiji_for_english_readers_and_fidschi_for_the_others(
     stack = ["Fidschi", *(tile for tile in STACK_TILES if tile != "Fidschi")]
     seats = [SeatSpec("Ann", ANN, "red", lang="it"), SeatSpec("Bob", BOB, "blue")]
     service.new_game(seats, stack=stack, now=START)
+    with session(service.engine) as db:  # `mail picture always`: the updates carry it too
+        for seat in db.exec(select(Seat)):
+            seat.picture = PictureChoice.ALWAYS
+            db.add(seat)
+        db.commit()
     mails = take_mail(service)
     for minute, lines in enumerate(["place Tonga a", "place Tonga b"] * 2 + ["colonise"], 1):
         prompt = next(m for m in mails if m["X-Tongiaki-Decision"])  # to whoever decides
