@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from engine import Message
 from pbem.core.config import settings_toml
+from pbem.flow.deadlines import send_held
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.game.table import GameError
@@ -61,7 +62,9 @@ class Game1:
     def write(self, sender: str, body: str, hours: float, *, to: str | None = None) -> str:
         """`sender` replies with `body` to the newest mail `to` (else `sender`) got."""
         mail = reply_to(self.latest[to or sender], body, sender=sender)
-        return handle(self.service, mail, START + hours * HOUR)
+        outcome = handle(self.service, mail, START + hours * HOUR)
+        send_held(self.service, START + hours * HOUR)  # as the poll's end sends quiet news
+        return outcome
 
     def row(self) -> Game:
         with session(self.service.engine) as db:

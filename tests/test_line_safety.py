@@ -35,6 +35,7 @@ from pbem.commands.registry import FAILED, Command, Commands, Round, run_lines
 from pbem.core.addressing import Tag
 from pbem.core.config import settings_toml
 from pbem.core.kinds import MoveSource
+from pbem.flow.deadlines import send_held
 from pbem.flow.gm import GameMaster
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
@@ -311,6 +312,7 @@ def test_a_game_masters_line_that_raises_keeps_the_commands_before_by_mail_and_c
         game = db.get(Game, 1)
         assert game is not None and game.status == "paused" and game.deadline_seconds == 48 * 3600
         assert [a.command for a in db.exec(select(GmAction))] == ["pause"]
+    send_held(service, later(1))  # the players hear of the pause at the poll's end
     mails = take_mail(service)
     said = flat(text_of(_latest(mails, GM)))
     assert f"crash rejected: {FAILED}" in said and "resume ignored" in said

@@ -24,7 +24,7 @@ from engine import (
     parse_choice,
 )
 from pbem.core.clock import format_duration
-from pbem.flow.deadlines import tick
+from pbem.flow.deadlines import send_held, tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.host.cli import app
@@ -224,6 +224,7 @@ def test_a_vacation_ends_when_asked_and_the_days_not_used_come_back(
     mails = take_mail(service)
     assert tick(service, START + 2 * HOUR).vacations == 1  # the others hear of it now
     assert handle(service, reply_to(mails[0], off), START + 25 * HOUR) == "applied"
+    send_held(service, START + 25 * HOUR)  # the others hear of it at the poll's end
     with session(service.engine) as db:
         table = service.table(db, 1, START)
         game, seats = table.game, table.seats
@@ -306,6 +307,7 @@ def test_status_and_vacation_answers_show_the_players_own_zone(tmp_path: Path) -
     take_mail(service)
     ann = _prompt_for(mails, ANN)  # a longer vacation the others know of: told at once
     assert handle(service, reply_to(ann, "vacation 1d"), START + 4 * HOUR) == "applied"
+    send_held(service, START + 4 * HOUR)  # at the poll's end
     to_bob = _lines(next(m for m in take_mail(service) if m["To"] == BOB))
     assert told.format("Wed 25 Nov 2026, 11:00 UTC") in to_bob
 
@@ -320,16 +322,23 @@ def test_the_downtime_notice_and_the_calendar_event_show_the_readers_zone(
     prompt, bob = _prompt_for(mails, ANN), [m for m in mails if m["To"] == BOB][-1]
     assert handle(service, reply_to(bob, "fuso Europe/Rome"), START + HOUR) == "applied"
     assert handle(service, reply_to(prompt, "tz Asia/Tokyo"), START + HOUR) == "applied"
-    to_ann = next(m for m in take_mail(service) if m["To"] == ANN)
-    event = next(p for p in to_ann.walk() if p.get_content_type() == "text/calendar")
-    ics = event.get_content()
-    ics = (ics.decode() if isinstance(ics, bytes) else ics).replace("\r\n ", "")
-    description = ics.partition("DESCRIPTION:")[2].partition("\r\n")[0].replace("\\,", ",")
-    assert "is Wed 25 Nov 2026, 09:00 UTC (Wed 25 Nov, 18:00 Asia/Tokyo). Reply" in description
+    take_mail(service)  # the answers; the deadline did not move: no calendar part
     tick(service, START + 2 * HOUR)
     back = START + 60 * HOUR  # down from hour 2 to hour 60: the deadline passed meanwhile
     assert tick(service, back).graced == 1
     mails = take_mail(service)
+    # the deadline moved: the calendar event comes, in Ann's zone
+    event = next(
+        p
+        for m in mails
+        if m["To"] == ANN
+        for p in m.walk()
+        if p.get_content_type() == "text/calendar"
+    )
+    ics = event.get_content()
+    ics = (ics.decode() if isinstance(ics, bytes) else ics).replace("\r\n ", "")
+    description = ics.partition("DESCRIPTION:")[2].partition("\r\n")[0].replace("\\,", ",")
+    assert "is Thu 26 Nov 2026, 03:00 UTC (Thu 26 Nov, 12:00 Asia/Tokyo). Reply" in description
     to_ann = " ".join(text_of(next(m for m in mails if m["To"] == ANN)).split())
     assert (
         "The game service was not running from Mon 23 Nov 2026, 11:00 UTC (Mon 23 Nov, "

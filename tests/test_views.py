@@ -43,6 +43,7 @@ from pbem.commands.manual import COMMAND_HELP
 from pbem.commands.player import read_choice
 from pbem.core.config import Settings
 from pbem.mail_out.compose import Picture, compose
+from pbem.views import final as final_module
 from pbem.views import letters, news, view
 from pbem.views.i18n import Words
 from pbem.views.render import render, render_html, render_text
@@ -203,14 +204,14 @@ def test_tie_breaks_are_explained(second: Standing, decided_by: str, expected: s
     outcome = Outcome("the last sea tile was drawn", (first, second))
     assert outcome.decided_by == decided_by
     by_colour = {"blue": _player(0, "Ana", "blue"), "red": _player(1, "Ben", "red")}
-    assert view.tie_break(outcome, by_colour) == expected
+    assert final_module.tie_break(outcome, by_colour) == expected
 
 
 def test_no_tie_break_sentence_when_points_decide() -> None:
     first = Standing("blue", 15, ("Tonga",), 9, 1)
     second = Standing("red", 14, ("Tonga",), 9, 2)
     by_colour = {"blue": _player(0, "Ana", "blue"), "red": _player(1, "Ben", "red")}
-    assert view.tie_break(Outcome("x", (first, second)), by_colour) == ""
+    assert final_module.tie_break(Outcome("x", (first, second)), by_colour) == ""
 
 
 def test_deadlines_in_utc_and_in_the_players_own_zone() -> None:
@@ -490,7 +491,7 @@ def test_a_win_shared_by_three_names_all_three() -> None:
     outcome = Outcome("the game master ended the game", standings)
     names = {"blue": "Ana", "red": "Ben", "green": "Cy", "yellow": "Dai"}
     by_colour = {c: _player(n, names[c], c) for n, c in enumerate(names)}
-    assert view.tie_break(outcome, by_colour) == (
+    assert final_module.tie_break(outcome, by_colour) == (
         "Ana, Ben and Cy all have 0 points, 1 island and 1 boat on the board each: "
         "the win is shared."
     )

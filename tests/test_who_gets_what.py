@@ -161,7 +161,7 @@ def test_quiet_changes_of_one_poll_are_one_short_mail_per_reader(tmp_path: Path)
         assert mail["X-Tongiaki-Kind"] == "update" and mail["X-Tongiaki-Decision"] is None
         assert str(mail["Subject"]) == "[Tongiaki g1] News of game 1"
         text = _flat(mail)
-        assert "time per decision to 1d" in text and "1d more" in text
+        assert "time per decision to 1 day" in text and "1 day more" in text
         assert "Olga no longer watches the game." in text
         assert "THE BOARD" not in text and "image/png" not in _parts(mail)
         calendar = "text/calendar" in _parts(mail)
@@ -183,7 +183,7 @@ def test_a_quiet_change_during_a_vacation_is_one_line_and_the_vacation_stands(
     send_held(service, START + 2 * HOUR)
     (to_bob,) = [m for m in take_mail(service) if m["To"] == BOB]
     assert str(to_bob["Subject"]) == "[Tongiaki g1] News of game 1"
-    assert "time per decision to 1d" in _flat(to_bob) and "image/png" not in _parts(to_bob)
+    assert "time per decision to 1 day" in _flat(to_bob) and "image/png" not in _parts(to_bob)
     assert _seat(service, 1).away_until == away
     # the vacation's own news an hour after it began is one short line to the others, too
     assert tick(service, START + 2 * HOUR + MINUTE).vacations == 1
@@ -200,7 +200,7 @@ def test_a_move_after_quiet_changes_tells_them_with_it_and_the_clock_sends_nothi
     assert handle(service, reply_to(latest[GM], "deadline 24h"), START + HOUR) == "applied"
     assert handle(service, reply_to(latest[ANN], "1"), START + HOUR + MINUTE) == "applied"
     told = {str(m["To"]): m for m in take_mail(service) if m["To"] != GM}
-    assert "time per decision to 1d" in _flat(told[CY])  # with the news of Ann's move
+    assert "time per decision to 1 day" in _flat(told[CY])  # with the news of Ann's move
     assert tick(service, START + HOUR + 2 * MINUTE).digests == 0
 
 
