@@ -611,3 +611,21 @@ def test_the_picture_names_fiji_for_english_readers_and_fidschi_for_the_others(
     for mail in _to(mails, BOB):  # English
         cid, png = _picture_of(mail)
         assert png == english and cid.split("@")[0].endswith("-en")
+
+
+def test_who_said_a_line_of_talk_is_named_with_the_colour_in_the_readers_words() -> None:
+    """The speaker is stored as said ("Ben (red)"); each reader reads the colour in their
+    language, and a speaker without a boat colour as stored."""
+    said = envelope_said("Ben (red)")
+    assert words("it").say(said) == "Ben (rosso) al tavolo: Good luck"
+    assert words("nl").say(said) == "Ben (rood) aan tafel: Good luck"
+    assert words("en").say(said) == "Ben (red) to the table: Good luck"
+    assert words("it").say(news.speaker("Olga (watching)")) == "Olga (watching)"
+    assert news.speaker("Red (team) (blue)") == "Red (team) (blue)"  # the last part is the colour
+
+
+def envelope_said(speaker: str) -> str:
+    from pbem.mail_out.envelope import said
+    from pbem.store import Talk
+
+    return said(Talk(game_id=1, seat=1, speaker=speaker, text="Good luck", at=START), None)

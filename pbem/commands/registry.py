@@ -527,10 +527,14 @@ def _log_talk(round: Round, argument: str) -> str:
     ]
     for t in talk:
         if t.to_seat is None:
-            said = Message("{speaker} to the table: {text}", speaker=t.speaker, text=t.text)
+            said = Message(
+                "{speaker} to the table: {text}", speaker=news.speaker(t.speaker), text=t.text
+            )
         else:
             to = names.get(t.to_seat, "?")
-            said = Message("{speaker} to {to}: {text}", speaker=t.speaker, to=to, text=t.text)
+            said = Message(
+                "{speaker} to {to}: {text}", speaker=news.speaker(t.speaker), to=to, text=t.text
+            )
         lines.append((as_utc(t.at), 1, Joined("", ["      ", said])))
     lines.sort(key=lambda item: (item[0], item[1]))
     round.answers.append(

@@ -21,7 +21,7 @@ from pbem.game.table import Table
 from pbem.mail_out import calendar as ics
 from pbem.mail_out import policy
 from pbem.store import Seat, Talk
-from pbem.views import i18n, view
+from pbem.views import i18n, news, view
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,16 @@ def talk_for(table: Table, seen: int, seat: int | None) -> list[Talk]:
 def said(talk: Talk, reader: int | None) -> str:
     """A line of table talk as its reader sees it."""
     if talk.to_seat is None:
-        return Message("{speaker} to the table: {text}", speaker=talk.speaker, text=talk.text)
+        return Message(
+            "{speaker} to the table: {text}", speaker=news.speaker(talk.speaker), text=talk.text
+        )
     if talk.to_seat == reader:
-        return Message("{speaker} to you only: {text}", speaker=talk.speaker, text=talk.text)
-    return Message("{speaker} to {to}: {text}", speaker=talk.speaker, to="", text=talk.text)
+        return Message(
+            "{speaker} to you only: {text}", speaker=news.speaker(talk.speaker), text=talk.text
+        )
+    return Message(
+        "{speaker} to {to}: {text}", speaker=news.speaker(talk.speaker), to="", text=talk.text
+    )
 
 
 def _calendar(table: Table, seat: Seat, mail: view.Mail, leaving: bool) -> bytes | None:

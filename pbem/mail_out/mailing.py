@@ -51,7 +51,7 @@ from pbem.store import (
     Seat,
     Talk,
 )
-from pbem.views import i18n, letters, view
+from pbem.views import i18n, letters, news, view
 from pbem.views.i18n import duration
 from pbem.views.news import colour
 from pbem.views.picture import Seen, drawn, english_differs, seen
@@ -553,10 +553,13 @@ class Mailer:
             return
         names = {s.seat: _name(s) for s in table.seats}
         lines = [
-            Message("{speaker} to the table: {text}", speaker=t.speaker, text=t.text)
+            Message("{speaker} to the table: {text}", speaker=news.speaker(t.speaker), text=t.text)
             if t.to_seat is None
             else Message(
-                "{speaker} to {to}: {text}", speaker=t.speaker, to=names[t.to_seat], text=t.text
+                "{speaker} to {to}: {text}",
+                speaker=news.speaker(t.speaker),
+                to=names[t.to_seat],
+                text=t.text,
             )
             for t in said
         ]

@@ -61,6 +61,15 @@ def colour(name: str) -> str:
     return COLOUR_NAMES.get(name, name)
 
 
+def speaker(said_by: str) -> str:
+    """Who said a line of table talk, as stored ("Ben (red)"), with the colour in the
+    reader's words; any other speaker ("Olga (watching)") as it is."""
+    name, _, rest = said_by.rpartition(" (")
+    if name and rest.endswith(")") and rest[:-1] in COLOUR_NAMES:
+        return Message("{name} ({colour})", name=name, colour=colour(rest[:-1]))
+    return said_by
+
+
 def who(name: str) -> str:
     """A boat colour at the start of a sentence ('Blue')."""
     return WHO.get(name) or name.capitalize()
@@ -380,6 +389,7 @@ __all__ = [
     "group",
     "landed",
     "place",
+    "speaker",
     "tile_placed",
     "who",
 ]
