@@ -623,4 +623,4 @@ def gm_help() -> tuple[str, ...]:
     return (*GM_COMMANDS.help_lines(), said)
 
 
-__all__ = ["GM_COMMANDS", "GmError", "every_observer", "gm_help"]
+__all__ = ["GM_COMMANDS", "HOST", "GmError", "every_observer", "gm_help"]

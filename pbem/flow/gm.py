@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 from functools import partial
 
-from pbem.commands.gm import GmError, gm_help
+from pbem.commands.gm import HOST, GmError, gm_help
 from pbem.core import as_utc
 from pbem.flow.lines import act
 from pbem.flow.service import Service
 from pbem.flow.tell import tell
-from pbem.flow.who import HOST, host
+from pbem.flow.who import host
 from pbem.mail_out.envelope import envelope
 from pbem.store import hold_game, session
 from pbem.views.view import Answer, LineResult

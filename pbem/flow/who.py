@@ -14,7 +14,7 @@ from enum import StrEnum
 from sqlmodel import col, select
 
 import engine
-from pbem.commands.gm import GM_COMMANDS
+from pbem.commands.gm import GM_COMMANDS, HOST
 from pbem.commands.player import (
     INVITED_COMMANDS,
     OBSERVER_COMMANDS,
@@ -38,8 +38,6 @@ from pbem.core import (
 from pbem.game.table import Table
 from pbem.store import INVITATION_DAYS, Game, GmTag, Move, Observer, ReplyUse, Seat
 from pbem.views.i18n import duration
-
-HOST = "host"  # the actor of commands given on the host's command line
 
 
 class Role(StrEnum):

@@ -118,11 +118,6 @@ class Mailer:
         self.commands = command_help(allowance=allowance)
         self.records = Records(settings)  # the game's record, for its game-over mails
 
-    def gm_addresses(self, game: Game) -> list[str]:
-        """Who may act as game master of `game`: its own GM, and the host's GMs."""
-        found = [game.gm_address] if game.gm_address else []
-        return [a.lower() for a in [*found, *self.settings.gm_addresses]]
-
     def deadline_view(self, game: Game, seat: Seat) -> view.Deadline | None:
         """The open decision's deadline as `seat` reads it: in UTC and in their zone."""
         if game.deadline_at is None or game.status != GameStatus.RUNNING:
