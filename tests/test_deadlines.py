@@ -12,10 +12,11 @@ import pytest
 from sqlmodel import col, select
 
 from engine import Phase, State, parse_choice
+from pbem.commands.clock import automatic_choice
 from pbem.core.clock import DurationError, Reminder, as_utc, parse_reminders, reminder_times
 from pbem.core.config import Settings
 from pbem.core.kinds import GameStatus
-from pbem.flow.deadlines import TickReport, automatic_choice, send_held, tick
+from pbem.flow.deadlines import TickReport, send_held, tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.game import decision_clock

@@ -110,6 +110,11 @@ class Round:
     # answers that tell the game as it stands once every line was run (a `status` before a
     # move in the same mail tells the state after the move): made by `run_lines` at its end
     later: dict[int, Callable[[], Answer]] = field(default_factory=dict)
+    absent: list[Seat] = field(default_factory=list)  # seats the clock marked absent
+    # what the round came to, once `pbem.commands.rounds.act` kept it: the mail's outcome
+    # and its lines' results in one line, for the log and the inbound row
+    outcome: MailOutcome = MailOutcome.ANSWERED
+    summary: str = ""
 
     def answer_when_done(self, kind: AnswerTopic, make: Callable[[], str]) -> None:
         """An answer of `kind` whose text `make` gives once all the lines of the mail ran."""
@@ -181,7 +186,11 @@ class Commands:
         other_names: Sequence[str] = (),
         sign_off: bool = False,
         hidden: Sequence[str] = (),
+        raises: bool = False,
     ) -> None:
+        # a line that raises (a fault of ours) raises on, undoing the caller's whole
+        # transaction, instead of being undone alone and answered: no one wrote it (the clock)
+        self.raises = raises
         # whether a line that is no command, after commands that were done, ends the
         # commands quietly (a sign-off) instead of being refused
         self.sign_off = sign_off
@@ -345,6 +354,8 @@ def _run_line(round: Round, number: int, line: str, commands: Commands) -> LineR
     except DBAPIError:
         raise
     except Exception as error:  # a fault of ours: this line alone is undone
+        if commands.raises:
+            raise
         _undo(round, kept)
         fault = LineFault(number, line, _fault_text(error), traceback.format_exc())
         round.table.faults.append(fault)

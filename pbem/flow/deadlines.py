@@ -18,12 +18,13 @@ from enum import Enum
 
 from sqlmodel import Session, col, func, or_, select, update
 
-from engine import BotKind, Choice, Message, Pass, Phase, State, counted
+from engine import Message
 from pbem.commands.player import TELL_AFTER, on_vacation
+from pbem.commands.rounds import act
+from pbem.commands.writer import AUTOMATIC, clock
 from pbem.core import (
     GameStatus,
     MailMode,
-    MoveSource,
     WatchEnd,
     as_utc,
     due_reminder,
@@ -31,9 +32,10 @@ from pbem.core import (
 )
 from pbem.flow.service import Service
 from pbem.game import decision_clock
-from pbem.game.table import Table, bot_choice
+from pbem.game.table import Table
 from pbem.mail_out import policy
 from pbem.mail_out.mailing import held_news
+from pbem.mail_out.tell import tell
 from pbem.store import (
     CLOCK_LOCK,
     INVITATION_DAYS,
@@ -47,7 +49,7 @@ from pbem.store import (
     hold_game,
     session,
 )
-from pbem.views import letters, news
+from pbem.views import letters
 from pbem.views.i18n import duration
 from pbem.views.view import when
 
@@ -323,95 +325,19 @@ def _wake(service: Service, db: Session, game_id: int, now: datetime) -> Woke:
     return Woke.REMINDER if sent else Woke.NOTHING
 
 
-def automatic_choice(game: Game, state: State) -> tuple[Choice, str]:
-    """The move made for a player whose deadline passed, and how to tell it.
-
-    The start of a turn is passed (the house rule of play by mail); a set-up boat goes on
-    the first free beach of Tonga; any other decision takes the greedy bot's choice."""
-    decision = state.decision
-    assert decision is not None
-    if decision.kind is Phase.TURN:
-        return Pass(), Message("the turn was passed (the house rule for a missed turn)")
-    if decision.kind is Phase.SETUP:
-        choice = state.legal_choices()[0]
-        return choice, Message("the boat went on the first free beach ({choice})", choice=choice)
-    choice = bot_choice(game, state, BotKind.GREEDY)
-    return choice, Message("the game chose what the greedy bot would ({choice})", choice=choice)
-
-
 def _automatic_move(service: Service, table: Table) -> None:
-    game, seats, state = table.game, table.seats, table.state
-    decision = state.decision
-    assert decision is not None
-    seat = seats[decision.seat]
-    choice, told = automatic_choice(game, state)
-    events = [*state.apply(choice)]
-    table.record(seat.seat, MoveSource.AUTO)
-    seat.auto_moves += 1
-    who = Message("{name} ({colour})", name=seat.name, colour=news.colour(seat.colour))
-    announced: list[str] = [
-        Message(
-            "No answer from {who} to decision {number} by its deadline: {told}.",
-            who=who,
-            number=decision.number,
-            told=told,
-        )
-    ]
-    limit = service.settings.absence_after
-    absent_now = seat.auto_moves >= limit and not seat.absent
-    if absent_now:
-        seat.absent = True
-        announced.append(
-            counted(
-                "After {count} automatic move in a row, {who} is marked absent: the {bot} bot "
-                "plays {colour} without waiting until {name} writes again.",
-                "After {count} automatic moves in a row, {who} is marked absent: the {bot} bot "
-                "plays {colour} without waiting until {name} writes again.",
-                limit,
-                who=who,
-                bot=service.settings.absent_bot,
-                colour=news.colour(seat.colour),
-                name=seat.name,
-            )
-        )
-    events += table.advance()
-    subject = Message("You are marked absent in game {game}", game=game.id)
-    absent = {seat.seat: subject} if absent_now else None
-    service.mail.queue_round(table, events, announced=announced, told=absent)
+    """The clock's line, `automatic`, run the way every writer's lines go: the open decision
+    made for its seat (`pbem.commands.clock`), then everyone told (`pbem.mail_out.tell`)."""
+    writer = clock()
+    round = act(table, writer, [AUTOMATIC])
+    # a fault of ours raises (`CLOCK_COMMANDS.raises`): the game's transaction rolls back
+    assert not round.failed, round.summary
+    tell(service.mail, service.settings, writer, round)
     log.info(
-        "game %s decision %s: deadline passed, automatic move for %s: %s%s",
-        game.id,
-        decision.number,
-        seat.label,
-        choice,
-        " (now absent)" if absent_now else "",
-    )
-    if absent_now:
-        _tell_absent(service, table, seat, limit, announced)
-
-
-def _tell_absent(
-    service: Service, table: Table, seat: Seat, limit: int, announced: list[str]
-) -> None:
-    """The game masters hear that `seat` missed `limit` deadlines and is marked absent."""
-    who = Message("{name} ({colour})", name=seat.name, colour=news.colour(seat.colour))
-    service.mail.queue_gm(
-        table,
-        subject=Message("{who} is absent", who=who),
-        notice=counted(
-            "{who} missed {count} deadline in a row and is now marked absent: the {bot} "
-            "bot plays the seat until {name} writes again. You may hand the seat to someone "
-            "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
-            "{who} missed {count} deadlines in a row and is now marked absent: the {bot} "
-            "bot plays the seat until {name} writes again. You may hand the seat to someone "
-            "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
-            limit,
-            who=who,
-            bot=service.settings.absent_bot,
-            name=seat.name,
-            seat=str(seat.seat + 1),
-        ),
-        happened=announced,
+        "game %s decision %s: deadline passed, automatic move for %s",
+        table.game.id,
+        table.opened,
+        round.results[0].detail,
     )
 
 
@@ -474,4 +400,4 @@ def _give_grace(service: Service, last: datetime, now: datetime, grace: int) -> 
     return graced
 
 
-__all__ = ["TickReport", "automatic_choice", "send_held", "tick"]
+__all__ = ["TickReport", "send_held", "tick"]

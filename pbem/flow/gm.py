@@ -1,5 +1,5 @@
 """The game master's commands on the host's command line: the same flow as a reply's
-(`pbem.flow.lines.act`, then `pbem.flow.tell.tell`), with the host as the writer."""
+(`pbem.commands.rounds.act`, then `pbem.mail_out.tell`), with the host as the writer."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from datetime import datetime
 from functools import partial
 
 from pbem.commands.gm import HOST, GmError, gm_help
+from pbem.commands.rounds import act
+from pbem.commands.writer import host
 from pbem.core import as_utc
-from pbem.flow.lines import act
 from pbem.flow.service import Service
-from pbem.flow.tell import tell
-from pbem.flow.who import host
 from pbem.mail_out.envelope import envelope
+from pbem.mail_out.tell import tell
 from pbem.store import hold_game, session
 from pbem.views.view import Answer, LineResult
 
@@ -31,7 +31,7 @@ class GameMaster:
         with session(self.service.engine) as db:
             hold_game(db, game_id)  # PostgreSQL: no service works on the game meanwhile
             table = self.service.table(db, game_id, as_utc(now))
-            writer = host(table)
+            writer = host()
             leaving = partial(envelope, table, leaving=True)
             round = act(table, writer, lines, address_leaving=leaving)
             tell(self.service.mail, self.service.settings, writer, round)

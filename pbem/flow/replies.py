@@ -1,42 +1,37 @@
-"""Replies to the game's mails: each message handled exactly once, its lines applied in
-order until one fails, and everyone told, in one transaction with the message itself."""
+"""Replies to the game's mails, the one flow in: each message let in once (`pbem.mail_in.entry`:
+the door, the duplicate check, who wrote), its writer's lines run until one fails
+(`pbem.commands.rounds.act`), and everyone told under one policy (`pbem.mail_out.tell`), in
+one transaction with the message itself. The door's side stays here: the transaction, the
+quarantine of a mail too large or of a line the service failed on."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from functools import partial
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem.commands.player import (
-    wants_stop,
-)
-from pbem.core import (
-    GM_SEAT,
-    MailOutcome,
-    Tag,
-    as_utc,
-    find_tag,
-    shown,
-    token_epoch,
-)
+from pbem.commands.rounds import act
+from pbem.core import GM_SEAT, MailOutcome, Tag, as_utc, find_tag, shown, token_epoch
 from pbem.flow import notices
-from pbem.flow.lines import answer
 from pbem.flow.service import Service
-from pbem.flow.who import Refused, identify
 from pbem.game.table import LineFault, Table
 from pbem.mail_in import (
-    Arrival,
+    Entry,
+    admit,
     door,
+    first_time,
     headers_only,
     quarantine_row,
     sender_of,
     shown_id,
 )
-from pbem.store import Game, Inbound, Seat, hold_game, session
+from pbem.mail_out.envelope import envelope
+from pbem.mail_out.tell import tell
+from pbem.store import Game, Seat, session
 
 log = logging.getLogger(__name__)
 
@@ -85,16 +80,13 @@ class Replies:
         now = as_utc(now)
         if len(raw) > self.settings.max_message_bytes:
             return self._too_large(db, raw, now)
-        # what needs no database is done before the transaction first asks for its write lock
-        letter = door.read(raw, self.settings, wants_stop)
-        arrival, tag = letter.arrival, letter.tag
-        inbound = self._first_time(db, arrival.message_hash, arrival, now)
+        entry = admit(db, raw, now, self.settings, self.service.cache)
+        inbound = entry.inbound
         if inbound is None:
             return Taken(MailOutcome.DUPLICATE)
-        outcome, detail = letter.turned_away or self._handle(
-            db, arrival.sender, tag, letter.lines, inbound, now, raw, automatic=letter.automatic
-        )
+        outcome, detail = self._answer(db, entry, raw, now)
         inbound.outcome, inbound.detail = outcome, shown(detail, 500)
+        tag = entry.letter.tag if entry.letter else None
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
         return Taken(
             outcome,
@@ -103,28 +95,27 @@ class Replies:
             (inbound.id, where, inbound.outcome, inbound.detail),
         )
 
-    def _first_time(
-        self, db: Session, message_hash: str, arrival: Arrival | None, now: datetime
-    ) -> Inbound | None:
-        """The new row of a message not seen before, or None (logged) for a duplicate."""
-        seen = db.exec(select(Inbound).where(Inbound.message_hash == message_hash)).first()
-        if seen is not None:
-            log.info("message %s: duplicate of message %s", seen.message_id, seen.id)
-            return None
-        inbound = Inbound(
-            message_hash=message_hash,
-            message_id=arrival.message_id if arrival else "",
-            sender=arrival.sender if arrival else "",
-            received_at=now,
-            outcome="",
-        )
-        try:
-            with db.begin_nested():  # a failure rolls back this row only
-                db.add(inbound)
-        except IntegrityError:  # PostgreSQL: another service took this message meanwhile
-            log.info("message %s: handled by another service", inbound.message_id)
-            return None
-        return inbound
+    def _answer(
+        self, db: Session, entry: Entry, raw: bytes, now: datetime
+    ) -> tuple[MailOutcome, str]:
+        """The writer's lines run and everyone told; a mail read no further answered where
+        someone should hear of it. Its outcome, and what it came to."""
+        mail, table, writer = self.service.mail, entry.table, entry.writer
+        if writer is None or table is None or entry.letter is None:
+            assert entry.outcome is not None and entry.inbound is not None
+            if entry.lost:
+                notices.answer_lost(mail, self.settings, db, entry.inbound.sender, now)
+            if entry.owner is not None and table is not None:
+                notices.other_sender(mail, self.settings, db, table.game, entry.owner, now)
+            return entry.outcome, entry.detail
+        inbound_id = entry.inbound.id if entry.inbound else None
+        leaving = partial(envelope, table, leaving=True)
+        lines = entry.letter.lines
+        round = act(table, writer, lines, inbound_id=inbound_id, address_leaving=leaving)
+        note = tell(mail, self.settings, writer, round)
+        for fault in table.faults:  # lines undone, the mail's other lines applied
+            self._keep_copy(table, raw, inbound_id, fault)
+        return round.outcome, round.summary + note
 
     def _too_large(self, db: Session, raw: bytes, now: datetime) -> Taken:
         """A mail over the size limit: kept in the quarantine unread (in the transaction that
@@ -139,7 +130,7 @@ class Replies:
         tag = find_tag(message)
         answer = tag is not None and not door.turned_away_why(message, sender, self.settings)
         digest = hashlib.sha256(message_id).hexdigest()
-        inbound = self._first_time(db, digest, None, now)
+        inbound = first_time(db, digest, None, now)
         if inbound is None:
             return Taken(MailOutcome.DUPLICATE)
         inbound.message_id = shown_id(message_id, digest)
@@ -172,75 +163,26 @@ class Replies:
             return None
         return game, seat
 
-    def _handle(
-        self,
-        db: Session,
-        sender: str,
-        tag: Tag | None,
-        lines: list[str],
-        inbound: Inbound,
-        now: datetime,
-        raw: bytes,
-        *,
-        automatic: bool = False,
-    ) -> tuple[MailOutcome, str]:
-        """What a tagged mail does; an `automatic` one only says `stop` to an observer's
-        address (see `take_in`)."""
-        if tag is not None:
-            hold_game(db, tag.game)  # other services wait: one mail at a time acts on a game
-        game = db.get(Game, tag.game) if tag else None
-        if tag is None or game is None:
-            if not automatic:
-                notices.answer_lost(self.service.mail, self.settings, db, sender, now)
-            return MailOutcome.REFUSED, "no game tag" if tag is None else f"no game {tag.game}"
-        inbound.game_id = game.id
-        table = self.service.table(db, tag.game, now)
-        done = self._at_table(table, sender, tag, lines, inbound, automatic=automatic)
-        for fault in table.faults:  # lines undone, the mail's other lines applied
-            self._keep_copy(table, raw, inbound, fault)
-        return done
-
-    def _keep_copy(self, table: Table, raw: bytes, inbound: Inbound, fault: LineFault) -> None:
+    def _keep_copy(
+        self, table: Table, raw: bytes, inbound_id: int | None, fault: LineFault
+    ) -> None:
         """A copy of a mail with a line the service failed on, in the quarantine for the
         host: the mail itself was handled (its other lines applied, its sender answered),
         so handing the copy to the service again does nothing (it is a duplicate)."""
         why = (
             f"a copy: line {fault.number} {shown(fault.line, 60)!r} failed and was undone alone; "
-            f"the mail was handled as message {inbound.id}: {fault.error}"
+            f"the mail was handled as message {inbound_id}: {fault.error}"
         )
         kept = quarantine_row(raw, why, table.now, self.settings.max_message_bytes)
         table.db.add(kept)
         table.db.flush()  # its number, for the log
         log.warning(
             "message %s: line %d failed; a copy is in the quarantine as %s: %s",
-            inbound.id,
+            inbound_id,
             fault.number,
             kept.id,
             fault.error,
         )
-
-    def _at_table(
-        self,
-        table: Table,
-        sender: str,
-        tag: Tag,
-        lines: list[str],
-        inbound: Inbound,
-        *,
-        automatic: bool = False,
-    ) -> tuple[MailOutcome, str]:
-        """A tagged mail on its game: who wrote it (checked once), their lines run, and
-        everyone told under one policy."""
-        lifetime = timedelta(seconds=self.settings.token_lifetime_seconds)
-        mail = self.service.mail
-        writer = identify(table, sender, tag, lines, lifetime, automatic=automatic)
-        if isinstance(writer, Refused):
-            if writer.owner is not None:
-                notices.other_sender(
-                    mail, self.settings, table.db, table.game, writer.owner, table.now
-                )
-            return writer.outcome, writer.detail
-        return answer(mail, self.settings, table, writer, lines, inbound.id)
 
 
 def handle(service: Service, raw: bytes, now: datetime) -> MailOutcome:

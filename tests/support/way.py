@@ -27,6 +27,15 @@ def _module(frame: FrameType | None) -> str | None:
     return None
 
 
+def _ours(frame: FrameType | None) -> bool:
+    """Whether `frame` runs in the project's code (not the standard library's or a
+    library's)."""
+    if frame is None:
+        return False
+    name = str(frame.f_globals.get("__name__", ""))
+    return name.startswith(("pbem.", "engine.")) or name in ("pbem", "engine")
+
+
 @dataclass
 class Way:
     modules: list[str] = field(default_factory=list)
@@ -70,8 +79,9 @@ UNDER = ("pbem.core", "pbem.faces")
 @contextmanager
 def traced(guided: bool = False) -> Iterator[Way]:
     """Record the way of everything run inside the block; `guided`: only the steps the host
-    and the flow hand the reply to (what those modules do inside is their step), without
-    the lowest layer (`pbem.core`)."""
+    and the flow hand the reply to (what those modules do inside is their step, and so is
+    what a library they call calls back, such as a database hook at a commit), without the
+    lowest layer (`pbem.core`)."""
     way = Way()
 
     def step(caller: str | None, callee: str | None) -> bool:
@@ -85,6 +95,10 @@ def traced(guided: bool = False) -> Iterator[Way]:
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
         if event not in ("call", "return"):
+            return
+        if guided and not _ours(frame.f_back):
+            # called back by a library (a database hook run by a commit): part of the step
+            # of the module that called the library
             return
         callee, caller = _module(frame), _module(frame.f_back)
         if step(caller, callee):

@@ -1,7 +1,8 @@
 """Who wrote: a tagged mail's sender checked against its game (a player's seat, an observer,
 a game master) once, in one place, with the one replay check and the one check of an old
-reply address. What comes out is a `Writer`: the registry their lines run in and what the
-flow needs to answer them; or the outcome of a mail that is not read."""
+reply address. What comes out is a `Writer` (`pbem.commands.writer`): the registry their
+lines run in and what the flow needs to answer them; or the outcome of a mail that is not
+read."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from enum import StrEnum
 
 from sqlmodel import col, select
 
 import engine
-from pbem.commands.gm import GM_COMMANDS, HOST
+from pbem.commands.gm import GM_COMMANDS
 from pbem.commands.player import (
     INVITED_COMMANDS,
     OBSERVER_COMMANDS,
@@ -23,7 +23,7 @@ from pbem.commands.player import (
     RESIGNED_COMMANDS,
     wants_stop,
 )
-from pbem.commands.registry import Commands
+from pbem.commands.writer import Role, Writer
 from pbem.core import (
     GM_SEAT,
     MailOutcome,
@@ -40,33 +40,6 @@ from pbem.store import INVITATION_DAYS, Game, GmTag, Move, Observer, ReplyUse, S
 from pbem.views.i18n import duration
 
 
-class Role(StrEnum):
-    PLAYER = "player"
-    OBSERVER = "observer"
-    GM = "game master"  # by mail
-    HOST = "host"  # a game master's commands on the host's command line
-
-
-@dataclass
-class Writer:
-    """Who a mail's (or the command line's) lines come from, checked."""
-
-    role: Role
-    actor: str  # the sender's address, or HOST
-    commands: Commands  # the registry their lines run in
-    answering: Tag | None = None  # the tag of the mail answered (None: the command line)
-    seat: Seat | None = None
-    observer: Observer | None = None
-    keys: tuple[str, str] | None = None  # replay keys: (if it acts, if it does not)
-    may_change: bool = True  # False: the mail answered changed the game once already
-    sent: GmTag | None = None  # the game master's mail answered
-    too_old: str = ""  # why its reply address no longer acts ("": it does)
-    automatic: bool = False  # an unsubscribing agent's `stop` (observers only)
-    invited: bool = False  # an observer invited who did not accept yet
-    # no answer but a `stop`'s: an agent's mail, or another address's to an observer
-    quiet: bool = False
-
-
 @dataclass(frozen=True)
 class Refused:
     """A mail not read: its outcome and why; `owner` is the seat whose reply address someone
@@ -75,12 +48,6 @@ class Refused:
     outcome: MailOutcome
     detail: str
     owner: Seat | None = None
-
-
-def host(table: Table) -> Writer:
-    """The host giving game master commands on the command line."""
-    del table  # every game has the host as its game master
-    return Writer(Role.HOST, HOST, GM_COMMANDS)
 
 
 def identify(

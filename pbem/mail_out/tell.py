@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import engine
 from pbem.commands.registry import Commands, Round
+from pbem.commands.writer import Role, Writer
 from pbem.core import AnswerKind, LineOutcome, Settings, shown
-from pbem.flow.who import Role, Writer
 from pbem.mail_out.budget import may_answer, spent_until
 from pbem.mail_out.mailing import Mailer
 from pbem.views import letters, news, view
@@ -26,6 +26,8 @@ def tell(mail: Mailer, settings: Settings, writer: Writer, round: Round) -> str:
         return _tell_player(mail, settings, writer, round)
     if writer.role is Role.OBSERVER:
         return _tell_observer(mail, settings, writer, round)
+    if writer.role is Role.CLOCK:
+        return _tell_clock(mail, settings, round)
     return _tell_game_master(mail, settings, writer, round)
 
 
@@ -182,6 +184,36 @@ def _tell_game_master(mail: Mailer, settings: Settings, writer: Writer, round: R
             table,
             subject=engine.Message("The host acted as game master"),
             notice=engine.Message("The host gave game master commands on the command line."),
+            happened=round.announced,
+        )
+    return ""
+
+
+def _tell_clock(mail: Mailer, settings: Settings, round: Round) -> str:
+    """The automatic move is news for everyone; a seat it marked absent is told so in the
+    subject of its own mail, and the game masters hear of it."""
+    table = round.table
+    subject = engine.Message("You are marked absent in game {game}", game=table.game.id)
+    absent = {seat.seat: subject for seat in round.absent}
+    mail.queue_round(table, round.events, announced=round.announced, told=absent or None)
+    for seat in round.absent:
+        who = engine.Message("{name} ({colour})", name=seat.name, colour=news.colour(seat.colour))
+        mail.queue_gm(
+            table,
+            subject=engine.Message("{who} is absent", who=who),
+            notice=engine.counted(
+                "{who} missed {count} deadline in a row and is now marked absent: the {bot} "
+                "bot plays the seat until {name} writes again. You may hand the seat to someone "
+                "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
+                "{who} missed {count} deadlines in a row and is now marked absent: the {bot} "
+                "bot plays the seat until {name} writes again. You may hand the seat to someone "
+                "else (replace {seat} ADDRESS [NAME]) or to a bot for good (kick {seat}).",
+                settings.absence_after,
+                who=who,
+                bot=settings.absent_bot,
+                name=seat.name,
+                seat=str(seat.seat + 1),
+            ),
             happened=round.announced,
         )
     return ""
