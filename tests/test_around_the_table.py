@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, select
 
-from pbem.flow.deadlines import digest_due, send_held, tick
+from pbem.flow.deadlines import send_held, tick
 from pbem.flow.gm import GameMaster
+from pbem.flow.held import digest_due
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.mail_out import policy

@@ -27,7 +27,6 @@ STILL_LONG = {
     "pbem.mail_out.mailing:queue_round",
 }
 STILL_MANY_IMPORTS = {
-    "pbem.flow.deadlines",
     "pbem.mail_out.mailing",
 }
 

@@ -4,12 +4,18 @@ the game's save, `pbem.mail_out.tell`)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from engine import BotKind, Choice, Message, Pass, Phase, State, counted
 from pbem.commands.registry import Command, Commands, Round
+from pbem.commands.writer import Role, Writer
 from pbem.core import MoveSource
-from pbem.game.table import bot_choice
+from pbem.game import decision_clock
+from pbem.game.table import Table, bot_choice
 from pbem.store import Game
 from pbem.views import news
+from pbem.views.i18n import duration
+from pbem.views.view import when
 
 CLOCK = "clock"  # the actor of the automatic moves
 AUTOMATIC = "automatic"  # the clock's line
@@ -75,10 +81,34 @@ def _automatic(round: Round, argument: str) -> str:
     return f"{seat.label}: {choice}" + (" (now absent)" if round.absent else "")
 
 
+def give_grace(table: Table, grace: int, last: datetime) -> str:
+    """The service did not run from `last` to now, and the open decision's deadline passed
+    meanwhile: it gets `grace` seconds from now instead of an automatic move. The news."""
+    game, now = table.game, table.now
+    decision_clock.grace(game, grace, table.settings.parsed_reminders, now)
+    assert game.deadline_at is not None
+    return Message(
+        "The game service was not running from {down} to {up}, and the deadline "
+        "of decision {number} passed meanwhile. It is now {deadline} ({grace} "
+        "from now).",
+        down=when(last),
+        up=when(now),
+        number=game.decision,
+        deadline=when(game.deadline_at),
+        grace=duration(grace),
+    )
+
+
 CLOCK_COMMANDS = Commands(
     (Command(AUTOMATIC, AUTOMATIC, "", _automatic, listed=False),),
     noun=Message("a command"),
     raises=True,
 )
 
-__all__ = ["AUTOMATIC", "CLOCK", "CLOCK_COMMANDS", "automatic_choice"]
+
+def clock() -> Writer:
+    """The service's clock, making the automatic move of a decision whose deadline passed."""
+    return Writer(Role.CLOCK, CLOCK, CLOCK_COMMANDS)
+
+
+__all__ = ["AUTOMATIC", "CLOCK", "CLOCK_COMMANDS", "automatic_choice", "clock", "give_grace"]

@@ -1,14 +1,14 @@
 """Who a round of lines comes from, once checked: a player, an observer, a game master by mail,
-the host on its command line, or the clock at a deadline. `pbem.mail_in.who` checks a mail's
-sender and makes its `Writer`; the commands run in the writer's registry
-(`pbem.commands.rounds.act`); `pbem.mail_out.tell` mails what the round caused."""
+the host on its command line, or the clock at a deadline (`pbem.commands.clock`).
+`pbem.mail_in.who` checks a mail's sender and makes its `Writer`; the commands run in the
+writer's registry (`pbem.commands.rounds.act`); `pbem.mail_out.tell` mails what the round
+caused."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pbem.commands.clock import AUTOMATIC, CLOCK, CLOCK_COMMANDS
 from pbem.commands.gm import GM_COMMANDS, HOST
 from pbem.commands.registry import Commands
 from pbem.core import Tag
@@ -49,9 +49,4 @@ def host() -> Writer:
     return Writer(Role.HOST, HOST, GM_COMMANDS)
 
 
-def clock() -> Writer:
-    """The service's clock, making the automatic move of a decision whose deadline passed."""
-    return Writer(Role.CLOCK, CLOCK, CLOCK_COMMANDS)
-
-
-__all__ = ["AUTOMATIC", "Role", "Writer", "clock", "host"]
+__all__ = ["Role", "Writer", "host"]
