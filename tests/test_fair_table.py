@@ -16,6 +16,7 @@ import pytest
 from sqlmodel import col, select
 
 from pbem.flow.deadlines import tick
+from pbem.flow.gm import GameMaster
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.host.runner import run_cycle
@@ -255,6 +256,33 @@ def test_poll_killed_mid_batch_of_vacation_pairs_acts_on_each_once_and_tells_nob
     assert _seat(service, 0).vacation_used == count * 3600  # an hour each, once each
     run_cycle(service, later(180))
     assert {str(m["To"]) for m in take_mail(service)} <= {ANN}
+
+
+@pytest.mark.parametrize("waiting", ["talk", "news"])
+def test_a_poll_killed_while_sending_what_waited_mails_each_reader_once(
+    tmp_path: Path, waiting: str
+) -> None:
+    """The mail the clock sends at a poll's end goes one reader to a transaction: killed
+    after the first (SIGKILL), the next poll mails the others, and nobody twice."""
+    service = local_service(tmp_path)
+    latest = _game(service)
+    if waiting == "talk":  # said to the table: mailed once the gathering minutes passed
+        assert handle(service, reply_to(latest[ANN], "say Hello table"), later(1)) == "applied"
+        readers = [BOB, CY]
+    else:  # a quiet change: each player's news at the poll's end
+        GameMaster(service).run_host(1, ["extend 1d"], later(1))
+        readers = [ANN, BOB, CY]
+    take_mail(service)
+    database = service.settings.database_path
+    command = poll_command(service, tmp_path, later(10))
+    killed_mid_batch(command, database, counting="outbox")
+    first = take_mail(service)
+    assert len(first) == 1 and str(first[0]["To"]) in readers, "the kill did not land between"
+    tick(service, later(11))  # the clock's step of the next poll, the service restarted
+    rest = take_mail(service)
+    assert sorted(str(m["To"]) for m in first + rest) == readers
+    tick(service, later(12))
+    assert take_mail(service) == []  # nothing waits any more
 
 
 def test_the_game_master_reads_talk_when_the_speakers_answers_are_spent(tmp_path: Path) -> None:

@@ -52,16 +52,20 @@ def handled(database: Path) -> int:
         return int(reader.execute("SELECT count(*) FROM inbound").fetchone()[0])
 
 
-def killed_mid_batch(command: list[str], database: Path, env: dict[str, str] | None = None) -> int:
+def killed_mid_batch(
+    command: list[str], database: Path, env: dict[str, str] | None = None, counting: str = ""
+) -> int:
     """Run `command` (a poll or a service) and SIGKILL it right after it committed its first
     transaction that recorded a message (it stops itself there: tests/support/stopper, so
     the kill lands between two batches however loaded the machine is); how many it had
-    recorded by then."""
+    recorded by then. `counting` ("outbox"): stop after the first transaction that added a
+    row to that table instead."""
     before = handled(database)
     env = {
         **(os.environ if env is None else env),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(STOPPER), os.environ.get("PYTHONPATH")])),
         "PBEM_TEST_STOP_AFTER_RECORD": str(database.resolve()),
+        "PBEM_TEST_STOP_COUNTING": counting or "inbound",
     }
     started = subprocess.Popen(
         command, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
