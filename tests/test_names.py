@@ -13,7 +13,18 @@ from typing import Any
 
 import pytest
 
-from engine import ISLANDS, SEAS, Message, Setup, State, tile_words
+from engine import (
+    ISLANDS,
+    SEAS,
+    GroupArrived,
+    GroupLanded,
+    GroupSailed,
+    Message,
+    Setup,
+    State,
+    StayedAtSea,
+    tile_words,
+)
 from pbem.commands.player import vacation_summary
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec
@@ -31,7 +42,8 @@ from pbem.views.i18n import (
     said_as,
     settled,
 )
-from pbem.views.news import DIRECTION_NAMES
+from pbem.views.news import DIRECTION_NAMES, event
+from pbem.views.news import landed as landed_news
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 from tools.i18n import catalog_path, read
 
@@ -66,7 +78,7 @@ def names(kind: str, lang: str) -> list[str]:
     if kind == "tile":
         return list(ISLANDS) + [words.say(tile_words(letter)) for letter in SEAS]
     if kind == "place":
-        return names("tile", lang) + [words.say(Message("open sea"))]
+        return [*names("tile", lang), words.say(Message("open sea"))]
     if kind == "direction":
         return [words.say(word) for word in DIRECTION_NAMES.values()]
     return [words.say(colour) for colour in COLOUR_NAMES.values()]
@@ -340,3 +352,29 @@ def test_the_text_map_says_the_points_in_each_readers_words() -> None:
     assert "0 pts" in Words("en", "UTC").say(board)
     assert "0 p" in Words("fi").say(board) and "0 pts" not in Words("fi").say(board)
     assert "0 PV" in Words("it").say(board)
+
+
+def test_finnish_verbs_agree_with_the_boats_of_joined_colours() -> None:
+    """One boat takes the singular; boats, of one colour or joined colours, are 'laivat (...)'
+    with the plural verb ('1 sininen, 1 vihreä purjehti' was wrong: two subjects joined)."""
+    say = Words("fi").say
+    joined = say(event(GroupSailed("Tonga", 3, 0, ("blue", "green"))))
+    assert joined == "Ranta Tonga d oli täynnä: laivat (1 sininen, 1 vihreä) purjehtivat etelään."
+    assert say(event(GroupSailed("Tonga", 3, 0, ("red",)))).endswith(
+        ": 1 punainen purjehti etelään."
+    )
+    assert say(event(GroupArrived("Samoa", ("red", "red", "green")))) == (
+        "Laivat (2 punaista, 1 vihreä) saapuivat Samoalle."
+    )
+    assert say(event(StayedAtSea(("blue", "green")))).startswith(
+        "Laivat (1 sininen, 1 vihreä) jäivät"
+    )
+
+
+def test_each_language_says_the_sheets_word_in_the_news() -> None:
+    """hu: the sheet's red is vörös (never piros); he: landing is עליה ליבשה (never נחיתה)."""
+    arrived = GroupArrived("Samoa", ("red", "green"))
+    assert Words("hu").say(event(arrived)).startswith("1 vörös, 1 zöld")
+    landed = GroupLanded("Samoa", placement=((0, ("red",)), (1, ("green",))), out=())
+    said = Words("he").say(landed_news(landed))
+    assert "עלו ליבשה ב־Samoa" in said and "נחת" not in said
