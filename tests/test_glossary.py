@@ -114,7 +114,9 @@ def translations(lang: str) -> Iterator[tuple[str, str]]:
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_glossary_is_the_sheets(lang: str) -> None:
     terms = glossary(lang)
-    assert sorted(t.concept for t in terms) == sorted(CONCEPTS)
+    concepts = [t.concept for t in terms]
+    # every language names the game's things; a sheet may name more (its colour words...)
+    assert set(CONCEPTS) <= set(concepts) and len(set(concepts)) == len(concepts), lang
     sheet = (SHEETS / f"{lang}.md").read_text(encoding="utf-8")
     for term in terms:
         assert term.why.strip(), term.concept

@@ -561,7 +561,7 @@ def test_a_commands_form_reads_the_same_in_the_help_and_in_its_refusal(service: 
         ("it", "2 rosse, 1 verde, 3 viola"),  # le barche: feminine, plural after 2
         ("nl", "2 rode, 1 groene, 3 paarse"),
         ("fi", "2 punaista, 1 vihreä, 3 violettia"),  # partitive after a number over one
-        ("hu", "2 piros, 1 zöld, 3 lila"),  # singular after a number
+        ("hu", "2 vörös, 1 zöld, 3 lila"),  # singular after a number
         ("he", "2 אדומות, 1 ירוקה, 3 סגולות"),  # ספינות: feminine
     ],
 )

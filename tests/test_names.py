@@ -13,7 +13,18 @@ from typing import Any
 
 import pytest
 
-from engine import ISLANDS, SEAS, Setup, State, tile_words
+from engine import (
+    ISLANDS,
+    SEAS,
+    GroupArrived,
+    GroupLanded,
+    GroupSailed,
+    Message,
+    Setup,
+    State,
+    StayedAtSea,
+    tile_words,
+)
 from pbem.commands.player import vacation_summary
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec
@@ -31,7 +42,8 @@ from pbem.views.i18n import (
     said_as,
     settled,
 )
-from pbem.views.news import DIRECTION_NAMES
+from pbem.views.news import DIRECTION_NAMES, event
+from pbem.views.news import landed as landed_news
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 from tools.i18n import catalog_path, read
 
@@ -44,6 +56,7 @@ KINDS = {
     "to_island": "island",
     "royal": "island",
     "tile": "tile",
+    "place": "place",  # where a jetty leads: a tile, or open sea
     "direction": "direction",
     "colour": "colour",
 }
@@ -64,6 +77,8 @@ def names(kind: str, lang: str) -> list[str]:
         return list(ISLANDS)
     if kind == "tile":
         return list(ISLANDS) + [words.say(tile_words(letter)) for letter in SEAS]
+    if kind == "place":
+        return [*names("tile", lang), words.say(Message("open sea"))]
     if kind == "direction":
         return [words.say(word) for word in DIRECTION_NAMES.values()]
     return [words.say(colour) for colour in COLOUR_NAMES.values()]
@@ -241,9 +256,13 @@ def test_finnish_directions_and_colours_are_in_the_case_the_sentence_wants() -> 
     assert said_as("fi", "Tonga", "allative") == "Tongalle"
 
 
+FI_COMPOUNDS = {"avomeri": "meri"}
+
+
 def test_finnish_forms_follow_each_names_vowel_harmony() -> None:
     for name, forms in name_forms("fi").items():
-        front = not re.search("[aou]", name.split()[0].lower())
+        last_part = FI_COMPOUNDS.get(name, name.split()[0])  # a compound: its last part's
+        front = not re.search("[aou]", last_part.lower())
         for case in ("inessive", "elative", "adessive", "ablative"):
             said = forms[case].split()[0]
             assert said.endswith("ä" if front else "a"), (name, case, said)
@@ -293,10 +312,10 @@ def test_the_others_read_what_is_awaited_in_prose_and_the_player_who_decides_the
     assert handle(service, reply_to(prompt_of(mails, BOB), "1"), START + 2 * HOUR) == "applied"
     bob = " ".join(text_of([m for m in take_mail(service) if m["To"] == BOB][-1]).split())
     assert (
-        "Most arra várunk, hogy Ann (piros) tegyen egy kezdő hajót Tonga egyik partszakaszára "
+        "Most arra várunk, hogy Ann (vörös) tegyen egy kezdő hajót Tonga egyik partszakaszára "
         "(3. döntés)." in bob
     )
-    assert "piros: tegyél" not in bob.lower()
+    assert "vörös: tegyél" not in bob.lower()
 
 
 def prompt_of(mails: list[Any], address: str) -> Any:
@@ -333,3 +352,29 @@ def test_the_text_map_says_the_points_in_each_readers_words() -> None:
     assert "0 pts" in Words("en", "UTC").say(board)
     assert "0 p" in Words("fi").say(board) and "0 pts" not in Words("fi").say(board)
     assert "0 PV" in Words("it").say(board)
+
+
+def test_finnish_verbs_agree_with_the_boats_of_joined_colours() -> None:
+    """One boat takes the singular; boats, of one colour or joined colours, are 'laivat (...)'
+    with the plural verb ('1 sininen, 1 vihreä purjehti' was wrong: two subjects joined)."""
+    say = Words("fi").say
+    joined = say(event(GroupSailed("Tonga", 3, 0, ("blue", "green"))))
+    assert joined == "Ranta Tonga d oli täynnä: laivat (1 sininen, 1 vihreä) purjehtivat etelään."
+    assert say(event(GroupSailed("Tonga", 3, 0, ("red",)))).endswith(
+        ": 1 punainen purjehti etelään."
+    )
+    assert say(event(GroupArrived("Samoa", ("red", "red", "green")))) == (
+        "Laivat (2 punaista, 1 vihreä) saapuivat Samoalle."
+    )
+    assert say(event(StayedAtSea(("blue", "green")))).startswith(
+        "Laivat (1 sininen, 1 vihreä) jäivät"
+    )
+
+
+def test_each_language_says_the_sheets_word_in_the_news() -> None:
+    """hu: the sheet's red is vörös (never piros); he: landing is עליה ליבשה (never נחיתה)."""
+    arrived = GroupArrived("Samoa", ("red", "green"))
+    assert Words("hu").say(event(arrived)).startswith("1 vörös, 1 zöld")
+    landed = GroupLanded("Samoa", placement=((0, ("red",)), (1, ("green",))), out=())
+    said = Words("he").say(landed_news(landed))
+    assert "עלו ליבשה ב־Samoa" in said and "נחת" not in said
