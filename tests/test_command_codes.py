@@ -192,8 +192,11 @@ class Table1:
         nothing of the game."""
         before = self.state()
         assert self.write(sender, body) == "rejected", body
-        (answer,) = [m for m in self.mail() if m["To"] == sender]
+        mails = self.mail()
+        (answer,) = [m for m in mails if m["To"] == sender]
         assert answer["X-Tongiaki-Refused"] == code, (body, answer["X-Tongiaki-Refused"])
+        # the refusal is the writer's own: nobody else's mail names it
+        assert [m["To"] for m in mails if m["X-Tongiaki-Refused"] and m is not answer] == []
         assert self.state() == before, body
         self.seen.add(code)
 

@@ -1,8 +1,9 @@
 """Commands, one object each: the players' (`pbem.commands.player`) and the game master's
 (`pbem.commands.gm`), by mail and on the host's command line.
 
-A `Command` has its name, its syntax, its help line, whether it only looks at the game, and
-`run(round, argument)`. A `Commands` registry finds the command of a line; `run_lines`
+A `Command` has its name, its syntax, its help line, whether it only looks at the game, its
+own word in each language, and `run(round, argument)`, which refuses a line by raising a
+`CommandError` with a stable code. A `Commands` registry finds the command of a line; `run_lines`
 applies a mail's lines in order until one fails, each in a savepoint of its own: a line that
 raises (a fault of ours) is undone alone, the lines before it stay. The help texts, the
 command lists of the mails and the error for an unknown command are made from the

@@ -73,7 +73,7 @@ class LineResult:
     line: str
     outcome: LineOutcome
     detail: str = ""
-    code: str = ""  # a refusal's stable code (`GmError.code`, `ChoiceError.code`), any language
+    code: str = ""  # a refusal's stable code (`CommandError.code`, `ChoiceError.code`)
 
     def __post_init__(self) -> None:
         if not isinstance(self.line, Named):
