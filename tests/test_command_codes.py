@@ -20,13 +20,15 @@ from engine import ChoiceError, Setup, State
 from pbem.commands.gm import every_observer
 from pbem.commands.player import INVITED_COMMANDS, read_choice
 from pbem.commands.rounds import run_round
-from pbem.flow.deadlines import send_held
+from pbem.flow.deadlines import send_held, tick
+from pbem.flow.gm import GameMaster
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.store.db import session
-from pbem.store.models import Game, Move, Seat, Talk
+from pbem.store.models import INVITATION_DAYS, MAX_OBSERVERS, Game, Move, Seat, Talk
 from pbem.views.view import numbered
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
+from tests.test_gm_words import CODES as GM_WORDS_CODES
 
 ANN, BOB, GM, CARL = "ann@example.test", "bob@example.test", "gm@example.test", "carl@example.test"
 HOUR = timedelta(hours=1)
@@ -106,6 +108,12 @@ GM_CODES = {
     "game-over",
     "unknown-language",
     "bad-duration",
+}
+# ... of which tests/test_gm_words.py gives these (CODES, `lang`, the command line's)
+_GIVEN_BY_GM_WORDS = {code for _, code in GM_WORDS_CODES} | {
+    "host-game-master",
+    "unknown-language",
+    "paused-already",
 }
 FAULT = "fault"  # a line that failed by a fault of ours (tests/test_poison.py), no refusal
 
@@ -187,11 +195,11 @@ class Table1:
         send_held(self.service, now)
         return outcome
 
-    def refused(self, sender: str, body: str, code: str) -> None:
-        """`sender`'s `body` is refused with `code`, in the answer's header, and changes
-        nothing of the game."""
+    def refused(self, sender: str, body: str, code: str, *, to: EmailMessage | None = None) -> None:
+        """`sender`'s `body` (a reply to `to`, else to their newest mail) is refused with
+        `code`, in the answer's header, and changes nothing of the game."""
         before = self.state()
-        assert self.write(sender, body) == "rejected", body
+        assert self.write(sender, body, to=to) == "rejected", body
         mails = self.mail()
         (answer,) = [m for m in mails if m["To"] == sender]
         assert answer["X-Tongiaki-Refused"] == code, (body, answer["X-Tongiaki-Refused"])
@@ -322,3 +330,53 @@ def test_a_number_for_a_later_decision_has_its_code() -> None:
         read_choice(state, "1", numbers=False)
     assert refused.value.code == "number-past"
     assert read_choice(state, "1", numbers=True) == numbered(state.legal_choices())[0]
+
+
+def _host(service: Service, game: int, lines: list[str], hours: float) -> list[str]:
+    """The codes of the results of `lines` from the host's command line (`pbem gm`)."""
+    results, _ = GameMaster(service).run_host(game, lines, START + hours * HOUR)
+    return [r.code for r in results]
+
+
+def test_the_game_masters_codes_no_other_test_gives(tmp_path: Path) -> None:
+    """The game master's refusals with a code that tests/test_gm_words.py does not list."""
+    service = local_service(tmp_path, answers_per_day=1000)
+    table = Table1(service)
+    welcome, prompt = table.latest[GM], table.latest[ANN]
+    table.done(ANN, _option(prompt, 1))  # decision 2 is open, Bob's
+    table.refused(GM, "move blue 1", "stale-decision", to=welcome)
+    used = table.latest[GM]
+    table.done(GM, "pause")  # a change by that mail: its reply address is used now
+    table.refused(GM, "resume", "mail-used", to=used)
+    assert _host(service, 1, ["resume"], 1) == [""]
+    seen = {"mail-used", "stale-decision"}
+
+    for lines, codes in [
+        (["kick blue", "human blue"], ["", "no-player"]),
+        ([f"observe {CARL}", f"observe {CARL}"], ["", "invited-already"]),
+        ([f"unobserve {CARL}", f"observe {CARL}"], ["", "invitation-withdrawn"]),
+        (["end", "undo 1"], ["", "ended-by-game-master"]),
+        (["pause"], ["game-over"]),
+    ]:
+        assert _host(service, 1, lines, 2) == codes, lines
+        seen.add(codes[-1])
+
+    # game 2, without a game master of its own; Dan said stop to an invitation there
+    dan, eve = "dan@example.test", "eve@example.test"
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], now=START)
+    assert _host(service, 2, ["lang it"], 3) == ["no-own-game-master"]
+    assert _host(service, 2, [f"observe {dan}", f"observe {eve}"], 3) == ["", ""]
+    table.mail()
+    table.done(dan, "stop")
+    assert _host(service, 2, [f"observe {dan}"], 4) == ["said-stop"]
+    seen |= {"no-own-game-master", "said-stop"}
+    tick(service, START + timedelta(days=INVITATION_DAYS, hours=4))  # Eve never answered
+    assert _host(service, 2, [f"observe {eve}"], 24 * INVITATION_DAYS + 5) == ["invitation-lapsed"]
+    # game 3: Dan said stop to game 2's invitation, and no game master asks him again
+    service.new_game([SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")], now=START)
+    others = [f"observe watcher{n}@example.test" for n in range(MAX_OBSERVERS)]
+    assert _host(service, 3, [f"observe {dan}"], 200) == ["declined"]
+    assert _host(service, 3, [*others, f"observe {CARL}"], 200)[-1] == "observers-full"
+    seen |= {"invitation-lapsed", "declined", "observers-full"}
+    # no-deadline: `extend` in a game its last move ended while it was paused, given by no mail
+    assert seen == GM_CODES - _GIVEN_BY_GM_WORDS - {"no-deadline"}
