@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from engine import ChoiceError, Setup, State
+from engine import ChoiceError, Message, Setup, State
 from pbem.commands.gm import every_observer
-from pbem.commands.player import INVITED_COMMANDS, read_choice
+from pbem.commands.player import INVITED_COMMANDS, PLAYER_COMMANDS, read_choice
 from pbem.commands.rounds import run_round
 from pbem.flow.deadlines import send_held, tick
 from pbem.flow.gm import GameMaster
@@ -26,6 +26,7 @@ from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.store.db import session
 from pbem.store.models import INVITATION_DAYS, MAX_OBSERVERS, Game, Move, Seat, Talk
+from pbem.views.i18n import words
 from pbem.views.view import numbered
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 from tests.test_gm_words import CODES as GM_WORDS_CODES
@@ -380,3 +381,19 @@ def test_the_game_masters_codes_no_other_test_gives(tmp_path: Path) -> None:
     seen |= {"invitation-lapsed", "declined", "observers-full"}
     # no-deadline: `extend` in a game its last move ended while it was paused, given by no mail
     assert seen == GM_CODES - _GIVEN_BY_GM_WORDS - {"no-deadline"}
+
+
+@pytest.mark.parametrize("lang", ["it", "he"])
+def test_a_players_code_is_the_same_in_any_language(tmp_path: Path, lang: str) -> None:
+    """A player who reads another language, writing that language's word for a command,
+    gets the refusal in their words and the same code."""
+    service = local_service(tmp_path, answers_per_day=1000)
+    table = Table1(service)
+    table.done(ANN, f"lang {lang}")
+    table.mail()
+    word = dict(PLAYER_COMMANDS.by_name["vacation"].words)[lang]
+    table.refused(ANN, f"{word} off", "not-on-vacation")
+    assert table.seen == {"not-on-vacation"}
+    text = " ".join(text_of(table.latest[ANN]).split())
+    said = words(lang).say(Message("You are not on vacation."))
+    assert said != "You are not on vacation." and said in text
