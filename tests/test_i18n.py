@@ -16,7 +16,13 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from engine import ISLANDS, STACK_TILES, Setup, State, TileDrawn, is_move_word
-from pbem.commands.player import OBSERVER_COMMANDS, PLAYER_COMMANDS
+from pbem.commands.gm import GM_COMMANDS
+from pbem.commands.player import (
+    INVITED_COMMANDS,
+    OBSERVER_COMMANDS,
+    PLAYER_COMMANDS,
+    RESIGNED_COMMANDS,
+)
 from pbem.core.config import Settings, settings_toml
 from pbem.core.kinds import PictureChoice
 from pbem.flow.deadlines import send_held, tick
@@ -26,7 +32,7 @@ from pbem.host.cli import app
 from pbem.store.db import open_database, session
 from pbem.store.models import Game, Held, Seat
 from pbem.views import news, view
-from pbem.views.i18n import ALIASES, COMMAND_WORDS, LANGUAGES, TRANSLATED, Words, stamp, words
+from pbem.views.i18n import LANGUAGES, TRANSLATED, Words, stamp, words
 from pbem.views.picture import board_png
 from pbem.views.render import environment, render_board_text, said_in
 from tests.support.localmail import START, later, local_service, reply_to, take_mail, text_of
@@ -165,18 +171,38 @@ def test_a_languages_own_word_for_a_command_works_for_everyone(service: Service)
 
 
 def test_no_command_word_hides_a_command_an_island_or_a_move() -> None:
-    # a player's commands, and what observers and those invited to watch write
-    names = {c.name for c in PLAYER_COMMANDS} | {c.name for c in OBSERVER_COMMANDS}
+    """Each command's own words (in its definition) are read as that command by every
+    registry that holds it, and hide no other command, island or move."""
+    registries = (
+        PLAYER_COMMANDS,
+        OBSERVER_COMMANDS,
+        INVITED_COMMANDS,
+        RESIGNED_COMMANDS,
+        GM_COMMANDS,
+    )
+    names = {c.name for registry in registries for c in registry}
     islands = {name.lower() for name in ISLANDS}
-    for lang, table in COMMAND_WORDS.items():
-        assert set(table) <= names | {"confirm"}, lang
-        for word in table.values():
-            assert word == word.lower() and " " not in word, word
-            assert word not in names and word not in islands, word
-            assert not is_move_word(word), word
-            assert ALIASES[word] in names, word
+    meant: dict[str, set[str]] = {}
+    for registry in registries:
+        for command in registry:
+            for lang, word in command.words:
+                assert lang in TRANSLATED, (command.name, lang)
+                assert word == word.lower() and " " not in word, word
+                assert word not in names and word not in islands, word
+                assert not is_move_word(word), word
+                assert registry.named(word) is command, word
+                meant.setdefault(word, set()).add(command.name)
+    assert len(meant) > 60  # the words were found
     # two languages may share a word only for the same command
-    assert len(ALIASES) == len({w for t in COMMAND_WORDS.values() for w in t.values()})
+    assert {word: found for word, found in meant.items() if len(found) > 1} == {}
+    # a command with words of its own has one in every language; a player's have them all
+    # but `log talk` (two words: written in English)
+    for registry in registries:
+        for command in registry:
+            langs = [lang for lang, _ in command.words]
+            assert sorted(langs) == sorted(TRANSLATED if langs else []), command.name
+    bare = [c.name for c in PLAYER_COMMANDS if not c.words]
+    assert bare == ["log talk"]
 
 
 def test_dates_are_written_in_the_readers_locale() -> None:

@@ -17,6 +17,41 @@ from pbem.commands.player import (
 from pbem.commands.settings import VACATION
 from pbem.views.view import CommandHelp
 
+# the order in which the help lists a language's own words for the commands ("aiuto = help,
+# regole = rules, ..."); a command not named here follows these in the registry's order
+WORDS_ORDER = (
+    "help",
+    "rules",
+    "status",
+    "log",
+    "board",
+    "say",
+    "tell",
+    "resign",
+    "confirm",
+    "vacation",
+    "mail",
+    "lang",
+    "tz",
+)
+
+
+def _own_words() -> tuple[tuple[str, str, str], ...]:
+    """Each language's words for a player's commands, as the commands define them:
+    (command, language, word)."""
+    commands = sorted(
+        PLAYER_COMMANDS,
+        key=lambda c: WORDS_ORDER.index(c.name) if c.name in WORDS_ORDER else len(WORDS_ORDER),
+    )
+    by_language: dict[str, list[tuple[str, str, str]]] = {}
+    for command in commands:
+        for lang, word in command.words:
+            by_language.setdefault(lang, []).append((command.name, lang, word))
+    return tuple(entry for entries in by_language.values() for entry in entries)
+
+
+OWN_WORDS = _own_words()
+
 
 def _watching(observers_talk: bool | None) -> tuple[str, ...]:
     """What an observer may write: `say` only in a game that lets observers talk, and
@@ -41,6 +76,7 @@ def command_help(*, observers_talk: bool = True, allowance: str = "7d") -> Comma
         gm=GM_COMMANDS.help_lines(),
         watching=_watching(observers_talk),
         gm_looks=tuple((c.name, c.summary) for c in GM_COMMANDS.looks()),
+        words=OWN_WORDS,
     )
 
 
@@ -72,6 +108,7 @@ NO_COMMANDS = CommandHelp(moves=(), looks=(), settings=(), gm=())  # the last ma
 __all__ = [
     "COMMAND_HELP",
     "NO_COMMANDS",
+    "OWN_WORDS",
     "QUIET_WATCH_HELP",
     "RESIGNED_HELP",
     "WATCH_HELP",

@@ -44,6 +44,7 @@ from pbem.commands.settings import (
     vacation_summary,
 )
 from pbem.commands.talk import SAY, TELL
+from pbem.commands.usage import HELP_WORDS, said
 from pbem.core import AnswerTopic, GameStatus, LineOutcome, MoveSource, WatchEnd, as_utc, shown
 from pbem.store import Declined, Observer, Seat
 from pbem.views import news
@@ -56,30 +57,33 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
     text = line.strip().rstrip(").")
     if text.isdigit() or text.isdecimal() or text.isnumeric():  # '3', and '³', '٣', '②' too
         if not numbers:
-            raise ChoiceError(
+            raise _refused(
+                "number-past",
                 Message(
                     "A number only picks from the options of the mail you answer; "
                     "for the decisions after it, write the command itself."
-                )
+                ),
             )
         legal = numbered(state.legal_choices())
         number = int(text) if text.isascii() and len(text) <= 6 else 0
         if not text.isascii():
-            raise ChoiceError(
+            raise _refused(
+                "not-digits",
                 Message(
                     "{word!r} is not a number the game reads: write the option's "
                     "number in digits 0-9 (1-{last}).",
                     word=shown(text, 20),
                     last=len(legal),
-                )
+                ),
             )
         if not 1 <= number <= len(legal):
-            raise ChoiceError(
+            raise _refused(
+                "no-option",
                 Message(
                     "There is no option {word}; the options are 1-{last}.",
                     word=shown(text, 20),
                     last=len(legal),
-                )
+                ),
             )
         return legal[number - 1]
     first, _, rest = text.partition(" ")
@@ -94,10 +98,18 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
     except IslandNameError as error:  # a misspelt island: the decision's and the board's
         raise IslandNameError(explain_island(state, error), word=error.word) from None
     if str(choice) == "pass" and not may_pass:
-        raise ChoiceError(
-            Message("A turn is passed only by the game when its deadline passes; choose a move.")
+        raise _refused(
+            "no-pass",
+            Message("A turn is passed only by the game when its deadline passes; choose a move."),
         )
     return choice
+
+
+def _refused(code: str, message: str) -> ChoiceError:
+    """A choice refused before the engine sees it, with the code of its refusal."""
+    error = ChoiceError(message)
+    error.code = code
+    return error
 
 
 def _numbered_line(state: State, number: str, rest: str, *, numbers: bool) -> Choice:
@@ -116,20 +128,22 @@ def _numbered_line(state: State, number: str, rest: str, *, numbers: bool) -> Ch
     if named == picked:
         return picked
     if named is not None:
-        raise ChoiceError(
+        raise _refused(
+            "option-differs",
             Message(
                 "Option {number} is {option}, not {named}: write its number alone or the "
                 "command alone.",
                 number=number,
                 option=str(picked),
                 named=str(named),
-            )
+            ),
         )
-    raise ChoiceError(
+    raise _refused(
+        "one-option",
         Message(
             "Write one option on a line: its number alone ({number}) or its command alone.",
             number=number,
-        )
+        ),
     )
 
 
@@ -186,15 +200,16 @@ def _unknown(word: str) -> str:
 def _make(round: Round, line: str) -> str:
     word = line.strip().split(" ", 1)[0].lower()
     if not (is_move_word(word) or word.rstrip(").").isnumeric()):
-        raise CommandError(_unknown(word))
+        raise CommandError(_unknown(word), code="unknown-command")
     table, seat = round.table, player_seat(round)
     state, game = table.state, table.game
     decision = state.decision
     if decision is None or game.status == GameStatus.OVER:
-        raise CommandError(Message("The game is over."))
+        raise CommandError(Message("The game is over."), code="game-over")
     if game.status == GameStatus.PAUSED:
         raise CommandError(
-            Message("The game master has paused the game: no move can be made until it resumes.")
+            Message("The game master has paused the game: no move can be made until it resumes."),
+            code="paused",
         )
     mine = decision.seat == seat.seat
     first = round.moves == 0
@@ -207,7 +222,8 @@ def _make(round: Round, line: str) -> str:
                     "decision {number} is yours: the options are below.",
                     answered=answered,
                     number=decision.number,
-                )
+                ),
+                code="decision-past",
             )
         raise CommandError(
             Message(
@@ -215,7 +231,8 @@ def _make(round: Round, line: str) -> str:
                 answered=answered,
                 number=decision.number,
                 colour=news.colour(decision.colour),
-            )
+            ),
+            code="decision-past",
         )
     if not mine:
         raise CommandError(
@@ -223,7 +240,8 @@ def _make(round: Round, line: str) -> str:
                 "It is not your decision now (decision {number} is {colour}'s).",
                 number=decision.number,
                 colour=news.colour(decision.colour),
-            )
+            ),
+            code="not-your-decision",
         )
     choice = read_choice(state, line, numbers=first)
     events = state.apply(choice)  # raises ChoiceError, changing nothing, if it is not legal
@@ -256,10 +274,11 @@ def _resign(round: Round, argument: str) -> str:
         return _leave(round)
     if word:
         raise CommandError(
-            Message("Write resign, then confirm on the next line (or resign confirm).")
+            Message("Write resign, then confirm on the next line (or resign confirm)."),
+            code="resign-form",
         )
     if player_seat(round).resigned:
-        raise CommandError(left_game(player_seat(round)))
+        raise CommandError(left_game(player_seat(round)), code="resigned")
     round.asked = "resign"
     bot = round.table.settings.absent_bot
     return Message(
@@ -276,7 +295,8 @@ def _confirm(round: Round, argument: str) -> str:
             Message(
                 "There is nothing to confirm: confirm follows a line resign, or answers "
                 "the mail that asked within 24 hours."
-            )
+            ),
+            code="nothing-to-confirm",
         )
     return _leave(round)
 
@@ -357,9 +377,9 @@ def _leave(round: Round) -> str:
     """The sender resigns: a bot plays the seat to the end; the points stay the player's."""
     table, seat = round.table, player_seat(round)
     if seat.resigned:
-        raise CommandError(left_game(seat))
+        raise CommandError(left_game(seat), code="resigned")
     if table.game.status == GameStatus.OVER:
-        raise CommandError(Message("The game is over."))
+        raise CommandError(Message("The game is over."), code="game-over")
     bot = table.settings.absent_bot
     seat.resigned, seat.bot, seat.absent, seat.away_until = True, bot, False, None
     seat.resigned_at = table.game.decision
@@ -385,8 +405,15 @@ MOVE = Command(
     Message("a listed option's number, or the move in the game's notation"),
     _move,
 )
-HELP = Command("help", "help", Message("this text"), _help, looks=True)
-RULES = Command("rules", "rules", Message("the rules of the game"), _rules, looks=True)
+HELP = Command("help", "help", Message("this text"), _help, looks=True, words=HELP_WORDS)
+RULES = Command(
+    "rules",
+    "rules",
+    Message("the rules of the game"),
+    _rules,
+    looks=True,
+    words=said(it="regole", nl="regels", fi="säännöt", hu="szabályok", he="חוקים"),
+)
 
 
 RESIGN = Command(
@@ -395,13 +422,21 @@ RESIGN = Command(
     Message("leave the game: a bot plays your seat to the end; asks you to confirm"),
     _resign,
     example="resign",
+    words=said(it="ritirati", nl="opgeven", fi="luovuta", hu="feladom", he="פרישה"),
 )
-CONFIRM = Command("confirm", "confirm", "", _confirm, listed=False)
+CONFIRM = Command(
+    "confirm",
+    "confirm",
+    "",
+    _confirm,
+    listed=False,
+    words=said(it="conferma", nl="bevestig", fi="vahvista", hu="megerősítem", he="אישור"),
+)
 
 
 def _watcher(round: Round) -> Observer:
-    if round.observer is None:  # the registries of players never hold these commands
-        raise CommandError(Message("Only someone invited to watch a game may write this."))
+    """The observer whose command runs (the registries of players never hold theirs)."""
+    assert round.observer is not None, "an observer's command needs the observer"
     return round.observer
 
 
@@ -410,9 +445,9 @@ def _watch(round: Round, argument: str) -> str:
     learn who watches."""
     table, watcher = round.table, _watcher(round)
     if watcher.confirmed_at is not None:
-        raise CommandError(Message("You watch this game already."))
+        raise CommandError(Message("You watch this game already."), code="watching-already")
     if argument:  # no autoresponder's "Watch this space ..." accepts for anyone
-        raise CommandError(Message("Write watch alone on its line to accept."))
+        raise CommandError(Message("Write watch alone on its line to accept."), code="watch-form")
     watcher.confirmed_at = table.now
     declined = table.db.get(Declined, watcher.address.lower())
     if declined is not None:  # their own yes: game masters may invite them again
@@ -448,12 +483,14 @@ WATCH = Command(
     Message("accept the invitation to watch this game"),
     _watch,
     listed=False,
+    words=said(it="guarda", nl="meekijken", fi="seuraa", hu="figyelem", he="צפייה"),
 )
 STOP = Command(
     "stop",
     "stop",
     Message("no more mail of this game (unsubscribe)"),
     _stop,
+    words=said(it="basta", nl="afmelden", fi="lopeta", hu="leiratkozom", he="הסרה"),
 )
 # the other words people write to stop a mail: the same command, never offered
 STOP_WORDS = (
@@ -519,7 +556,7 @@ PLAYER_COMMANDS = Commands(
 
 
 def _left(round: Round, line: str) -> str:
-    raise CommandError(left_game(player_seat(round)))
+    raise CommandError(left_game(player_seat(round)), code="resigned")
 
 
 # what a player who resigned may write: the commands that look; anything else is refused

@@ -1,8 +1,9 @@
 """Commands, one object each: the players' (`pbem.commands.player`) and the game master's
 (`pbem.commands.gm`), by mail and on the host's command line.
 
-A `Command` has its name, its syntax, its help line, whether it only looks at the game, and
-`run(round, argument)`. A `Commands` registry finds the command of a line; `run_lines`
+A `Command` has its name, its syntax, its help line, whether it only looks at the game, its
+own word in each language, and `run(round, argument)`, which refuses a line by raising a
+`CommandError` with a stable code. A `Commands` registry finds the command of a line; `run_lines`
 applies a mail's lines in order until one fails, each in a savepoint of its own: a line that
 raises (a fault of ours) is undone alone, the lines before it stay. The help texts, the
 command lists of the mails and the error for an unknown command are made from the
@@ -35,7 +36,7 @@ from engine import (
     without_accents,
 )
 from pbem.commands import usage
-from pbem.commands.usage import Usage
+from pbem.commands.usage import Said, Usage
 from pbem.core import (
     AnswerTopic,
     GameStatus,
@@ -49,7 +50,7 @@ from pbem.core import (
 from pbem.game.table import LineFault, Table
 from pbem.store import Move, Observer, Seat, Talk
 from pbem.views import letters, news, view
-from pbem.views.i18n import ALIASES, ENGLISH, known, named
+from pbem.views.i18n import ENGLISH, known, named
 from pbem.views.render import render_board_text
 from pbem.views.view import Answer, LineResult
 
@@ -59,21 +60,16 @@ log = logging.getLogger(__name__)
 # command (refused with "did you mean"), not as a sign-off left unread ('staus', not 'Regards')
 SURELY_MEANT = 0.8
 
-# every language's word for a command without its accents ('szabalyok' is 'rules')
-_PLAIN_ALIASES = {without_accents(word): name for word, name in ALIASES.items()}
-
 
 class CommandError(PbemError, ValueError):
     """A command that cannot be carried out as written; nothing of its line was changed.
     (The engine refuses a move with its own `ChoiceError`, which refuses the line too.)
-    `code` names the refusal in every language ("no-seat"), as `ChoiceError.code` does."""
+    `code` names the refusal in every language ("no-seat"), as `ChoiceError.code` does: the
+    answer's `LineResult.code` and its `X-Tongiaki-Refused` header carry it."""
 
-    code = "command"
-
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(self, message: str, *, code: str) -> None:
         super().__init__(message)
-        if code is not None:
-            self.code = code
+        self.code = code
 
 
 @dataclass
@@ -150,6 +146,7 @@ class Command:
     example: str = ""  # "extend 1d"
     looks: bool = False  # answers and changes nothing: the whole line is its name
     listed: bool = True  # False: its help line is another command's ("pause, resume")
+    words: Said = ()  # its own word in other languages: (("it", "aiuto"), ...)
 
     @classmethod
     def of(cls, said: Usage, run: Callable[[Round, str], str]) -> Command:
@@ -162,6 +159,7 @@ class Command:
             example=said.example,
             looks=said.looks,
             listed=said.listed,
+            words=said.words,
         )
 
     @property
@@ -200,6 +198,9 @@ class Commands:
         self.hidden = tuple(hidden)  # answered, but not offered to a line that is no command
         self.commands = tuple(commands)
         self.by_name = {c.name: c for c in self.commands}
+        # every language's word for a command, and the same without accents ('szabalyok')
+        self.aliases = {word: c.name for c in self.commands for _, word in c.words}
+        self.plain = {without_accents(word): name for word, name in self.aliases.items()}
         self.other = other  # runs a line that names no command (a player's move)
         self.guard = guard  # checked before any command that changes the game
 
@@ -209,13 +210,10 @@ class Commands:
     def named(self, word: str) -> Command | None:
         """The command `word` names: its English name, or a language's own word for it
         (`aiuto` is `help`, whatever the writer's language)."""
-        found = self.by_name.get(word)
-        if found is None and word in ALIASES:
-            found = self.by_name.get(ALIASES[word])
+        found = self.by_name.get(self.aliases.get(word, word))
         if found is None:  # accents do not matter: 'stâtus', 'szabalyok'
             plain = without_accents(word)
-            name = _PLAIN_ALIASES.get(plain, plain)
-            found = self.by_name.get(name)
+            found = self.by_name.get(self.plain.get(plain, plain))
         return found
 
     def find(self, line: str) -> tuple[Command, str]:
@@ -246,7 +244,7 @@ class Commands:
         """The command word a misspelt `word` may mean ('staus' -> 'status'): a command of
         this registry, any language's word for one, or a word `other` reads."""
         names = {c.name.partition(" ")[0] for c in self}
-        words = [*names, *(w for w, name in ALIASES.items() if name in names), *self.other_names]
+        words = [*names, *self.aliases, *self.other_names]
         close = difflib.get_close_matches(word.lower(), words, n=1, cutoff=cutoff)
         return close[0] if close and word else None
 

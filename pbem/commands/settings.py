@@ -16,6 +16,7 @@ from pbem.commands.registry import (
     player_seat,
     said_by,
 )
+from pbem.commands.usage import LANG_WORDS, said
 from pbem.core import (
     DurationError,
     GameStatus,
@@ -73,7 +74,8 @@ def _lang(round: Round, argument: str) -> str:
                 "{word!r} is not a language of the game. The languages: {choices}.",
                 word=shown(argument.strip(), 40),
                 choices=choices(),
-            )
+            ),
+            code="unknown-language",
         )
     seat.lang = code
     return Message("your mails are in {language} from now on", language=named(code))
@@ -93,13 +95,15 @@ def _time_zone(text: str) -> str:
                 "tz Europe/Berlin or tz America/New_York.",
                 word=shown(text, 40),
                 zone=meant,
-            )
+            ),
+            code="unknown-zone",
         )
     raise CommandError(
         Message(
             "{word!r} is not a time zone. Write it as in tz Europe/Berlin or tz America/New_York.",
             word=shown(text, 40),
-        )
+        ),
+        code="unknown-zone",
     )
 
 
@@ -164,7 +168,7 @@ def _vacation(round: Round, argument: str) -> str:
     game, now, settings = table.game, table.now, table.settings
     if argument.rstrip(".").lower() in ENDS:
         if back_from_vacation(round) is None:
-            raise CommandError(Message("You are not on vacation."))
+            raise CommandError(Message("You are not on vacation."), code="not-on-vacation")
         remaining = duration(settings.vacation_allowance_seconds - seat.vacation_used)
         return Message(
             "your vacation is over; {left} of vacation left in this game", left=remaining
@@ -173,7 +177,7 @@ def _vacation(round: Round, argument: str) -> str:
         seconds = parse_duration(argument.rstrip("."))
     except DurationError as error:
         raise CommandError(
-            Message("{error} Write it as: vacation 3d.", error=said_by(error))
+            Message("{error} Write it as: vacation 3d.", error=said_by(error)), code="bad-duration"
         ) from error
     allowance = settings.vacation_allowance_seconds
     left = allowance - seat.vacation_used
@@ -182,7 +186,8 @@ def _vacation(round: Round, argument: str) -> str:
             Message(
                 "A vacation lasts at least {shortest}; write it as: vacation 3d.",
                 shortest=duration(SHORTEST_VACATION),
-            )
+            ),
+            code="vacation-too-short",
         )
     if not 0 < seconds <= left:
         raise CommandError(
@@ -191,10 +196,11 @@ def _vacation(round: Round, argument: str) -> str:
                 "(of {allowance}); ask for at most that much.",
                 left=duration(max(left, 0)),
                 allowance=duration(allowance),
-            )
+            ),
+            code="vacation-left",
         )
     if game.status == GameStatus.OVER:
-        raise CommandError(Message("The game is over."))
+        raise CommandError(Message("The game is over."), code="game-over")
     away = seat.away_until is not None and as_utc(seat.away_until) > now
     if not away:  # a new vacation: the others hear of it once it has been on for an hour
         seat.away_until, seat.away_since, seat.away_told = now, now, False
@@ -236,12 +242,7 @@ def _mail(round: Round, argument: str) -> str:
         mode = MailMode(words[0])
         changes["mail_mode"] = mode
         if len(words) == 2:
-            hour = words[1]
-            if mode != MailMode.DIGEST or not (
-                hour.isascii() and hour.isdigit() and len(hour) <= 2 and int(hour) < 24
-            ):
-                raise CommandError(Message("Write the digest's hour as 0-23: mail digest 18."))
-            changes["digest_hour"] = int(words[1])
+            changes["digest_hour"] = _digest_hour(mode, words[1])
         if mode == MailMode.DIGEST:
             changes["digest_at"] = table.now
         said = {
@@ -261,7 +262,8 @@ def _mail(round: Round, argument: str) -> str:
             Message(
                 "Write it as: mail all, mail turns, mail digest [HOUR], mail talk now|later, or "
                 "mail picture always|prompts|never; add all-games for all your games."
-            )
+            ),
+            code="mail-form",
         )
     seats = [seat]
     if everywhere:
@@ -273,6 +275,17 @@ def _mail(round: Round, argument: str) -> str:
     if everywhere:
         return Message("{done} (in all your games)", done=said)
     return Message("{done} (in this game)", done=said)
+
+
+def _digest_hour(mode: MailMode, hour: str) -> int:
+    """The hour of `mail digest HOUR`: 0-23, and only for a digest."""
+    if mode != MailMode.DIGEST or not (
+        hour.isascii() and hour.isdigit() and len(hour) <= 2 and int(hour) < 24
+    ):
+        raise CommandError(
+            Message("Write the digest's hour as 0-23: mail digest 18."), code="digest-hour"
+        )
+    return int(hour)
 
 
 def _picture(choice: PictureChoice, changes: dict[str, object]) -> Message:
@@ -332,6 +345,7 @@ VACATION = Command(
     ),  # the default allowance; the mails say the host's (`manual`)
     _vacation,
     example="vacation 3d",
+    words=said(it="vacanza", nl="vakantie", fi="loma", hu="szabadság", he="חופשה"),
 )
 
 
@@ -342,6 +356,7 @@ TZ = Command(
     Message("deadlines in your own time zone as well as in UTC"),
     _tz,
     example="tz Europe/Berlin",
+    words=said(it="fuso", nl="tijdzone", fi="aikavyöhyke", hu="időzóna", he="אזור"),
 )
 
 
@@ -352,6 +367,7 @@ LANG = Command(
     Message("the language of your mails: {choices}", choices=", ".join(LANGUAGES)),
     _lang,
     example="lang it",
+    words=LANG_WORDS,
 )
 
 
@@ -366,4 +382,5 @@ MAIL = Command(
     ),
     _mail,
     example="mail digest 18",
+    words=said(it="posta", nl="post", fi="posti", hu="levél", he="דואר"),
 )

@@ -18,6 +18,7 @@ from pbem.commands.registry import (
     find_seat,
     player_seat,
 )
+from pbem.commands.usage import said
 from pbem.core import GameStatus
 from pbem.store import Seat, Talk
 from pbem.views import news
@@ -35,7 +36,8 @@ def _talk_text(text: str) -> str:
     if not kept:
         raise CommandError(
             # Translators: {form} is "say TEXT" as the help writes it, {example} its example
-            Message("Say something: {form}, like {example}", form=SAY.syntax, example=SAY.example)
+            Message("Say something: {form}, like {example}", form=SAY.syntax, example=SAY.example),
+            code="say-nothing",
         )
     return kept if len(kept) <= TALK_LENGTH else kept[: TALK_LENGTH - 3] + "..."
 
@@ -43,11 +45,12 @@ def _talk_text(text: str) -> str:
 def _talk(round: Round, text: str, to: Seat | None) -> Talk:
     table, watcher = round.table, round.observer
     if table.game.status == GameStatus.OVER:  # talk ends with the game: nobody reads on
-        raise CommandError(Message("The game is over."))
+        raise CommandError(Message("The game is over."), code="game-over")
     if watcher is not None:
         if not table.game.observers_talk:
             raise CommandError(
-                Message("Observers of this game watch; they do not talk to the table.")
+                Message("Observers of this game watch; they do not talk to the table."),
+                code="observers-watch",
             )
         mine = col(Talk.observer_id) == watcher.id
         speaker, seat_number = f"{watcher.name} (watching)", None
@@ -64,15 +67,18 @@ def _talk(round: Round, text: str, to: Seat | None) -> Talk:
     ).one()
     if said >= limit:
         raise CommandError(
-            counted(
-                "You said {count} thing to the table in the last 24 hours, the most this "
-                "game relays in a day; say it tomorrow.",
-                "You said {count} things to the table in the last 24 hours, the most this "
-                "game relays in a day; say it tomorrow.",
-                limit,
-            )
-            if limit
-            else Message("Table talk is off in this game service.")
+            (
+                counted(
+                    "You said {count} thing to the table in the last 24 hours, the most this "
+                    "game relays in a day; say it tomorrow.",
+                    "You said {count} things to the table in the last 24 hours, the most this "
+                    "game relays in a day; say it tomorrow.",
+                    limit,
+                )
+                if limit
+                else Message("Table talk is off in this game service.")
+            ),
+            code="talk-limit" if limit else "talk-off",
         )
     assert table.game.id is not None
     talk = Talk(
@@ -99,18 +105,20 @@ def _tell(round: Round, argument: str) -> str:
     word, _, text = argument.partition(" ")
     if not word or not text.strip():
         raise CommandError(
-            Message("Write it as: {form}, like {example}", form=TELL.syntax, example=TELL.example)
+            Message("Write it as: {form}, like {example}", form=TELL.syntax, example=TELL.example),
+            code="tell-form",
         )
     to = find_seat(round.table.seats, word)
     if to.seat == player_seat(round).seat:
-        raise CommandError(Message("That is your own seat: tell another player."))
+        raise CommandError(Message("That is your own seat: tell another player."), code="own-seat")
     if not to.address or to.resigned:
         raise CommandError(
             Message(
                 "{name} ({colour}) is not a player who reads mail.",
                 name=to.name,
                 colour=news.colour(to.colour),
-            )
+            ),
+            code="not-reading",
         )
     talk = _talk(round, text, to)
     return Message(
@@ -129,6 +137,7 @@ SAY = Command(
     _say,
     # Translators: an example of the command say; keep "say", translate what is said
     example=Message("say Good luck, everyone!"),
+    words=said(it="dici", nl="zeg", fi="sano", hu="mondd", he="אמור"),
 )
 
 
@@ -140,4 +149,5 @@ TELL = Command(
     _tell,
     # Translators: an example of the command tell; keep "tell red", translate what is said
     example=Message("tell red Shall we share Samoa?"),
+    words=said(it="riferisci", nl="vertel", fi="kerro", hu="üzend", he="ספר"),
 )

@@ -13,11 +13,21 @@ from dataclasses import dataclass
 from engine import BOT_KINDS, Message
 from pbem.core import LANGUAGES
 
+# a command's own word in other languages: (language, word) pairs; each word works for
+# everyone, whatever their language, and is read as the English command
+Said = tuple[tuple[str, str], ...]
+
+
+def said(**words: str) -> Said:
+    """The words other languages have for a command: `said(it="aiuto", nl="hulp")`."""
+    return tuple(words.items())
+
 
 @dataclass(frozen=True)
 class Usage:
     """A command's name, its syntax, its help line's summary and example; `looks`: it
-    answers and changes nothing; `listed=False`: its help line is another's ("pause, resume")."""
+    answers and changes nothing; `listed=False`: its help line is another's ("pause, resume");
+    `words`: what other languages call it."""
 
     name: str
     syntax: str  # "extend DURATION"
@@ -25,15 +35,37 @@ class Usage:
     example: str = ""  # "extend 1d"
     looks: bool = False
     listed: bool = True
+    words: Said = ()
 
 
 # the commands that only look, for players, observers and game masters alike
-BOARD = Usage("board", "board", Message("the current board"), looks=True)
-STATUS = Usage("status", "status", Message("whose decision it is"), looks=True)
-LOG = Usage("log", "log", Message("all moves so far"), looks=True)
+BOARD = Usage(
+    "board",
+    "board",
+    Message("the current board"),
+    looks=True,
+    words=said(it="tabellone", nl="bord", fi="lauta", hu="tábla", he="לוח"),
+)
+STATUS = Usage(
+    "status",
+    "status",
+    Message("whose decision it is"),
+    looks=True,
+    words=said(it="stato", nl="stand", fi="tila", hu="állapot", he="מצב"),
+)
+LOG = Usage(
+    "log",
+    "log",
+    Message("all moves so far"),
+    looks=True,
+    words=said(it="registro", nl="logboek", fi="loki", hu="napló", he="יומן"),
+)
 LOG_TALK = Usage(
     "log talk", "log talk", Message("all moves so far with the table talk"), looks=True
 )
+
+HELP_WORDS = said(it="aiuto", nl="hulp", fi="apua", hu="segítség", he="עזרה")
+LANG_WORDS = said(it="lingua", nl="taal", fi="kieli", hu="nyelv", he="שפה")
 
 # the game master's commands, in the order their help lists them; said in the game master's
 # language in their mails, in English on the host's command line
@@ -115,12 +147,13 @@ GM_USAGES = (
             codes=", ".join(LANGUAGES),
         ),
         "lang it",
+        words=LANG_WORDS,
     ),
     STATUS,
     LOG,
     LOG_TALK,
     BOARD,
-    Usage("help", "help", Message("this text"), looks=True),
+    Usage("help", "help", Message("this text"), looks=True, words=HELP_WORDS),
 )
 
 
@@ -131,4 +164,16 @@ def gm_examples() -> str:
     return f"{changes}; or {looks}"
 
 
-__all__ = ["BOARD", "GM_USAGES", "LOG", "LOG_TALK", "STATUS", "Usage", "gm_examples"]
+__all__ = [
+    "BOARD",
+    "GM_USAGES",
+    "HELP_WORDS",
+    "LANG_WORDS",
+    "LOG",
+    "LOG_TALK",
+    "STATUS",
+    "Said",
+    "Usage",
+    "gm_examples",
+    "said",
+]

@@ -758,6 +758,6 @@ def _headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
     if isinstance(mail, view.Mail) and mail.decision is not None:
         headers["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
     refused = [r.code for r in mail.results if r.code]
-    if isinstance(mail, view.GmMail) and refused:  # which refusal, in any language
+    if refused:  # which refusal, in any language: a player's, an observer's, a game master's
         headers["X-Tongiaki-Refused"] = " ".join(refused)
     return headers

@@ -45,121 +45,6 @@ def named(code: str) -> str:
 
 RTL = {"he"}
 
-# the meta commands in each language's own words (moves keep the one notation): each word
-# works for everyone, whatever their language, and is read as the English command
-COMMAND_WORDS: dict[str, dict[str, str]] = {
-    "it": {
-        "help": "aiuto",
-        "rules": "regole",
-        "status": "stato",
-        "log": "registro",
-        "board": "tabellone",
-        "say": "dici",
-        "tell": "riferisci",
-        "resign": "ritirati",
-        "confirm": "conferma",
-        "vacation": "vacanza",
-        "mail": "posta",
-        "lang": "lingua",
-        "tz": "fuso",
-        "watch": "guarda",
-        "stop": "basta",
-    },
-    "nl": {
-        "help": "hulp",
-        "rules": "regels",
-        "status": "stand",
-        "log": "logboek",
-        "board": "bord",
-        "say": "zeg",
-        "tell": "vertel",
-        "resign": "opgeven",
-        "confirm": "bevestig",
-        "vacation": "vakantie",
-        "mail": "post",
-        "lang": "taal",
-        "tz": "tijdzone",
-        "watch": "meekijken",
-        "stop": "afmelden",
-    },
-    "fi": {
-        "help": "apua",
-        "rules": "säännöt",
-        "status": "tila",
-        "log": "loki",
-        "board": "lauta",
-        "say": "sano",
-        "tell": "kerro",
-        "resign": "luovuta",
-        "confirm": "vahvista",
-        "vacation": "loma",
-        "mail": "posti",
-        "lang": "kieli",
-        "tz": "aikavyöhyke",
-        "watch": "seuraa",
-        "stop": "lopeta",
-    },
-    "hu": {
-        "help": "segítség",
-        "rules": "szabályok",
-        "status": "állapot",
-        "log": "napló",
-        "board": "tábla",
-        "say": "mondd",
-        "tell": "üzend",
-        "resign": "feladom",
-        "confirm": "megerősítem",
-        "vacation": "szabadság",
-        "mail": "levél",
-        "lang": "nyelv",
-        "tz": "időzóna",
-        "watch": "figyelem",
-        "stop": "leiratkozom",
-    },
-    "he": {
-        "help": "עזרה",
-        "rules": "חוקים",
-        "status": "מצב",
-        "log": "יומן",
-        "board": "לוח",
-        "say": "אמור",
-        "tell": "ספר",
-        "resign": "פרישה",
-        "confirm": "אישור",
-        "vacation": "חופשה",
-        "mail": "דואר",
-        "lang": "שפה",
-        "tz": "אזור",
-        "watch": "צפייה",
-        "stop": "הסרה",
-    },
-}
-# every language's word, to the command it names
-ALIASES: dict[str, str] = {
-    word: name for table in COMMAND_WORDS.values() for name, word in table.items()
-}
-
-
-def word_for(name: str, lang: str) -> str:
-    """The word of `lang` for the command `name` (the command's own name in English)."""
-    return COMMAND_WORDS.get(lang, {}).get(name, name)
-
-
-# the commands only those invited to watch and observers write: the players' help leaves
-# their words out
-WATCHING_ONLY = ("watch", "stop")
-
-
-def words_of(lang: str) -> str:
-    """'aiuto = help, regole = rules, ...': the words of `lang` for a player's commands
-    ('' for English)."""
-    return ", ".join(
-        f"{word} = {name}"
-        for name, word in COMMAND_WORDS.get(lang, {}).items()
-        if name not in WATCHING_ONLY
-    )
-
-
 LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
 
 LRM = "\u200e"  # LEFT-TO-RIGHT MARK: keeps a line of notation left to right in a bidi text
@@ -709,8 +594,6 @@ def display_width(text: str) -> int:
 
 
 __all__ = [
-    "ALIASES",
-    "COMMAND_WORDS",
     "ENGLISH",
     "ENGLISH_NAMES",
     "ENGLISH_WORDS",
@@ -743,7 +626,5 @@ __all__ = [
     "stamped",
     "translations",
     "with_names",
-    "word_for",
     "words",
-    "words_of",
 ]

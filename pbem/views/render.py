@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from engine import Message
 from pbem.core import AnswerTopic
-from pbem.views.i18n import ENGLISH_WORDS, LRM, RLM, Words, word_for, words_of
+from pbem.views.i18n import ENGLISH_WORDS, LRM, RLM, Words
 from pbem.views.rulestext import BlockKind
 from pbem.views.rulestext import blocks as rules_blocks
 from pbem.views.view import Board, CommandHelp, GmMail, Mail, Notice
@@ -157,17 +157,16 @@ def directed(text: str, words: Words) -> str:
 @lru_cache(maxsize=64)
 def said_in(words: Words) -> dict[str, Any]:
     """What the templates call to say things in `words`' language: gettext (new style, named
-    placeholders), the names of colours and outcomes, the meta command words, the rules.
+    placeholders), the names of colours and outcomes, the rules (the commands' own words in
+    each language come with the commands: `_context`).
     Made once for each reader's words (the callers copy it, never change it)."""
     return {
         **words.template_globals(),
         "colour": words.colour,
         "outcome": lambda outcome: words.say(OUTCOMES.get(str(outcome), str(outcome))),
-        "word": lambda name: word_for(name, words.lang),
         "notation": (lambda line: LRM + line) if words.rtl else (lambda line: line),
         "quoted": partial(_quoted, words.rtl),
         "rules": lambda: rules_blocks(words.lang),
-        "command_words": words_of(words.lang),  # "aiuto = help, ...": "" in English
         "lang": words.lang,
         "dir": words.direction,
         "rtl": words.rtl,
@@ -214,10 +213,15 @@ def _context(
     mail: Mail | GmMail | Notice, commands: CommandHelp, words: Words = ENGLISH_WORDS
 ) -> dict[str, Any]:
     """The view's fields as template variables (the dataclasses themselves, not dicts), the
-    commands as the mails list them, and what says things in the reader's language."""
+    commands as the mails list them (with the reader's language's own words for them), and
+    what says things in the reader's language."""
     return (
         {f.name: getattr(mail, f.name) for f in fields(mail)}
-        | {"commands": commands}
+        | {
+            "commands": commands,
+            "word": lambda name: commands.word(name, words.lang),
+            "command_words": commands.words_of(words.lang),  # "aiuto = help, ...": "" in English
+        }
         | said_in(words)
     )
 

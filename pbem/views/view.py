@@ -73,7 +73,7 @@ class LineResult:
     line: str
     outcome: LineOutcome
     detail: str = ""
-    code: str = ""  # a refusal's stable code (`GmError.code`, `ChoiceError.code`), any language
+    code: str = ""  # a refusal's stable code (`CommandError.code`, `ChoiceError.code`)
 
     def __post_init__(self) -> None:
         if not isinstance(self.line, Named):
@@ -315,11 +315,22 @@ class CommandHelp:
     gm: tuple[str, ...]  # the game master's commands, one help line each
     watching: tuple[str, ...] = ()  # what an observer may write
     gm_looks: tuple[tuple[str, str], ...] = ()  # the game master's commands that look
+    # a player's commands in each language's own words: (command, language, word)
+    words: tuple[tuple[str, str, str], ...] = ()
 
     @staticmethod
     def listed(pairs: Sequence[tuple[str, str]]) -> str:
         """'help (this text), board (the current board)'"""
         return ", ".join(f"{name} ({what})" for name, what in pairs)
+
+    def word(self, name: str, lang: str) -> str:
+        """The word of `lang` for the command `name` (its English name if it has none)."""
+        return next((w for n, in_, w in self.words if n == name and in_ == lang), name)
+
+    def words_of(self, lang: str) -> str:
+        """'aiuto = help, regole = rules, ...': `lang`'s words for a player's commands ('' for
+        English)."""
+        return ", ".join(f"{w} = {n}" for n, in_, w in self.words if in_ == lang)
 
 
 @dataclass(frozen=True)
