@@ -72,6 +72,7 @@ PLAYER_CODES = {
     "observers-watch": "an observer says something in a game whose observers only watch",
     "watch-form": "watch with something after it",
     "watching-already": "watch from someone who watches",
+    "reply-too-old": "a reply address that no longer acts (taken back, or closed long ago)",
 }
 # the game master's own (tests/test_gm_words.py, tests/test_gm.py, tests/test_observer_consent.py
 # give them); a code the players share with the game master means the same for both
@@ -134,7 +135,7 @@ def _codes_in_source() -> dict[str, set[str]]:
                 code = node.args[0]
             elif name == "ChoiceError" and not isinstance(node.args[0], ast.Name):
                 pytest.fail(f"{path.name}:{node.lineno}: a ChoiceError without a code of its own")
-            elif name == "LineResult" and _rejected(node) and path.name != "rounds.py":
+            elif name == "LineResult" and _rejected(node):
                 (code,) = [k.value for k in node.keywords if k.arg == "code"] or [None]
                 if isinstance(code, ast.Attribute):  # a refusal's own: `error.code`
                     continue
@@ -312,7 +313,20 @@ def test_each_refusal_of_a_player_or_observer_has_its_code(service: Service) -> 
     table.done(ANN, "resign confirm")
     table.refused(ANN, "vacation 2d", "resigned")
 
-    assert table.seen == set(PLAYER_CODES) - {"number-past", "talk-off", "game-over"}
+    assert table.seen == set(PLAYER_CODES) - {
+        "number-past",
+        "talk-off",
+        "game-over",
+        "reply-too-old",
+    }
+
+
+def test_a_reply_address_that_no_longer_acts_has_its_code(tmp_path: Path) -> None:
+    table = Table1(local_service(tmp_path, answers_per_day=1000, token_lifetime="1h"))
+    first = table.latest[ANN]
+    table.done(ANN, _option(first, 1))  # decision 1 closes
+    table.hours += 2  # more than the reply address's lifetime after it closed
+    table.refused(ANN, "status", "reply-too-old", to=first)
 
 
 def test_the_codes_of_a_game_over_and_of_talk_kept_off(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def run_round(
     )
     if refused:
         first, *rest = lines or ["(nothing)"]
-        round.results += [LineResult(first, LineOutcome.REJECTED, refused)]
+        round.results += [LineResult(first, LineOutcome.REJECTED, refused, code="reply-too-old")]
         round.results += [after_rejected(line) for line in rest]
         return round
     if seat is not None and answering is not None:
