@@ -147,6 +147,7 @@ class Board:
     key: tuple[str, ...] = ()  # names the map shortens, and other names: "Mangar. is Mangareva"
     marked: bool = False  # islands and beaches that changed since the reader's last mail marked
     new_tiles: tuple[str, ...] = ()  # the tiles laid since the reader's last mail
+    as_before: tuple[str, ...] = ()  # islands left out, unchanged since the reader's last mail
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,31 @@ def marked(board: Board, changed: Changes) -> Board:
         marked=True,
         new_tiles=tuple(with_names(tile_words(tile)) for tile in changed.tiles),  # Fiji
     )
+
+
+# the boards folded lately, by the board's id: every reader of a round gets the same one, so
+# that it is translated and rendered once per language
+_folds: dict[int, tuple[Board, Board]] = {}
+
+
+def folded(board: Board) -> Board:
+    """The board of a news mail: in full only the islands that changed since the reader's
+    last mail, the others named (`as_before`); whole when nothing is marked (what the reader
+    last saw is not known then)."""
+    if not board.marked:
+        return board
+    hit = _folds.get(id(board))
+    if hit is not None and hit[0] is board:
+        return hit[1]
+    fold = replace(
+        board,
+        islands=tuple(island for island in board.islands if island.changed),
+        as_before=tuple(island.name for island in board.islands if not island.changed),
+    )
+    if len(_folds) >= 8:
+        _folds.clear()
+    _folds[id(board)] = (board, fold)
+    return fold
 
 
 @dataclass(frozen=True)
