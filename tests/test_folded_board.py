@@ -9,11 +9,13 @@ from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
+from engine import STACK_TILES, Event, Setup, State, parse_choice
 from pbem.core.kinds import MailKind
 from pbem.flow.deadlines import send_held
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.mail_out import policy
+from pbem.views import view
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, CY, DEE = "ann@example.test", "bob@example.test", "cy@example.test", "dee@example.test"
@@ -121,3 +123,28 @@ def test_an_italian_reader_reads_the_line_in_italian(tmp_path: Path) -> None:
     (update,) = [m for m in mails if m["To"] == DEE and m["X-Tongiaki-Kind"] == "update"]
     assert "Invariate dalla tua ultima mail: Tonga." in text_of(update)
     assert "Invariate dalla tua ultima mail: Tonga." in _html(update)
+
+
+def test_an_island_whose_jetty_leads_to_a_new_tile_is_shown_in_full() -> None:
+    """Tonga's boats did not move, but its jetty N now leads to Fiji: it changed."""
+    stack = ("Fidschi", *(tile for tile in STACK_TILES if tile != "Fidschi"))
+    state = State(Setup(("red", "blue"), stack))
+    for line in ("place Tonga a", "place Tonga b", "place Tonga a", "place Tonga b"):
+        state.apply(parse_choice(line))
+    events = _after(state, "colonise", "put Tonga N red S")
+    board = view.folded(view.marked(view.board(state, ["Ann", "Bob"]), view.changes(events)))
+    assert [island.name for island in board.islands] == ["Tonga", "Fiji"]
+    assert board.as_before == ()
+    tonga = board.islands[0]
+    assert tonga.changed and "N to Fiji" in tonga.beaches[3].jetties
+
+
+def _after(state: State, *lines: str) -> list[Event]:
+    """The events of `lines` played on `state`, and of the decisions they leave to the same
+    player that have one option (the landing on the new island)."""
+    events: list[Event] = []
+    for line in lines:
+        events += state.apply(parse_choice(line))
+    while (decision := state.decision) is not None and decision.seat == 0:
+        events += state.apply(state.legal_choices()[0])
+    return events

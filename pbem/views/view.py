@@ -189,10 +189,12 @@ def marked(board: Board, changed: Changes) -> Board:
     """The board with what `changed` marked: the reader sees at a glance what is new."""
     if not changed.islands and not changed.tiles:
         return board
+    new_tiles = tuple(with_names(tile_words(tile)) for tile in changed.tiles)  # Fiji
+    laid = {str(tile) for tile in new_tiles}
     islands = tuple(
         replace(
             island,
-            changed=printed(island.name) in changed.islands,
+            changed=printed(island.name) in changed.islands or _leads_to(island, laid),
             beaches=tuple(
                 replace(beach, changed=(printed(island.name), number) in changed.beaches)
                 for number, beach in enumerate(island.beaches)
@@ -204,7 +206,17 @@ def marked(board: Board, changed: Changes) -> Board:
         board,
         islands=islands,
         marked=True,
-        new_tiles=tuple(with_names(tile_words(tile)) for tile in changed.tiles),  # Fiji
+        new_tiles=new_tiles,
+    )
+
+
+def _leads_to(island: Island, tiles: set[str]) -> bool:
+    """Whether a jetty of `island` leads to one of `tiles` (laid since the reader's last
+    mail: where it leads changed)."""
+    return any(
+        isinstance(jetty, Message) and str(jetty.params.get("place")) in tiles
+        for beach in island.beaches
+        for jetty in beach.jetties
     )
 
 
