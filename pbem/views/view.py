@@ -227,8 +227,8 @@ _folds: dict[int, tuple[Board, Board]] = {}
 
 def folded(board: Board) -> Board:
     """The board of a news mail: in full only the islands that changed since the reader's
-    last mail, the others named (`as_before`); whole when nothing is marked (what the reader
-    last saw is not known then)."""
+    last mail, the others named (`as_before`); whole when nothing is marked (no event since
+    that mail changed the board: a digest tells held news, not moves)."""
     if not board.marked:
         return board
     hit = _folds.get(id(board))
