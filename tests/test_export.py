@@ -146,7 +146,7 @@ def test_every_move_appears_in_order_with_its_player(exported: Exported) -> None
     at = 0
     for number, who, choice in exported.moves:
         found = re.compile(
-            rf"#{number}</span> <span[^>]*>\w</span> {re.escape(html.escape(who))}: "
+            rf"#{number}</span> <b[^>]*>\w</b> {re.escape(html.escape(who))}: "
             rf'<span class="choice">{re.escape(html.escape(_english(choice)))}</span>'
         ).search(page, at)
         assert found is not None, (number, who, choice)
@@ -172,7 +172,7 @@ def test_the_final_table_lists_every_player_with_their_points(exported: Exported
     colours = exported.state.colours
     for standing in standings:
         name = exported.names[colours.index(standing.colour)]
-        row = rf"{standing.rank}\.</td><td[^>]*><span[^>]*>\w</span> {name}</td>"
+        row = rf"{standing.rank}\.</td><td[^>]*><b[^>]*>\w</b> {name}</td>"
         row += rf"<td[^>]*>{standing.points}</td>"
         assert re.search(row, final), name
 

@@ -746,7 +746,7 @@ def test_the_lines_under_the_options_are_in_both_parts_of_the_mail(seed: int) ->
         page = render_html(mail, COMMAND_HELP)
         for option in i18n.with_names(decision.options):  # as English readers read them
             assert options[option.number] == (str(option.command), str(option.leads))
-            assert not option.leads or f"&rarr; {html.escape(option.leads)}</td>" in page
+            assert not option.leads or f"&rarr; {html.escape(option.leads)}</div>" in page
         assert all(len(line) <= WIDTH for line in text.splitlines())
 
 

@@ -150,7 +150,7 @@ def test_a_turns_player_reads_every_move_since_their_last_mail_marked_on_the_boa
     html = prompt.get_body(("html",))
     assert html is not None
     page = str(html.get_content())
-    assert "Highlighted: changed since your last mail." in page and "b*</td>" in page
+    assert "Highlighted: changed since your last mail." in page and "b*</b></td>" in page
     # Bob gets every mail: his update of Cy's move marks that beach only
     bob = text_of(next(m for m in mails if m["To"] == BOB))
     assert "\n* c: G " in bob and "\n  b: B " in bob

@@ -54,7 +54,7 @@ from tests.support.scenario import arrange
 FIXTURES = Path(__file__).parent / "fixtures"
 NAMES = ("Ana", "Ben", "Cy", "Dai", "Eve", "Flo")
 TEXT_OPTION = re.compile(r"^\s*(\d+)\) (.+)$")
-HTML_OPTION = re.compile(r">(\d+)\)</td><td[^>]*>([^<]+)</td>")
+HTML_OPTION = re.compile(r">(\d+)\)</td><td[^>]*><div[^>]*>([^<]+)</div>")
 
 
 def _states(players: int, seed: int) -> list[State]:

@@ -343,6 +343,8 @@ class Mailer:
         for, their prompt), by the player's choice."""
         if mail.picture and not policy.picture(seat.picture, mail.kind, digest=digest, asked=asked):
             mail = replace(mail, picture=None)
+        if mail.board and policy.folded(mail.kind, digest=digest, asked=asked):
+            mail = replace(mail, board=view.folded(mail.board))
         self.post(table, envelope(table, seat, mail), picture)
 
     def post(self, table: Table, letter: Envelope, picture: BoardPicture | None) -> None:
@@ -391,6 +393,8 @@ class Mailer:
         game = table.game
         if not pictured and mail.kind != MailKind.GAME_OVER:
             mail = replace(mail, picture=None)
+        if mail.board and policy.folded(mail.kind, asked=pictured or bool(mail.answers)):
+            mail = replace(mail, board=view.folded(mail.board))
         tag = self.observer_tag(table, watcher)
         talk = [t for t in talk_for(table, watcher.talk_seen, None) if t.observer_id != watcher.id]
         if talk:

@@ -119,6 +119,17 @@ def picture(
     return choice == PictureChoice.ALWAYS or kind in PLANS or digest or asked
 
 
+NEWS = (MailKind.UPDATE, MailKind.WATCH)
+
+
+def folded(kind: MailKind, *, digest: bool = False, asked: bool = False) -> bool:
+    """Whether a mail shows in full only the islands that changed since the reader's last
+    mail, naming the others: news (an update, an observer's mail); where the reader plans
+    (their prompt or reminder, the digest, the game over) and a board they `asked` for show
+    every island."""
+    return kind in NEWS and not digest and not asked
+
+
 class Calendar(StrEnum):
     """The calendar part of a mail to a seat."""
 
@@ -175,6 +186,7 @@ __all__ = [
     "Send",
     "calendar",
     "deliveries",
+    "folded",
     "picture",
     "release",
     "talk_due",

@@ -147,6 +147,7 @@ class Board:
     key: tuple[str, ...] = ()  # names the map shortens, and other names: "Mangar. is Mangareva"
     marked: bool = False  # islands and beaches that changed since the reader's last mail marked
     new_tiles: tuple[str, ...] = ()  # the tiles laid since the reader's last mail
+    as_before: tuple[str, ...] = ()  # islands left out, unchanged since the reader's last mail
 
 
 @dataclass(frozen=True)
@@ -188,10 +189,12 @@ def marked(board: Board, changed: Changes) -> Board:
     """The board with what `changed` marked: the reader sees at a glance what is new."""
     if not changed.islands and not changed.tiles:
         return board
+    new_tiles = tuple(with_names(tile_words(tile)) for tile in changed.tiles)  # Fiji
+    laid = {str(tile) for tile in new_tiles}
     islands = tuple(
         replace(
             island,
-            changed=printed(island.name) in changed.islands,
+            changed=printed(island.name) in changed.islands or _leads_to(island, laid),
             beaches=tuple(
                 replace(beach, changed=(printed(island.name), number) in changed.beaches)
                 for number, beach in enumerate(island.beaches)
@@ -203,8 +206,43 @@ def marked(board: Board, changed: Changes) -> Board:
         board,
         islands=islands,
         marked=True,
-        new_tiles=tuple(with_names(tile_words(tile)) for tile in changed.tiles),  # Fiji
+        new_tiles=new_tiles,
     )
+
+
+def _leads_to(island: Island, tiles: set[str]) -> bool:
+    """Whether a jetty of `island` leads to one of `tiles` (laid since the reader's last
+    mail: where it leads changed)."""
+    return any(
+        isinstance(jetty, Message) and str(jetty.params.get("place")) in tiles
+        for beach in island.beaches
+        for jetty in beach.jetties
+    )
+
+
+# the boards folded lately, by the board's id: every reader of a round gets the same one, so
+# that it is translated and rendered once per language
+_folds: dict[int, tuple[Board, Board]] = {}
+
+
+def folded(board: Board) -> Board:
+    """The board of a news mail: in full only the islands that changed since the reader's
+    last mail, the others named (`as_before`); whole when nothing is marked (no event since
+    that mail changed the board: a digest tells held news, not moves)."""
+    if not board.marked:
+        return board
+    hit = _folds.get(id(board))
+    if hit is not None and hit[0] is board:
+        return hit[1]
+    fold = replace(
+        board,
+        islands=tuple(island for island in board.islands if island.changed),
+        as_before=tuple(island.name for island in board.islands if not island.changed),
+    )
+    if len(_folds) >= 8:
+        _folds.clear()
+    _folds[id(board)] = (board, fold)
+    return fold
 
 
 @dataclass(frozen=True)
