@@ -22,6 +22,7 @@ from engine import (
     parse_choice,
 )
 from pbem.views.hexmap import _TEXT_ROWS, _tile_lines, hex_map, sea_legend, short_name
+from pbem.views.i18n import sea_notation
 from tests.support.scenario import arrange
 
 START_MAP = r"""
@@ -245,5 +246,32 @@ def test_an_islands_points_and_royal_owner_are_said_in_the_readers_words_and_fit
     points, name, royal = _tile_lines("Samoa", "R", lang)
     assert name == "Samoa" and points.startswith("5") and royal.endswith(" R")
     assert len(points) <= _TEXT_ROWS[0][2] and len(royal) <= _TEXT_ROWS[2][2]
-    english = lang in (None, "he")  # Hebrew keeps the drawing's Latin letters left to right
+    english = lang is None
     assert ("pts" in points) == english and ("royal" in royal) == english
+    if lang == "he":  # Hebrew words in the drawing: what follows them stays left to right
+        assert points.endswith("'") and "\u200e" in hex_map(
+            State(Setup.from_seed(("blue", "red"), 5)), "he"
+        )
+
+
+@pytest.mark.parametrize(
+    ("lang", "word"), [(None, "sea"), ("it", "mare"), ("nl", "water"), ("fi", "meri"), ("he", "ים")]
+)
+def test_a_sea_tile_is_named_on_the_map_in_the_readers_words(lang: str | None, word: str) -> None:
+    """Issue 29: the map said 'sea K' where the text beside it says 'mare K'; the empty places
+    beside a sea tile name it the same way, as a put command may write it."""
+    state = arrange(("blue", "red"), tiles=[("K", neighbour(CENTRE, 3), 0)])
+    drawn = hex_map(state, lang)
+    assert f"{word} K" in drawn
+    assert ("sea K" in drawn) == (lang is None)
+    assert drawn.count(f"{word} K") == 4  # the tile, and the three empty places named by it
+
+
+@pytest.mark.parametrize("word", ["sea", "mare", "Water", "meri", "óceán", "oceán", "ים"])
+def test_a_put_command_reads_a_sea_tile_as_any_languages_map_names_it(word: str) -> None:
+    """The map names a sea tile in the reader's words ('put / mare K / NW'): a put command
+    written as the map shows it is the notation's ('put sea K NW red S')."""
+    written = parse_choice(sea_notation(f"put {word} k NW red S"))
+    assert written == parse_choice("put sea K NW red S")
+    for other in ("put Samoa NE red S", "say mare K", "put mare Z NE red S", "put maremma K"):
+        assert sea_notation(other) == other  # no sea tile named: the line as written

@@ -147,6 +147,9 @@ class Board:
     key: tuple[str, ...] = ()  # names the map shortens, and other names: "Mangar. is Mangareva"
     marked: bool = False  # islands and beaches that changed since the reader's last mail marked
     new_tiles: tuple[str, ...] = ()  # the tiles laid since the reader's last mail
+    # under the picture (drawn once for every language): its sea tiles are named as a command
+    # names them, 'sea K', where the map says 'water K' ('' in English)
+    picture_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -231,7 +234,7 @@ class Decision:
     syntax: tuple[str, ...]
     deadline: Deadline | None
     turns: tuple[str, ...] = ()  # placing a drawn tile: a title, then how it lies for each
-    # direction its red edge may face
+    # direction its red emblem may face
     grouped: int = 0  # expansions not numbered but summed up by island in `groups`
     groups: tuple[str, ...] = ()  # a title, then one line per island, then where boats come from
 
@@ -426,7 +429,24 @@ def _board(
                 if n in state.islands()
             ),
         ),
+        picture_key=_picture_key(state),
     )
+
+
+def _picture_key(state: State) -> str:
+    """What the picture's sea tiles are named in the reader's words (English readers read
+    the picture's own words): the first sea tile on the board as an example."""
+    sea = next((name for name, _ in state.tiles.values() if name in SEAS), None)
+    if sea is None:
+        return ""
+    # Translators: under the picture of the board (drawn in the command's words for every
+    # language): "sea K" as the picture names a sea tile, and the tile in your words
+    told = Message(
+        "In the picture a sea tile is named as in a command: {command} is {tile}.",
+        command=f"sea {sea}",
+        tile=tile_words(sea),
+    )
+    return Named("", told)
 
 
 def _islands(state: State) -> tuple[Island, ...]:
@@ -522,12 +542,13 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
 def _syntax(verb: str, legal: Sequence[Choice]) -> str:
     """The form of a command, its example one of the legal choices now (issue 30: no
     'place Tonga c' once Tonga is gone): the first numbered one, else the first of all."""
-    form = str(SYNTAX[verb]).partition(", for example: ")[0]
-    if form == verb:  # a command of one word ('colonise') needs no example
-        return form
+    entry = SYNTAX[verb]
+    if not isinstance(entry, Joined):  # a command of one word ('colonise') needs no example
+        return entry
+    form = entry.parts[0]  # its placeholders said in the reader's words
     listed = numbered(legal)
     example = next((c for c in [*listed, *legal] if str(c).split(" ", 1)[0] == verb), None)
-    return f"{form}, for example: {example}" if example is not None else form
+    return Joined(", for example: ", [form, str(example)]) if example is not None else form
 
 
 def _expansion_groups(state: State, expansions: Sequence[Expand]) -> tuple[str, ...]:
@@ -601,18 +622,20 @@ def _leads(state: State, choice: Choice, *, short: bool) -> str:
 
 
 def _turns(tile: str | None, legal: Sequence[object]) -> tuple[str, ...]:
-    """For a drawn tile: how it lies with its red edge in each direction it may face."""
+    """For a drawn tile: how it lies with its red emblem in each direction it may face."""
     reds = [choice.red for choice in legal if isinstance(choice, PutTile)]
     if not tile or not reds:
         return ()
     if tile in SEAS:
         title = Message(
-            "How {tile} lies, by the direction its red edge faces (its trails and their dangers):",
+            "How {tile} lies, by the direction its red emblem faces "
+            "(its trails and their dangers):",
             tile=tile_words(tile),
         )
     else:
         title = Message(
-            "How {tile} lies, by the direction its red edge faces (beach: where its jetties lead):",
+            "How {tile} lies, by the direction its red emblem faces "
+            "(beach: where its jetties lead):",
             tile=tile_words(tile),
         )
     return (title, *tile_turns(tile, reds))
@@ -712,14 +735,14 @@ def placed_where(
 def _new_tile(drawn: TileDrawn, placed: TilePlaced, where: str | None = None) -> str:
     if where is not None:
         return Message(
-            "New tile: {tile}, laid {place} with its red edge facing {direction} ({left}).",
+            "New tile: {tile}, laid {place} with its red emblem facing {direction} ({left}).",
             tile=tile_words(drawn.tile),
             place=where,
             direction=news.direction(placed.rotation),
             left=tiles_left(drawn.islands_left, drawn.seas_left),
         )
     return Message(
-        "New tile: {tile}, laid with its red edge facing {direction} ({left}).",
+        "New tile: {tile}, laid with its red emblem facing {direction} ({left}).",
         tile=tile_words(drawn.tile),
         direction=news.direction(placed.rotation),
         left=tiles_left(drawn.islands_left, drawn.seas_left),
