@@ -54,7 +54,7 @@ COMMAND_WORDS: dict[str, dict[str, str]] = {
         "status": "stato",
         "log": "registro",
         "board": "tabellone",
-        "say": "dici",
+        "say": "parla",
         "tell": "riferisci",
         "resign": "ritirati",
         "confirm": "conferma",
