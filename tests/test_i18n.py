@@ -368,7 +368,7 @@ def test_the_calendar_event_of_a_prompt_speaks_the_readers_language(service: Ser
     assert "Tongiaki game 1" not in unfolded
     deadline = words("it").say(stamp(START + 48 * HOUR))  # the deadline in the reader's locale
     assert deadline.startswith("mer 25 nov 2026") and deadline.endswith(" UTC")
-    said = f"La scadenza della tua decisione 1 nella partita di Tongiaki 1 è {deadline}."
+    said = f"La scadenza della tua decisione 1 nella partita 1 di Tongiaki è {deadline}."
     assert said in unfolded.replace("\\,", ",").replace("\\;", ";")
     assert "2026-11-25" not in unfolded.partition("DESCRIPTION")[2].partition("\n")[0]
 
