@@ -12,6 +12,7 @@ from engine import (
     DIRECTIONS,
     ISLANDS,
     SEAS,
+    ChoiceError,
     Position,
     PutTile,
     Setup,
@@ -21,6 +22,7 @@ from engine import (
     neighbour,
     parse_choice,
 )
+from pbem.commands.player import read_choice
 from pbem.views.hexmap import _TEXT_ROWS, _tile_lines, hex_map, sea_legend, short_name
 from pbem.views.i18n import sea_notation
 from tests.support.scenario import arrange
@@ -275,3 +277,17 @@ def test_a_put_command_reads_a_sea_tile_as_any_languages_map_names_it(word: str)
     assert written == parse_choice("put sea K NW red S")
     for other in ("put Samoa NE red S", "say mare K", "put mare Z NE red S", "put maremma K"):
         assert sea_notation(other) == other  # no sea tile named: the line as written
+
+
+def test_a_players_put_line_names_the_sea_tile_as_the_map_of_their_language() -> None:
+    """A player's line is read as the map shows the place ('put / mare N / N'): the move is
+    the notation's; a sea tile not on the board is still refused, and nothing changes."""
+    state = arrange(("blue", "red"), boats={"Tonga a": "BR", "Tonga b": "B"}, top=["N", "Samoa"])
+    state.apply(parse_choice("colonise"))
+    state.apply(parse_choice("put Tonga NE red S"))
+    before = str(state.decision)
+    for line in ("put mare N N red S", "put water n N red S", "put ים N N red S"):
+        assert read_choice(state, line, numbers=False) == parse_choice("put sea N N red S")
+    with pytest.raises(ChoiceError):
+        state.apply(read_choice(state, "put meri K N red S", numbers=False))  # no sea K
+    assert str(state.decision) == before

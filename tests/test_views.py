@@ -379,7 +379,9 @@ def test_a_placed_tile_says_where_as_the_put_command_named_it() -> None:
     names, bots = NAMES[:2], [False, False]
     first = list(state.apply(parse_choice("put Tonga NE red S")))
     at = letters.moment(7, state, names, bots, first)
-    assert at.happened[0] == "Tile sea N was placed north-east of Tonga, its red emblem facing south."
+    assert (
+        at.happened[0] == "Tile sea N was placed north-east of Tonga, its red emblem facing south."
+    )
     second = list(state.apply(parse_choice("put sea N N red S")))
     at = letters.moment(7, state, names, bots, second)
     assert at.happened == ("Tile Samoa was placed north of sea N, its red emblem facing south.",)
