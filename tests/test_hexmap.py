@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import (
     CENTRE,
@@ -291,3 +293,13 @@ def test_a_players_put_line_names_the_sea_tile_as_the_map_of_their_language() ->
     with pytest.raises(ChoiceError):
         state.apply(read_choice(state, "put meri K N red S", numbers=False))  # no sea K
     assert str(state.decision) == before
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_any_line_a_stranger_writes_is_read_once_and_changed_only_as_a_put(text: str) -> None:
+    """The sea words are read before the notation, whatever a line holds: nothing raises, a
+    line that is no `put` is left as written, and reading twice changes nothing more."""
+    said = sea_notation(text)
+    assert said == text or said.lower().startswith("put ")
+    assert sea_notation(said) == said
