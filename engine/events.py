@@ -113,7 +113,7 @@ class TilePlaced:
 
     def __str__(self) -> str:
         where = DIRECTION_WORDS[self.rotation]
-        return f"Tile {tile_words(self.tile)} was placed with its red edge facing {where}."
+        return f"Tile {tile_words(self.tile)} was placed with its red emblem facing {where}."
 
 
 @value

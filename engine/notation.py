@@ -25,20 +25,35 @@ from engine.hexgrid import DIRECTIONS, closest_directions, parse_direction
 from engine.message import Joined, Message
 from engine.tiles import BEACH_LETTERS, SEAS, match_island, suggest_island, without_accents
 
+EXAMPLE = ", for example: "  # between a move's form and its example
+
+
+def _syntax(form: str, example: str) -> Joined:
+    """A move's form (its placeholders said in the reader's words) and its example."""
+    return Joined(EXAMPLE, [form, example])
+
+
+# the form of each move: its command words stay, its placeholders in capitals are translated
 SYNTAX: dict[str, str] = {
-    "place": "place ISLAND BEACHES, for example: place Tonga c",
-    "expand": "expand ISLAND BEACHES [from ISLAND BEACH], for example: expand Samoa a,c",
-    "royal": "royal ISLAND, for example: royal Samoa",
+    # Translators: the form of a move: keep the words in small letters, translate the capitals
+    "place": _syntax(Message("place ISLAND BEACHES"), "place Tonga c"),
+    # Translators: keep "expand" and "from", translate the placeholders in capitals
+    "expand": _syntax(Message("expand ISLAND BEACHES [from ISLAND BEACH]"), "expand Samoa a,c"),
+    # Translators: keep "royal", translate the placeholder in capitals
+    "royal": _syntax(Message("royal ISLAND"), "royal Samoa"),
     "colonise": "colonise",
-    "emigrate": "emigrate ISLAND BEACH JETTY, for example: emigrate Samoa b NE",
-    "land": "land ISLAND BEACH:COLOURS ... [out:COLOURS], for example: land Samoa a:RR b:B",
-    "put": Joined(
-        ", for example: ",
-        [
-            "put TILE DIRECTION red DIRECTION",
-            # Translators: two examples of one command, both kept as they are
-            Message("{one} or {other}", one="put Samoa NE red S", other="put sea B S red N"),
-        ],
+    # Translators: keep "emigrate", translate the placeholders in capitals
+    "emigrate": _syntax(Message("emigrate ISLAND BEACH JETTY"), "emigrate Samoa b NE"),
+    "land": _syntax(
+        # Translators: keep "land" and "out", translate the placeholders in capitals
+        Message("land ISLAND BEACH:COLOURS ... [out:COLOURS]"),
+        "land Samoa a:RR b:B",
+    ),
+    "put": _syntax(
+        # Translators: keep "put" and "red", translate the placeholders in capitals
+        Message("put TILE DIRECTION red DIRECTION"),
+        # Translators: two examples of one command, both kept as they are
+        Message("{one} or {other}", one="put Samoa NE red S", other="put sea B S red N"),
     ),
 }
 
@@ -105,10 +120,7 @@ def parse_choice(text: str) -> Choice:
 def _form(verb: str) -> str:
     """A move's form and its example, as the refusal of a line shows them."""
     entry = SYNTAX.get(verb, verb)
-    if isinstance(entry, Joined):  # an example said in the reader's language
-        form, example = entry.parts
-    else:
-        form, _, example = entry.partition(", for example: ")
+    form, example = entry.parts if isinstance(entry, Joined) else (entry, "")
     if not example:
         return form
     return Message("{form}, for example: {example}", form=form, example=example)
@@ -287,7 +299,7 @@ def _land(args: list[str]) -> Choice:
 def _put(args: list[str]) -> Choice:
     marker = next((i for i, a in enumerate(args) if a in ("red", "emblem")), None)
     if marker is None:
-        raise NotationError(Message("Say where the red edge faces, like 'red S'."))
+        raise NotationError(Message("Say where the red emblem faces, like 'red S'."))
     red = _direction(args[marker + 1 :])
     where = args[:marker]
     if where in (["centre"], ["center"]):

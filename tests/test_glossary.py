@@ -39,6 +39,7 @@ CONCEPTS = (
     "sea tile",
     "trail",
     "danger",
+    "red mark",
 )
 
 
@@ -88,7 +89,10 @@ def _pattern(stems: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 def _plain(text: str) -> str:
-    """The prose of a message: the placeholders, `code` and 'quoted commands' left out."""
+    """The prose of a message: the placeholders, `code`, 'quoted commands' and the form of a
+    move ('expand ISLAND BEACHES': its placeholders said in the language's words) left out."""
+    if re.match(r"(?:place|expand|royal|emigrate|land|put) [A-Z]{2,}\b", text):
+        return ""
     text = re.sub(r"\{[^}]*\}|%\([^)]*\)\w|`[^`]*`|\b[A-Z]{2,}\b", " ", text)
     return re.sub(r"['(](?:expand|emigrate|land|royal|colonise|place|put)\b[^')]*[')]", " ", text)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import (
     CENTRE,
@@ -12,6 +14,7 @@ from engine import (
     DIRECTIONS,
     ISLANDS,
     SEAS,
+    ChoiceError,
     Position,
     PutTile,
     Setup,
@@ -21,7 +24,9 @@ from engine import (
     neighbour,
     parse_choice,
 )
+from pbem.commands.player import read_choice
 from pbem.views.hexmap import _TEXT_ROWS, _tile_lines, hex_map, sea_legend, short_name
+from pbem.views.i18n import sea_notation
 from tests.support.scenario import arrange
 
 START_MAP = r"""
@@ -245,5 +250,56 @@ def test_an_islands_points_and_royal_owner_are_said_in_the_readers_words_and_fit
     points, name, royal = _tile_lines("Samoa", "R", lang)
     assert name == "Samoa" and points.startswith("5") and royal.endswith(" R")
     assert len(points) <= _TEXT_ROWS[0][2] and len(royal) <= _TEXT_ROWS[2][2]
-    english = lang in (None, "he")  # Hebrew keeps the drawing's Latin letters left to right
+    english = lang is None
     assert ("pts" in points) == english and ("royal" in royal) == english
+    if lang == "he":  # Hebrew words in the drawing: what follows them stays left to right
+        assert points.endswith("'") and "\u200e" in hex_map(
+            State(Setup.from_seed(("blue", "red"), 5)), "he"
+        )
+
+
+@pytest.mark.parametrize(
+    ("lang", "word"), [(None, "sea"), ("it", "mare"), ("nl", "water"), ("fi", "meri"), ("he", "ים")]
+)
+def test_a_sea_tile_is_named_on_the_map_in_the_readers_words(lang: str | None, word: str) -> None:
+    """Issue 29: the map said 'sea K' where the text beside it says 'mare K'; the empty places
+    beside a sea tile name it the same way, as a put command may write it."""
+    state = arrange(("blue", "red"), tiles=[("K", neighbour(CENTRE, 3), 0)])
+    drawn = hex_map(state, lang)
+    assert f"{word} K" in drawn
+    assert ("sea K" in drawn) == (lang is None)
+    assert drawn.count(f"{word} K") == 4  # the tile, and the three empty places named by it
+
+
+@pytest.mark.parametrize("word", ["sea", "mare", "Water", "meri", "óceán", "oceán", "ים"])
+def test_a_put_command_reads_a_sea_tile_as_any_languages_map_names_it(word: str) -> None:
+    """The map names a sea tile in the reader's words ('put / mare K / NW'): a put command
+    written as the map shows it is the notation's ('put sea K NW red S')."""
+    written = parse_choice(sea_notation(f"put {word} k NW red S"))
+    assert written == parse_choice("put sea K NW red S")
+    for other in ("put Samoa NE red S", "say mare K", "put mare Z NE red S", "put maremma K"):
+        assert sea_notation(other) == other  # no sea tile named: the line as written
+
+
+def test_a_players_put_line_names_the_sea_tile_as_the_map_of_their_language() -> None:
+    """A player's line is read as the map shows the place ('put / mare N / N'): the move is
+    the notation's; a sea tile not on the board is still refused, and nothing changes."""
+    state = arrange(("blue", "red"), boats={"Tonga a": "BR", "Tonga b": "B"}, top=["N", "Samoa"])
+    state.apply(parse_choice("colonise"))
+    state.apply(parse_choice("put Tonga NE red S"))
+    before = str(state.decision)
+    for line in ("put mare N N red S", "put water n N red S", "put ים N N red S"):
+        assert read_choice(state, line, numbers=False) == parse_choice("put sea N N red S")
+    with pytest.raises(ChoiceError):
+        state.apply(read_choice(state, "put meri K N red S", numbers=False))  # no sea K
+    assert str(state.decision) == before
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_any_line_a_stranger_writes_is_read_once_and_changed_only_as_a_put(text: str) -> None:
+    """The sea words are read before the notation, whatever a line holds: nothing raises, a
+    line that is no `put` is left as written, and reading twice changes nothing more."""
+    said = sea_notation(text)
+    assert said == text or said.lower().startswith("put ")
+    assert sea_notation(said) == said

@@ -390,11 +390,11 @@ def test_the_calendar_event_of_a_prompt_speaks_the_readers_language(service: Ser
     text = event.get_content()
     text = text.decode() if isinstance(text, bytes) else text
     unfolded = text.replace("\r\n ", "")
-    assert "SUMMARY:Partita di Tongiaki 1: la tua decisione 1" in unfolded
+    assert "SUMMARY:Partita 1 di Tongiaki: la tua decisione 1" in unfolded
     assert "Tongiaki game 1" not in unfolded
     deadline = words("it").say(stamp(START + 48 * HOUR))  # the deadline in the reader's locale
     assert deadline.startswith("mer 25 nov 2026") and deadline.endswith(" UTC")
-    said = f"La scadenza della tua decisione 1 nella partita di Tongiaki 1 è {deadline}."
+    said = f"La scadenza della tua decisione 1 nella partita 1 di Tongiaki è {deadline}."
     assert said in unfolded.replace("\\,", ",").replace("\\;", ";")
     assert "2026-11-25" not in unfolded.partition("DESCRIPTION")[2].partition("\n")[0]
 
@@ -572,7 +572,7 @@ def test_a_commands_form_reads_the_same_in_the_help_and_in_its_refusal(service: 
     assert "say TESTO: a tutti al tavolo" in welcome
     assert "tell POSTO TESTO: a un solo giocatore" in welcome
     assert "mail all|turns|digest [ORA] [all-games]" in welcome and "TEXT" not in welcome
-    assert handle(service, reply_to(_to(mails, ANN)[-1], "dici"), START + HOUR) == "rejected"
+    assert handle(service, reply_to(_to(mails, ANN)[-1], "parla"), START + HOUR) == "rejected"
     (answer,) = _to(take_mail(service), ANN)
     assert "Di' qualcosa: say TESTO, come say Buona fortuna a tutti!" in _flat(answer)
     assert handle(service, reply_to(answer, "riferisci blu"), START + 2 * HOUR) == "rejected"

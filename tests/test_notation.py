@@ -102,7 +102,7 @@ def test_reading_is_forgiving(text: str, canonical: str) -> None:
         ("place tonga a please", "'please' is not a beach"),  # the word as written
         ("land samoa a:R a:B", "named twice"),
         ("land samoa rr", "should be BEACH:COLOURS"),
-        ("put samoa ne", "red edge"),
+        ("put samoa ne", "red emblem"),
         ("put nowhere red s", "where the tile goes"),
         ("royal samoa now", "Unexpected 'now'"),
         ("expand samoa a from tonga a,b", "one beach"),

@@ -44,7 +44,7 @@ from pbem.commands.player import read_choice
 from pbem.core.config import Settings
 from pbem.mail_out.compose import Picture, compose
 from pbem.views import final as final_module
-from pbem.views import letters, news, view
+from pbem.views import happened, letters, news, view
 from pbem.views.i18n import Words
 from pbem.views.render import render, render_html, render_text
 from tests.samples import KINDS, parts, sample_mails
@@ -281,9 +281,9 @@ def test_what_happened_reads_as_sentences() -> None:
     ]
     assert view.happened(events) == (
         "Blue: emigrate Tonga a S (the only option).",
-        "New tile: sea C, laid with its red edge facing north (14 islands and 1 sea tile left).",
+        "New tile: sea C, laid with its red emblem facing north (14 islands and 1 sea tile left).",
         "They crossed sea C (no danger).",
-        "New tile: sea D, laid with its red edge facing north (14 islands and 0 sea tiles left).",
+        "New tile: sea D, laid with its red emblem facing north (14 islands and 0 sea tiles left).",
         "They crossed sea D: the trail needs 3 colours, they had 3.",
     )
 
@@ -299,9 +299,9 @@ def test_a_sea_tile_is_called_sea_and_its_letter_never_stands_alone() -> None:
         "the reserves."
     )
     placed = view.happened([TilePlaced("E", (0, 1), 2)])
-    assert placed == ("Tile sea E was placed with its red edge facing north-west.",)
+    assert placed == ("Tile sea E was placed with its red emblem facing north-west.",)
     assert view.happened([TilePlaced("Samoa", (0, 1), 2)]) == (
-        "Tile Samoa was placed with its red edge facing north-west.",
+        "Tile Samoa was placed with its red emblem facing north-west.",
     )
     # in another language's prose the sea tile is that language's word with its letter (the
     # commands keep reading the notation, 'put sea N ...')
@@ -379,23 +379,25 @@ def test_a_placed_tile_says_where_as_the_put_command_named_it() -> None:
     names, bots = NAMES[:2], [False, False]
     first = list(state.apply(parse_choice("put Tonga NE red S")))
     at = letters.moment(7, state, names, bots, first)
-    assert at.happened[0] == "Tile sea N was placed north-east of Tonga, its red edge facing south."
+    assert (
+        at.happened[0] == "Tile sea N was placed north-east of Tonga, its red emblem facing south."
+    )
     second = list(state.apply(parse_choice("put sea N N red S")))
     at = letters.moment(7, state, names, bots, second)
-    assert at.happened == ("Tile Samoa was placed north of sea N, its red edge facing south.",)
+    assert at.happened == ("Tile Samoa was placed north of sea N, its red emblem facing south.",)
     said = {lang: Words(lang).say(at.happened[0]) for lang in ("it", "fi", "hu")}
     assert said["it"] == (
-        "La tessera Samoa è stata piazzata a nord di mare N, col bordo rosso verso sud."
+        "La tessera Samoa è stata piazzata a nord di mare N, col simbolo rosso verso sud."
     )
     assert said["fi"] == (
-        "Laatta Samoa asetettiin meren N pohjoispuolelle, punainen reuna etelään päin."
+        "Laatta Samoa asetettiin meren N pohjoispuolelle, punainen symboli etelään päin."
     )
     assert "az óceán N-től északra" in said["hu"]  # the article and suffix by its sounds
     # one mail that tells both moves names the places as the table was when each was put
     mail = letters.letter(at, 0, earlier=first)
     assert mail.happened == (
-        "Tile sea N was placed north-east of Tonga, its red edge facing south.",
-        "New tile: Samoa, laid north of sea N with its red edge facing south (14 islands and "
+        "Tile sea N was placed north-east of Tonga, its red emblem facing south.",
+        "New tile: Samoa, laid north of sea N with its red emblem facing south (14 islands and "
         "15 sea tiles left).",
     )
 
@@ -409,7 +411,7 @@ def test_every_placed_tile_is_named_by_a_tile_on_the_table_before_it(
     while state.decision is not None:
         laid = dict(state.tiles)
         events = list(state.apply(bot.choose(state)))
-        named = view.placed_where(events, state.tiles)
+        named = happened.placed_where(events, state.tiles)
         for index, event in enumerate(events):
             if isinstance(event, IslandRemoved):
                 laid = {p: t for p, t in laid.items() if t[0] != event.island}
@@ -462,7 +464,7 @@ def test_a_drawn_tile_is_shown_as_it_would_lie_for_each_red_direction(seed: int)
         title, *lines = decision.turns
         kind = "its trails and their dangers" if tile in SEAS else "beach: where its jetties"
         name = f"sea {tile}" if tile in SEAS else tile
-        assert title.startswith(f"How {name} lies, by the direction its red edge faces (")
+        assert title.startswith(f"How {name} lies, by the direction its red emblem faces (")
         assert kind in title
         choices = {str(c).rsplit(" ", 1)[1]: c for c in state.legal_choices()}
         assert [line.split()[1] for line in lines] == sorted(choices, key=DIRECTIONS.index)

@@ -48,6 +48,7 @@ from pbem.commands.usage import HELP_WORDS, said
 from pbem.core import AnswerTopic, GameStatus, LineOutcome, MoveSource, WatchEnd, as_utc, shown
 from pbem.store import Declined, Observer, Seat
 from pbem.views import news
+from pbem.views.i18n import sea_notation
 from pbem.views.view import Answer, numbered
 
 
@@ -90,7 +91,7 @@ def read_choice(state: State, line: str, *, numbers: bool, may_pass: bool = Fals
     if first.rstrip(").:").isdigit() and rest.strip():  # '2) place Tonga b', '1 2'
         return _numbered_line(state, first.rstrip(").:"), rest, numbers=numbers)
     try:
-        choice = parse_choice(line)
+        choice = parse_choice(sea_notation(line))  # 'put mare K NW red S' too
     except DirectionError as error:  # a jetty's direction: said with the beach's jetties
         raise DirectionError(
             explain_direction(state, error), word=error.word, island=error.island
@@ -120,7 +121,7 @@ def _numbered_line(state: State, number: str, rest: str, *, numbers: bool) -> Ch
         return read_choice(state, rest, numbers=False)
     picked = read_choice(state, number, numbers=numbers)
     try:
-        written = parse_choice(rest)
+        written = parse_choice(sea_notation(rest))
     except ChoiceError:  # not notation
         written = None
     # the engine says whether the command is allowed; only one that is names an option

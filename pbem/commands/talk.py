@@ -137,7 +137,7 @@ SAY = Command(
     _say,
     # Translators: an example of the command say; keep "say", translate what is said
     example=Message("say Good luck, everyone!"),
-    words=said(it="dici", nl="zeg", fi="sano", hu="mondd", he="אמור"),
+    words=said(it="parla", nl="zeg", fi="sano", hu="mondd", he="אמור"),
 )
 
 

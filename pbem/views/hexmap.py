@@ -10,11 +10,14 @@ hex columns are 7 characters apart and every other column sits half a hex lower.
      \_____/
 
 Placed tiles have solid edges; the empty places a tile may be put on have dotted edges
-and are labelled with their name in a `put` command (anchor tile, then direction).
+and are labelled with their name in a `put` command (anchor tile, then direction). A sea
+tile is named in the reader's words ('mare K', 'water K'): a `put` command reads them too
+(`pbem.views.i18n.sea_notation`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -29,11 +32,13 @@ from engine import (
     Position,
     State,
     empty_places,
+    tile_words,
 )
-from pbem.views.i18n import ENGLISH, TRANSLATED, Named, island_name, words
+from pbem.views.i18n import ENGLISH, LRM, TRANSLATED, Named, island_name, words
 
 Cell = tuple[int, int]  # (column, row) of one character
 
+_RTL = re.compile("[\u0590-\u05ff]")  # a letter written right to left (Hebrew)
 COLUMN_STEP = 7
 NAME_WIDTH = 7
 WIDTH = 78  # the columns of a mail's text
@@ -61,9 +66,11 @@ def short_name(island: str) -> str:
 
 
 def tile_label(name: str, lang: str | None = None) -> str:
-    """How a put command names a tile as anchor: 'sea K', or an island's short name as a
-    reader of `lang` reads it."""
-    return f"sea {name}" if name in SEAS else short_name(island_name(name, lang))
+    """How a put command names a tile as anchor, as a reader of `lang` reads it: a sea
+    tile's name ('sea K', 'mare K'; as printed, 'sea K'), or an island's short name."""
+    if name in SEAS:
+        return f"sea {name}" if lang is None else words(lang).say(tile_words(name))
+    return short_name(island_name(name, lang))
 
 
 def place_label(anchor: str | None, direction: int, lang: str | None = None) -> tuple[str, str]:
@@ -88,7 +95,11 @@ def _draw_edges(canvas: dict[Cell, str], position: Position, dotted: bool) -> No
 def _draw_text(canvas: dict[Cell, str], position: Position, lines: tuple[str, ...]) -> None:
     x, y = _corner(position)
     for (dx, dy, width), line in zip(_TEXT_ROWS, lines, strict=False):
-        for offset, char in enumerate(line.center(width)[:width]):
+        cells = list(line.center(width)[:width])
+        if _RTL.search(line):  # Hebrew words: the drawing after them stays left to right
+            last = max(i for i, char in enumerate(cells) if not char.isspace())
+            cells[last] += LRM
+        for offset, char in enumerate(cells):
             canvas[(x + dx + offset, y + dy)] = char
 
 
@@ -96,7 +107,7 @@ def _tile_lines(name: str, king: str | None, lang: str | None) -> tuple[str, ...
     """A tile's text: a sea tile's name, or an island's points, name and royal owner's
     letter (`king`)."""
     if name in SEAS:
-        return (" ~ ~ ", f"sea {name}", " ~ ~ ~ ")  # a put command's anchor: the notation
+        return (" ~ ~ ", tile_label(name, lang), " ~ ~ ~ ")  # a put command's anchor
     said = words(lang).say
     # Translators: an island's points on the map, at most 5 characters ("5 pts")
     points = said(Message("{points} pts", points=ISLANDS[name].points))

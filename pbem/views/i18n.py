@@ -28,7 +28,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from markupsafe import Markup
 
-from engine import ISLAND_ALIASES, Joined, Message, counted
+from engine import ISLAND_ALIASES, SEAS, Joined, Message, counted, without_accents
 from pbem.core import ENGLISH, LANGUAGES, format_duration, time_zone
 
 TRANSLATED = tuple(code for code in LANGUAGES if code != ENGLISH)  # the catalogs
@@ -588,6 +588,30 @@ def words(lang: str | None, tz: str | None = None) -> Words:
     return ENGLISH_WORDS if known_lang == ENGLISH and zone is None else Words(known_lang, zone)
 
 
+@cache
+def _sea_words() -> re.Pattern[str]:
+    """A sea tile named with any language's word for it ('mare K', 'water K', 'ים K')."""
+    said = {"sea"}
+    for lang in TRANSLATED:
+        word, _, rest = words(lang).catalog.gettext("sea {tile}").partition(" {tile}")
+        if word and not rest:
+            said |= {word.lower(), without_accents(word).lower()}
+    alternatives = "|".join(re.escape(w) for w in sorted(said, key=len, reverse=True))
+    letters = "".join(sorted(SEAS))
+    return re.compile(rf"(?<!\w)(?:{alternatives})\s+([{letters}])(?!\w)", re.IGNORECASE)
+
+
+def sea_notation(line: str) -> str:
+    """A `put` line that names a sea tile as the map of a reader's language does ('put mare K
+    NW red S') in the notation ('put sea K NW red S'); any other line as it is."""
+    verb, space, rest = line.strip().partition(" ")
+    if verb.lower() != "put":
+        return line
+    plain = without_accents(rest)  # as the notation reads it: 'oceán K' is 'óceán K'
+    said = _sea_words().sub(lambda m: f"sea {m[1].upper()}", plain)
+    return line if said == plain else verb + space + said
+
+
 def display_width(text: str) -> int:
     """The columns a line takes on screen: the invisible direction marks take none."""
     return len(re.sub("[\u200e\u200f\u2066-\u2069\u202a-\u202e]", "", text))
@@ -621,6 +645,7 @@ __all__ = [
     "notation",
     "printed",
     "said_as",
+    "sea_notation",
     "settled",
     "stamp",
     "stamped",

@@ -39,7 +39,7 @@ from engine import (
 )
 from pbem.views.i18n import COLOUR_NAMES, boats_of, listed
 
-# Translators: the directions of the board, as in "its red edge facing north-east"
+# Translators: the directions of the board, as in "its red emblem facing north-east"
 DIRECTION_NAMES: dict[str, Message] = {
     "south": Message("south"),
     "south-west": Message("south-west"),
@@ -157,7 +157,7 @@ def place(anchor: str | None, direction: int) -> str:
 def tile_placed(e: TilePlaced, where: str) -> str:
     """A placed tile and its place (`place`)."""
     return Message(
-        "Tile {tile} was placed {place}, its red edge facing {direction}.",
+        "Tile {tile} was placed {place}, its red emblem facing {direction}.",
         tile=tile_words(e.tile),
         place=where,
         direction=direction(e.rotation),
@@ -254,7 +254,7 @@ def _tile_drawn(e: TileDrawn) -> str:
 
 def _tile_placed(e: TilePlaced) -> str:
     return Message(
-        "Tile {tile} was placed with its red edge facing {direction}.",
+        "Tile {tile} was placed with its red emblem facing {direction}.",
         tile=tile_words(e.tile),
         direction=direction(e.rotation),
     )

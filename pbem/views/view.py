@@ -5,13 +5,12 @@ Building a view is pure: state, names and times in, frozen dataclasses out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from engine import (
     BEACH_LETTERS,
-    CENTRE,
     DIRECTIONS,
     ISLAND_ALIASES,
     ISLANDS,
@@ -21,7 +20,6 @@ from engine import (
     BoatMoved,
     BoatsPlaced,
     Choice,
-    ChoiceMade,
     Emigrate,
     Event,
     Expand,
@@ -31,25 +29,22 @@ from engine import (
     Joined,
     Message,
     Phase,
-    Position,
     PutTile,
     RoyalIslandFounded,
     State,
     Termination,
-    TileDrawn,
     TilePlaced,
     TilePreview,
-    VoyagePassed,
     neighbour,
     preview,
     tile_words,
     what_is_asked,
 )
 from pbem.core import AnswerTopic, LineOutcome, MailKind
-from pbem.views import news
+from pbem.views.happened import happened as happened  # the mails and the export call it here
 from pbem.views.hexmap import map_for_readers, sea_legend, short_name, tile_turns
 from pbem.views.i18n import Named, printed, stamp, with_names
-from pbem.views.leads import leads, tiles_left
+from pbem.views.leads import leads
 
 MAX_LISTED = 40  # options listed by number; the others are written as commands
 SHORT_LEADS = 12  # more options listed than this: each says where it leads in fewer words
@@ -148,6 +143,9 @@ class Board:
     marked: bool = False  # islands and beaches that changed since the reader's last mail marked
     new_tiles: tuple[str, ...] = ()  # the tiles laid since the reader's last mail
     as_before: tuple[str, ...] = ()  # islands left out, unchanged since the reader's last mail
+    # under the picture (drawn once for every language): its sea tiles are named as a command
+    # names them, 'sea K', where the map says 'water K' ('' in English)
+    picture_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -269,7 +267,7 @@ class Decision:
     syntax: tuple[str, ...]
     deadline: Deadline | None
     turns: tuple[str, ...] = ()  # placing a drawn tile: a title, then how it lies for each
-    # direction its red edge may face
+    # direction its red emblem may face
     grouped: int = 0  # expansions not numbered but summed up by island in `groups`
     groups: tuple[str, ...] = ()  # a title, then one line per island, then where boats come from
 
@@ -475,7 +473,24 @@ def _board(
                 if n in state.islands()
             ),
         ),
+        picture_key=_picture_key(state),
     )
+
+
+def _picture_key(state: State) -> str:
+    """What the picture's sea tiles are named in the reader's words (English readers read
+    the picture's own words): the first sea tile on the board as an example."""
+    sea = next((name for name, _ in state.tiles.values() if name in SEAS), None)
+    if sea is None:
+        return ""
+    # Translators: under the picture of the board (drawn in the command's words for every
+    # language): "sea K" as the picture names a sea tile, and the tile in your words
+    told = Message(
+        "In the picture a sea tile is named as in a command: {command} is {tile}.",
+        command=f"sea {sea}",
+        tile=tile_words(sea),
+    )
+    return Named("", told)
 
 
 def _islands(state: State) -> tuple[Island, ...]:
@@ -571,12 +586,13 @@ def decision(state: State, deadline: Deadline | None = None) -> Decision:
 def _syntax(verb: str, legal: Sequence[Choice]) -> str:
     """The form of a command, its example one of the legal choices now (issue 30: no
     'place Tonga c' once Tonga is gone): the first numbered one, else the first of all."""
-    form = str(SYNTAX[verb]).partition(", for example: ")[0]
-    if form == verb:  # a command of one word ('colonise') needs no example
-        return form
+    entry = SYNTAX[verb]
+    if not isinstance(entry, Joined):  # a command of one word ('colonise') needs no example
+        return entry
+    form = entry.parts[0]  # its placeholders said in the reader's words
     listed = numbered(legal)
     example = next((c for c in [*listed, *legal] if str(c).split(" ", 1)[0] == verb), None)
-    return f"{form}, for example: {example}" if example is not None else form
+    return Joined(", for example: ", [form, str(example)]) if example is not None else form
 
 
 def _expansion_groups(state: State, expansions: Sequence[Expand]) -> tuple[str, ...]:
@@ -650,18 +666,20 @@ def _leads(state: State, choice: Choice, *, short: bool) -> str:
 
 
 def _turns(tile: str | None, legal: Sequence[object]) -> tuple[str, ...]:
-    """For a drawn tile: how it lies with its red edge in each direction it may face."""
+    """For a drawn tile: how it lies with its red emblem in each direction it may face."""
     reds = [choice.red for choice in legal if isinstance(choice, PutTile)]
     if not tile or not reds:
         return ()
     if tile in SEAS:
         title = Message(
-            "How {tile} lies, by the direction its red edge faces (its trails and their dangers):",
+            "How {tile} lies, by the direction its red emblem faces "
+            "(its trails and their dangers):",
             tile=tile_words(tile),
         )
     else:
         title = Message(
-            "How {tile} lies, by the direction its red edge faces (beach: where its jetties lead):",
+            "How {tile} lies, by the direction its red emblem faces "
+            "(beach: where its jetties lead):",
             tile=tile_words(tile),
         )
     return (title, *tile_turns(tile, reds))
@@ -685,102 +703,3 @@ def when(moment: datetime) -> str:
     told = stamp(moment, "UTC", everyone=True)
     assert told is not None
     return told
-
-
-def happened(
-    events: Sequence[Event],
-    tiles: Mapping[Position, tuple[str, int]] | None = None,
-    later: Sequence[Event] = (),
-) -> tuple[str, ...]:
-    """The events as short sentences; choices are left out unless the game made them, and a
-    drawn tile and its placing make one sentence. `tiles`: the tiles on the table after
-    `events` and then `later` (`State.tiles`), to say where each tile was placed; a landing
-    names its group unless that group's arrival is told just before."""
-    lines: list[str] = []
-    drawn: TileDrawn | None = None
-    arrived: GroupArrived | None = None
-    places = placed_where(events, tiles, later) if tiles is not None else {}
-    for index, event in enumerate(events):
-        if isinstance(event, ChoiceMade) and not event.forced:
-            continue
-        if isinstance(event, TileDrawn):
-            drawn, arrived = event, None
-            continue
-        where = places.get(index)
-        if isinstance(event, TilePlaced) and drawn is not None and drawn.tile == event.tile:
-            lines.append(_new_tile(drawn, event, where))
-        elif isinstance(event, TilePlaced) and where is not None:
-            lines.append(news.tile_placed(event, where))
-        elif isinstance(event, VoyagePassed):
-            lines.append(_crossed(event))
-        elif isinstance(event, GroupLanded) and not _arrived(arrived, event):
-            lines.append(news.landed(event))
-        else:
-            lines.append(news.event(event))
-        drawn = None
-        if not isinstance(event, ChoiceMade):  # the choice that landed them leaves "They"
-            arrived = event if isinstance(event, GroupArrived) else None
-    return tuple(lines)
-
-
-def _arrived(arrived: GroupArrived | None, landed: GroupLanded) -> bool:
-    """Whether `arrived` is the arrival of the group that `landed`."""
-    if arrived is None or arrived.island != landed.island:
-        return False
-    boats = [c for _, cs in landed.placement for c in cs] + list(landed.out)
-    return sorted(boats) == sorted(arrived.boats)
-
-
-def placed_where(
-    events: Sequence[Event],
-    tiles: Mapping[Position, tuple[str, int]],
-    later: Sequence[Event] = (),
-) -> dict[int, str]:
-    """Where each tile placed in `events` went (by the event's index), named as the put
-    command named the place then: after the first-placed tile next to it among those placed
-    before it. `tiles`: the table after `events` and `later`, in the order placed; a tile
-    placed in them after this one names no place. A place whose tiles around it all left the
-    game is not named."""
-    placed = [(i, e.position) for i, e in enumerate(events) if isinstance(e, TilePlaced)]
-    after_all = {e.position for e in later if isinstance(e, TilePlaced)}
-    named: dict[int, str] = {}
-    for k, (index, position) in enumerate(placed):
-        after = after_all | {p for _, p in placed[k:]}
-        before = [p for p in tiles if p not in after]
-        if not before and position == CENTRE:
-            named[index] = news.place(None, 0)
-            continue
-        for anchor in before:
-            direction = next((d for d in range(6) if neighbour(anchor, d) == position), None)
-            if direction is not None:
-                named[index] = news.place(tiles[anchor][0], direction)
-                break
-    return named
-
-
-def _new_tile(drawn: TileDrawn, placed: TilePlaced, where: str | None = None) -> str:
-    if where is not None:
-        return Message(
-            "New tile: {tile}, laid {place} with its red edge facing {direction} ({left}).",
-            tile=tile_words(drawn.tile),
-            place=where,
-            direction=news.direction(placed.rotation),
-            left=tiles_left(drawn.islands_left, drawn.seas_left),
-        )
-    return Message(
-        "New tile: {tile}, laid with its red edge facing {direction} ({left}).",
-        tile=tile_words(drawn.tile),
-        direction=news.direction(placed.rotation),
-        left=tiles_left(drawn.islands_left, drawn.seas_left),
-    )
-
-
-def _crossed(event: VoyagePassed) -> str:
-    if event.danger == 0:
-        return Message("They crossed {tile} (no danger).", tile=tile_words(event.tile))
-    return Message(
-        "They crossed {tile}: the trail needs {danger} colours, they had {colours}.",
-        tile=tile_words(event.tile),
-        danger=event.danger,
-        colours=event.colours,
-    )
