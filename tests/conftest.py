@@ -15,10 +15,13 @@ installs it.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 
 import pytest
+import typer.main
+import typer.testing
 from sqlalchemy.engine import make_url
 
 from pbem.store.db import open_database
@@ -115,3 +118,8 @@ def _umask_kept() -> Iterator[None]:
     os.umask(mask)
     yield
     os.umask(mask)
+
+
+# typer's CliRunner builds the click command of the app again at each `invoke` (some 35 ms of
+# CPU, hundreds of times in the suite): the same app makes the same command, built once
+setattr(typer.testing, "_get_command", functools.cache(typer.main.get_command))  # noqa: B010

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
-from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -50,29 +49,38 @@ def test_a_peer_that_cannot_be_fetched_is_said_and_leaves_no_cache(
 
 
 def test_the_engines_take_turns_each_with_its_own_seeds() -> None:
+    """On a clock of the test's (each game takes 4 ms of it), so that the turns are the same
+    however loaded the machine is."""
     played: list[tuple[str, int]] = []
+    now = [0.0]
 
     def engine(name: str) -> Callable[[int], bool]:
         def game(seed: int) -> bool:
             played.append((name, seed))
+            now[0] += 0.004
             return (name, seed) != ("b", 1)  # b's game 1 does not end
 
         return game
 
+    def clock() -> float:
+        return now[0]
+
     engines = {name: engine(name) for name in "ab"}
-    totals = interleaved(engines, seconds=0.0, round_seconds=0.0)  # one round each, one game
-    assert played == [("a", 0), ("b", 0)]
+    totals = interleaved(engines, seconds=0.0, round_seconds=0.0, clock=clock)
+    assert played == [("a", 0), ("b", 0)]  # one round each, of one game
     assert {name: (games, failed) for name, (games, _, failed) in totals.items()} == {
         "a": (1, 0),
         "b": (1, 0),
     }
     played.clear()
-    totals = interleaved(engines, seconds=0.05, round_seconds=0.01)
-    assert totals["b"][2] == 1  # its game 1 did not end: counted apart
-    names = [name for name, _ in played]
-    assert names[0] == "a" and names[-1] == "b"
-    for name in "ab":  # each engine's games are seeded 0, 1, 2, ... across its rounds
-        seeds = [seed for n, seed in played if n == name]
-        assert seeds == list(range(len(seeds)))
-    changes = sum(1 for x, y in pairwise(names) if x != y)
-    assert changes >= 3  # at least two rounds each, alternating
+    totals = interleaved(engines, seconds=0.05, round_seconds=0.01, clock=clock)
+    # rounds of three games (12 ms), in turn, until 50 ms have passed: three rounds each, each
+    # engine's games seeded 0, 1, 2, ... across its rounds
+    assert played == [
+        (name, seed) for first in (0, 3, 6) for name in "ab" for seed in range(first, first + 3)
+    ]
+    assert {name: (games, failed) for name, (games, _, failed) in totals.items()} == {
+        "a": (9, 0),
+        "b": (8, 1),  # its game 1 did not end: counted apart, its time left out
+    }
+    assert totals["a"][1] == pytest.approx(9 * 0.004) and totals["b"][1] == pytest.approx(8 * 0.004)

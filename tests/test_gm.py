@@ -9,8 +9,10 @@ once by mail (`Service.handle` of a reply to the newest mail the game master got
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
@@ -28,10 +30,10 @@ from pbem.flow.deadlines import send_held, tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.host.cli import app
-from pbem.store.db import session
+from pbem.store.db import open_database, session
 from pbem.store.models import Game, GmAction, Inbound, Move, Seat
 from pbem.views.export import game_record_html
-from tests.support.localmail import START, local_service, parse, reply_to, take_mail, text_of
+from tests.support.localmail import START, local_service, parse, reply_to, take_raw, text_of
 
 ANN, BOB, DAN, GM = "ann@example.test", "bob@example.test", "dan@example.test", "gm@example.test"
 BOSS = "boss@example.test"  # a game master of every game on this host (`gm_addresses`)
@@ -42,6 +44,9 @@ PLAYERS = (ANN, BOB)
 SET_UP = [(ANN, "place Tonga a"), (BOB, "place Tonga a"), (ANN, "place Tonga c"), (BOB, "place c")]
 
 runner = CliRunner()
+# the positions `Table.start` and `Table.play` reached in this process: (the position before,
+# the step) -> the database file and the newest mail to each address after it
+_POSITIONS: dict[tuple[bytes, tuple[object, ...]], tuple[bytes, dict[str, bytes]]] = {}
 
 
 def flat(text: str) -> str:
@@ -69,6 +74,7 @@ class Table:
     config: Path
     how: str  # cli | mail
     latest: dict[str, EmailMessage] = field(default_factory=dict)  # the newest mail to each
+    raw: dict[str, bytes] = field(default_factory=dict)  # the same as sent
 
     @property
     def actor(self) -> str:
@@ -79,15 +85,51 @@ class Table:
         seats = [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")]
         if bot:
             seats.append(SeatSpec("Cy", None, "green", bot=bot))
-        self.service.new_game(seats, seed=seed, deadline_seconds=48 * 3600, gm=GM, now=START)
-        self.mail()
+
+        def deal() -> None:
+            self.service.new_game(seats, seed=seed, deadline_seconds=48 * 3600, gm=GM, now=START)
+            self.mail()
+
+        if seed is None:  # a new shuffle each time
+            deal()
+        else:
+            self._step(("start", bot, seed), deal)
 
     def mail(self) -> list[EmailMessage]:
         """The mails queued since the last look, noting the newest one to each address."""
-        mails = take_mail(self.service)
-        for mail in mails:
+        raws = take_raw(self.service)
+        mails = [parse(raw) for raw in raws]
+        for raw, mail in zip(raws, mails, strict=True):
             self.latest[str(mail["To"])] = mail
+            self.raw[str(mail["To"])] = raw
         return mails
+
+    def _step(self, step: tuple[object, ...], take: Callable[[], None]) -> None:
+        """Take `step` (`take` does it), unless a test before this one in this process took
+        it from the same position (the database and the newest mails): then this table is put
+        where that step led, a copy of its database and newest mails (dealing and playing the
+        same opening again cost a fifth of this file's time)."""
+        path = self.service.settings.database_path
+        if self.service.settings.on_postgres:  # tests/test_postgres.py: no file to copy
+            take()
+            return
+        self.service.engine.dispose()  # its last connection closed: the file holds it all
+        if Path(f"{path}-wal").exists():  # another connection is open (none should be)
+            take()
+            return
+        newest = b"".join(to.encode() + raw for to, raw in sorted(self.raw.items()))
+        before = (hashlib.sha256(path.read_bytes() + newest).digest(), step)
+        if before not in _POSITIONS:
+            take()
+            self.service.engine.dispose()
+            if not Path(f"{path}-wal").exists():
+                _POSITIONS[before] = (path.read_bytes(), dict(self.raw))
+            return
+        database, raw = _POSITIONS[before]
+        path.write_bytes(database)
+        self.service = Service(open_database(path), self.service.settings)
+        self.raw = dict(raw)
+        self.latest = {to: parse(mail) for to, mail in raw.items()}
 
     def gm(self, command: str, at: datetime, *, sender: str = GM) -> Done:
         """The game master gives `command`: on the command line, or in a reply (from
@@ -118,8 +160,11 @@ class Table:
         return outcome
 
     def play(self, at: datetime, lines: list[tuple[str, str]] = SET_UP) -> None:
-        for minute, (address, line) in enumerate(lines):
-            assert self.reply(address, line, at + timedelta(minutes=minute)) == "applied"
+        def replies() -> None:
+            for minute, (address, line) in enumerate(lines):
+                assert self.reply(address, line, at + timedelta(minutes=minute)) == "applied"
+
+        self._step(("play", at, tuple(lines)), replies)
 
 
 def _table(tmp_path: Path, how: str) -> Table:

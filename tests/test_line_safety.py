@@ -609,6 +609,22 @@ def test_every_command_with_any_argument_is_done_or_refused_never_fails(
     the sender (as a mail's lines are): done or refused, never a fault; refused, it changed
     nothing. A command that only looks reads no argument (a line with more after its name
     is read as another command or a move): a few examples do for it."""
+    _any_argument(game, kind, name, examples=8)
+
+
+@pytest.mark.slow  # the same with six times the examples
+@pytest.mark.parametrize(("kind", "name"), EVERY_COMMAND)
+def test_every_command_with_many_arguments_is_done_or_refused_never_fails(
+    game: tuple[Service, dict[str, Any]], kind: str, name: str
+) -> None:
+    _any_argument(game, kind, name, examples=48)
+
+
+def _any_argument(
+    game: tuple[Service, dict[str, Any]], kind: str, name: str, examples: int
+) -> None:
+    """`examples` lines of the command `name` of `kind`'s registry (a command that only
+    looks: 3) with generated arguments, each run and rolled back."""
     service, before = game
     registry = REGISTRIES[kind]
     other = registry.other
@@ -616,7 +632,7 @@ def test_every_command_with_any_argument_is_done_or_refused_never_fails(
     now = later(10)
 
     @settings(
-        max_examples=3 if command.looks else 16,
+        max_examples=3 if command.looks else examples,
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )

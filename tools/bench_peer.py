@@ -98,14 +98,16 @@ def peer_game(tree: Path) -> Callable[[int], bool]:
 
 
 def interleaved(
-    engines: dict[str, Callable[[int], bool]], seconds: float, round_seconds: float
+    engines: dict[str, Callable[[int], bool]],
+    seconds: float,
+    round_seconds: float,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, tuple[int, float, int]]:
     """Games ended, their seconds and games that did not end (their time left out), of each
     engine run in turn for `round_seconds` at a time (a game at least) until `seconds` have
-    passed (a round each at least)."""
+    passed (a round each at least), as `clock` counts them."""
     totals = {name: (0, 0.0, 0) for name in engines}
     seeds = dict.fromkeys(engines, 0)
-    clock = time.perf_counter
     start = clock()
     while not sum(totals[next(iter(engines))][::2]) or clock() - start < seconds:
         for name, game in engines.items():
