@@ -145,7 +145,7 @@ def test_without_a_language_the_game_master_reads_the_games(service: Service) ->
     (ann,) = _to(mails, ANN)
     (bob,) = _to(mails, BOB)
     assert "Pelinjohtaja antoi päätökselle 1" in _flat(ann)
-    assert "De spelleider gaf beslissing 1" in _flat(bob)
+    assert "De spelleider gaf 1 dag extra voor beslissing 1" in _flat(bob)
     assert "game master" not in _flat(ann) + _flat(bob)
 
 
