@@ -103,6 +103,15 @@ def _puts_around(anchor: str | None) -> tuple[tuple[PutTile, ...], ...]:
     return puts
 
 
+# the step to each place around a tile and the puts onto it, by the tile's name
+_STEPPED_PUTS: dict[str, tuple[tuple[Hex, tuple[PutTile, ...]], ...]] = {}
+
+
+def _stepped_puts(name: str) -> tuple[tuple[Hex, tuple[PutTile, ...]], ...]:
+    stepped = _STEPPED_PUTS[name] = tuple(zip(HEX_STEPS, _puts_around(name), strict=True))
+    return stepped
+
+
 @lru_cache(maxsize=1024)
 def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Expand, ...], ...]:
     """The expansions onto the open beaches of `name`, by the smaller of the player's boats
@@ -184,6 +193,7 @@ def clear_listing_caches() -> None:
     _listed_landings.cache_clear()
     _LANDINGS.clear()
     _PUTS.clear()
+    _STEPPED_PUTS.clear()
     _expand_choices.cache_clear()
     _BORROWS.clear()
     _place_choices.cache_clear()
@@ -785,11 +795,11 @@ class State:
         if places is None:
             return
         places.pop(place, None)
-        tiles, puts = board.tiles, _PUTS.get(name) or _puts_around(name)
-        for direction, step in enumerate(HEX_STEPS):
+        tiles = board.tiles
+        for step, puts in _STEPPED_PUTS.get(name) or _stepped_puts(name):
             near = place + step
             if near not in tiles and near not in places:
-                places[near] = puts[direction]
+                places[near] = puts
 
     def _emigrations(self) -> list[Choice]:
         """The legal emigrations: over open routes, and from each island whose routes are
