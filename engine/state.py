@@ -500,9 +500,9 @@ class State:
             return decision
         # a value: the same decision of another game, or of a copy, is shared
         made = len(self._log)
-        if made < len(row):
+        try:
             decision = row[made]
-        else:
+        except IndexError:  # the first game of these colours to get this far
             decision = _plain_decision(row, made, phase, seat, self._colours[seat])
         self._decision = decision
         return decision
