@@ -44,6 +44,7 @@ _STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island til
 SETUP, TURN, EMIGRATE, LAND = Phase.SETUP, Phase.TURN, Phase.EMIGRATE, Phase.LAND
 PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
+_CHOICE_MADE, _EVENTS = ev.choice_made, ev.Events  # read at every choice: plain globals
 
 
 @lru_cache(maxsize=8192)
@@ -100,6 +101,15 @@ def _puts_around(anchor: str | None) -> tuple[tuple[PutTile, ...], ...]:
             tuple(PutTile(anchor, direction, red) for red in range(6)) for direction in range(6)
         )
     return puts
+
+
+# the step to each place around a tile and the puts onto it, by the tile's name
+_STEPPED_PUTS: dict[str, tuple[tuple[Hex, tuple[PutTile, ...]], ...]] = {}
+
+
+def _stepped_puts(name: str) -> tuple[tuple[Hex, tuple[PutTile, ...]], ...]:
+    stepped = _STEPPED_PUTS[name] = tuple(zip(HEX_STEPS, _puts_around(name), strict=True))
+    return stepped
 
 
 @lru_cache(maxsize=1024)
@@ -183,17 +193,38 @@ def clear_listing_caches() -> None:
     _listed_landings.cache_clear()
     _LANDINGS.clear()
     _PUTS.clear()
+    _STEPPED_PUTS.clear()
     _expand_choices.cache_clear()
     _BORROWS.clear()
     _place_choices.cache_clear()
 
 
-# the decisions that say no more than whose they are and their kind, by kind, then by the
-# choices made before, the seat and its colour (values: a game and its copies share them)
-_TURNS: dict[tuple[int, int, str], Decision] = {}
-_EMIGRATING: dict[tuple[int, int, str], Decision] = {}
-_SETUPS: dict[tuple[int, int, str], Decision] = {}
-_KEPT_DECISIONS = 20_000  # of each kind, before they are all forgotten
+# the decisions that say no more than whose they are and their kind, by kind, seat and colour,
+# then by the number of choices made before (values: a game and its copies share them; a row
+# is a list indexed by that number, made in one go up to it)
+_ROWS: dict[tuple[Phase, int, str], list[Decision]] = {}
+_KEPT_DECISIONS = 4_096  # of each row: a longer game (passes without end) makes the rest anew
+
+
+def _rows_of(phase: Phase, colours: tuple[str, ...]) -> tuple[list[Decision], ...]:
+    """The rows of plain decisions of `phase` for each seat of a game with `colours`."""
+    rows = []
+    for seat, colour in enumerate(colours):
+        row = _ROWS.get((phase, seat, colour))
+        if row is None:
+            row = _ROWS[phase, seat, colour] = []
+        rows.append(row)
+    return tuple(rows)
+
+
+def _plain_decision(
+    row: list[Decision], made: int, phase: Phase, seat: int, colour: str
+) -> Decision:
+    """The decision after `made` choices, of a row that does not reach it yet."""
+    if made >= _KEPT_DECISIONS:
+        return Decision(made + 1, seat, colour, phase, None, (), None)
+    row += [Decision(n + 1, seat, colour, phase, None, (), None) for n in range(len(row), made + 1)]
+    return row[made]
 
 
 def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
@@ -208,6 +239,42 @@ class State:
     values and read-only views (the same state always answers the same).
     """
 
+    # slots, not a dict: an attribute is read at a fixed place (a dict of more than 30 keys
+    # is no longer shared between instances, and every read of it becomes a lookup)
+    __slots__ = (
+        "_active",
+        "_board",
+        "_colonising",
+        "_colours",
+        "_decision",
+        "_drawn",
+        "_emigrate_rows",
+        "_ending",
+        "_full",
+        "_group",
+        "_islands_left",
+        "_isles",
+        "_landings_known",
+        "_legal",
+        "_log",
+        "_named",
+        "_order",
+        "_out_of_play",
+        "_phase",
+        "_places",
+        "_redraw_due",
+        "_reserve",
+        "_seas_left",
+        "_set_aside",
+        "_setup",
+        "_setup_placed",
+        "_setup_rows",
+        "_target",
+        "_tile",
+        "_turn",
+        "_turn_rows",
+    )
+
     def __init__(self, setup: Setup) -> None:
         n = len(setup.colours)
         self._setup = setup
@@ -215,6 +282,7 @@ class State:
         self._order = _colour_order(setup.colours)
         self._landings_known = _landings_of(self._order)
         self._named = self._landings_known.named
+        self._rows(setup.colours)
         self._board = Board()
         # positions are kept as hexgrid.Hex, turned into Position where read
         self._isles: dict[Hex, IslandTally] = {}  # in the order placed, as board.boats
@@ -239,10 +307,16 @@ class State:
         self._redraw_due = False
         self._ending: Termination | None = None
         self._log: list[Choice] = []
-        self._legal: list[Choice] | None = None
+        # the listed choices (a tuple where a cache lists them: never changed in place)
+        self._legal: Sequence[Choice] | None = None
         self._decision: Decision | None = None
         # the first decision: the beaches of the start island that take two boats (all)
         self._legal = self._setup_places()
+
+    def _rows(self, colours: tuple[str, ...]) -> None:
+        self._turn_rows = _rows_of(TURN, colours)
+        self._emigrate_rows = _rows_of(EMIGRATE, colours)
+        self._setup_rows = _rows_of(SETUP, colours)
 
     # -- reading the state -------------------------------------------------------------
     # Views read the game through these properties and queries; they return values or
@@ -413,19 +487,23 @@ class State:
         if decision is not None:
             return decision
         phase, seat = self._phase, self._active
-        if phase is TURN or phase is EMIGRATE or phase is SETUP:
-            # a value: the same decision of another game, or of a copy, is shared
-            known = _TURNS if phase is TURN else _EMIGRATING if phase is EMIGRATE else _SETUPS
-            key = (len(self._log), seat, self._colours[seat])
-            decision = known.get(key)
-            if decision is None:
-                if len(known) >= _KEPT_DECISIONS:
-                    known.clear()
-                decision = known[key] = Decision(key[0] + 1, seat, key[2], phase, None, (), None)
+        if phase is TURN:
+            row = self._turn_rows[seat]
+        elif phase is EMIGRATE:
+            row = self._emigrate_rows[seat]
+        elif phase is SETUP:
+            row = self._setup_rows[seat]
         elif phase is OVER:
             return None
         else:
-            decision = self._open_decision(phase, seat)
+            decision = self._decision = self._open_decision(phase, seat)
+            return decision
+        # a value: the same decision of another game, or of a copy, is shared
+        made = len(self._log)
+        try:
+            decision = row[made]
+        except IndexError:  # the first game of these colours to get this far
+            decision = _plain_decision(row, made, phase, seat, self._colours[seat])
         self._decision = decision
         return decision
 
@@ -474,7 +552,21 @@ class State:
 
     def copy(self) -> State:
         other = State.__new__(State)
-        other.__dict__.update(self.__dict__)
+        # the values, shared
+        other._setup, other._colours, other._order = self._setup, self._colours, self._order
+        other._landings_known, other._named = self._landings_known, self._named
+        other._turn_rows, other._emigrate_rows = self._turn_rows, self._emigrate_rows
+        other._setup_rows, other._legal, other._decision = (
+            self._setup_rows,
+            self._legal,
+            self._decision,
+        )
+        other._phase, other._active, other._turn = self._phase, self._active, self._turn
+        other._setup_placed, other._drawn = self._setup_placed, self._drawn
+        other._islands_left, other._seas_left = self._islands_left, self._seas_left
+        other._target, other._tile, other._ending = self._target, self._tile, self._ending
+        other._colonising, other._redraw_due = self._colonising, self._redraw_due
+        # the rest, copied
         other._board = self._board.copy()
         boats = other._board.boats
         other._isles = {pos: isle.copy(boats[pos]) for pos, isle in self._isles.items()}
@@ -494,13 +586,12 @@ class State:
         list each time: changing it changes nothing in the game)."""
         legal = self._legal
         if legal is None:
-            legal = _LISTINGS[self._phase](self)
             if self._phase is PUT_TILE:  # the puts are many and never forced: not kept
-                return legal
-            self._legal = legal
+                return self._puts()
+            legal = self._legal = _LISTINGS[self._phase](self)
         return list(legal)
 
-    def _listed(self) -> list[Choice]:
+    def _listed(self) -> Sequence[Choice]:
         legal = self._legal
         if legal is None:
             legal = self._legal = _LISTINGS[self._phase](self)
@@ -514,9 +605,9 @@ class State:
             if free >= 2
         ]
 
-    def _colony_boats(self) -> list[Choice]:
+    def _colony_boats(self) -> Sequence[Choice]:
         assert self._target is not None
-        return list(_PLACE_ONE[self._board.name(self._target)])
+        return _PLACE_ONE[self._board.name(self._target)]
 
     def _nothing(self) -> list[Choice]:
         return []
@@ -704,11 +795,11 @@ class State:
         if places is None:
             return
         places.pop(place, None)
-        tiles, puts = board.tiles, _PUTS.get(name) or _puts_around(name)
-        for direction, step in enumerate(HEX_STEPS):
+        tiles = board.tiles
+        for step, puts in _STEPPED_PUTS.get(name) or _stepped_puts(name):
             near = place + step
             if near not in tiles and near not in places:
-                places[near] = puts[direction]
+                places[near] = puts
 
     def _emigrations(self) -> list[Choice]:
         """The legal emigrations: over open routes, and from each island whose routes are
@@ -718,11 +809,11 @@ class State:
             options += [EmigrateClosed(self._board.name(pos)) for pos in closed]
         return options
 
-    def _landings(self) -> list[Choice]:
+    def _landings(self) -> Sequence[Choice]:
         assert self._group is not None and self._target is not None
         isle = self._isles[self._target]
         group, free = tuple(self._group), tuple(isle.room)
-        return list(_land_choices(isle.name, group, free, self._landings_known))
+        return _land_choices(isle.name, group, free, self._landings_known)
 
     def _puts(self) -> list[Choice]:
         puts: list[Choice] = []
@@ -822,16 +913,16 @@ class State:
         colours, forced = self._colours, False
         while True:  # the choice, then the forced ones that follow, until a decision has more
             # than one option (or none: the game is over)
-            events.append((ev.choice_made, colours[self._active], choice, forced))
+            events.append((_CHOICE_MADE, colours[self._active], choice, forced))
             self._legal = self._decision = None
             _STEPS[type(choice)](self, choice, events)
             legal = self._legal
             if legal is None:
                 if self._phase is PUT_TILE:  # six puts at least: listed only when asked for
-                    return ev.Events(events)
+                    return _EVENTS(events)
                 legal = self._legal = _LISTINGS[self._phase](self)
             if len(legal) != 1:
-                return ev.Events(events)
+                return _EVENTS(events)
             choice = legal[0]
             forced = True
 
@@ -845,9 +936,8 @@ class State:
 
     def _add_boats(self, pos: Hex, beaches: tuple[int, ...], events: list[ev.Noted]) -> None:
         seat, isle = self._active, self._isles[pos]
-        for b in beaches:
-            if isle.move(b, seat, 1):
-                self._note_full(isle)
+        if isle.add(beaches, seat):  # boats only come: the island joins the full ones, if at all
+            self._note_full(isle)
         self._reserve[seat] -= len(beaches)
         events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
 
@@ -1022,12 +1112,13 @@ class State:
     def _land(self, choice: Land, events: list[ev.Noted]) -> None:
         board = self._board
         assert self._target is not None and self._group is not None
-        out = list(self._group)
         isle = self._isles[self._target]
-        for b, seat, n in self._landings_known.moves(choice.placement):
+        moves = self._landings_known.moves(choice.placement)
+        if isle.land(moves):  # boats only come: the island joins the full ones, if at all
+            self._note_full(isle)
+        out = list(self._group)
+        for _, seat, n in moves:
             out[seat] -= n
-            if isle.move(b, seat, n):
-                self._note_full(isle)
         self._return_to_reserves(out)
         events.append((ev.GroupLanded, board.name(self._target), choice.placement, choice.out))
         self._group = None
@@ -1133,6 +1224,7 @@ class State:
         state._order = _colour_order(setup.colours)
         state._landings_known = _landings_of(state._order)
         state._named = state._landings_known.named
+        state._rows(setup.colours)
         board = state._board = Board()
         for q, r, name, rot in data["tiles"]:
             board.tiles[hex_of((q, r))] = (name, rot)
@@ -1180,7 +1272,7 @@ class State:
     __hash__ = None  # type: ignore[assignment]
 
 
-_LISTINGS: dict[Phase, Callable[[State], list[Choice]]] = {
+_LISTINGS: dict[Phase, Callable[[State], Sequence[Choice]]] = {
     Phase.SETUP: State._setup_places,
     Phase.TURN: State._turn_choices,
     Phase.EMIGRATE: State._emigrations,

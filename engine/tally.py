@@ -98,6 +98,35 @@ class IslandTally:
             return False
         return self._changed(beach, before, after)
 
+    def add(self, beaches: tuple[int, ...], seat: int) -> bool:
+        """One boat of `seat` onto each of `beaches` (`move` for each); True when a beach
+        became full."""
+        rows, room = self.beaches, self.room
+        changed = False
+        for b in beaches:
+            rows[b][seat] += 1
+            after = room[b] = room[b] - 1
+            if after <= 0 and self._changed(b, after + 1, after):
+                changed = True
+        self.boats[seat] += len(beaches)
+        self.total += len(beaches)
+        return changed
+
+    def land(self, moves: tuple[tuple[int, int, int], ...]) -> bool:
+        """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves` (`move` for
+        each); True when a beach became full."""
+        rows, room, boats = self.beaches, self.room, self.boats
+        changed = False
+        for b, seat, n in moves:
+            rows[b][seat] += n
+            boats[seat] += n
+            self.total += n
+            before = room[b]
+            after = room[b] = before - n
+            if (before <= 0 or after <= 0) and self._changed(b, before, after):
+                changed = True
+        return changed
+
     def clear(self, beach: int) -> list[int]:
         """Take every boat off `beach`; returns them per seat."""
         taken = self.beaches[beach]

@@ -307,8 +307,10 @@ def test_views_cannot_change_the_game() -> None:
     listed.clear()
     assert state.legal_choices() != []
     assert isinstance(state.log, tuple) and isinstance(state.set_aside, tuple)
-    public = [name for name in vars(state) if not name.startswith("_")]
+    public = [name for name in State.__slots__ if not name.startswith("_")]
     assert public == [], "a State keeps its data in private attributes behind queries"
+    with pytest.raises(AttributeError):  # and has no room for any other
+        state.board = None  # type: ignore[attr-defined]
 
 
 def test_positions_follow_the_documented_compass() -> None:
