@@ -49,15 +49,15 @@ class Post:
         with `unsubscribe` (an observer's mail) its List-Unsubscribe is `stop` to `tag`."""
         game, now = table.game, table.now
         assert game.id is not None
-        mail = words.translated(mail)
-        text, html = render(mail, commands or self.commands, words)
+        text, html = render(mail, commands or self.commands, words)  # said in `words` there
+        cid = words.translated(mail.picture)  # the picture with the reader's names
         message = compose(
             self.settings,
             recipient=address,
-            subject=f"[Tongiaki g{game.id}] {mail.subject}",
+            subject=f"[Tongiaki g{game.id}] {words.translated(mail.subject)}",
             text=text,
             html=html,
-            picture=picture.for_cid(mail.picture) if picture and mail.picture else None,
+            picture=picture.for_cid(cid) if picture and cid else None,
             game_id=game.id,
             tag=tag,
             now=now,
