@@ -9,7 +9,7 @@ folder first on PYTHONPATH in this virtual environment) runs the same games besi
 one's, in turns (`--rounds` of each, alternating which goes first) so that the machine's
 load weighs on both alike; the last lines give each side's median.
 
-    python -m tests.bench_handle [--games 10] [--players 3] [--moves 150]
+    python3 dev.py bench-handle [--games 10] [--players 3] [--moves 150]
         [--against REV [--rounds 5]]
 """
 
