@@ -102,9 +102,10 @@ class Kept:
 
     @property
     def talk(self) -> list[Talk]:
-        """The table talk after the last line every player has read, oldest first."""
+        """The table talk after the last line every player mailed has read, oldest first."""
         if self._talk is None:
-            seen = min((s.talk_seen for s in self.table.seats), default=0)
+            mailed = [s.talk_seen for s in self.table.seats if s.address]
+            seen = min(mailed, default=0)
             self._talk = talk_since(self.table, seen)
         return self._talk
 
