@@ -134,6 +134,7 @@ COMMANDS = {
     "bench": ["-m", "tools.bench"],  # the engine's speed
     "bench-peer": ["-m", "tools.bench_peer"],  # ours beside lakenen/tongiaki's, interleaved
     "bench-mail": ["-m", "tests.bench_mail"],  # the mail loop's speed through real servers
+    "bench-handle": ["-m", "tests.bench_handle"],  # a move's CPU in one process, no servers
     "bench-idle": ["-m", "tests.bench_idle"],  # from a delivery to IMAP IDLE's report of it
     "bench-size": ["-m", "tests.bench_mail_size"],  # KB of mail per reply and per kind
     "bench-hostile": ["-m", "tests.bench_hostile"],  # the slowest of 5,000 hostile mails

@@ -7,7 +7,9 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from icalendar import Alarm, Calendar, Event
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from icalendar import STATUS, TRANSP, Alarm, Calendar, Event, vCalAddress
 
 from pbem.core.config import Settings
 from pbem.mail_out.calendar import (
@@ -219,3 +221,92 @@ def test_every_header_line_of_a_mail_with_a_calendar_is_short_and_whole() -> Non
     for part in message.walk():
         for name, value in part.items():
             assert "\r" not in str(value) and "\n" not in str(value), (name, value)
+
+
+# The calendar parts are written out by hand (pbem/mail_out/calendar.py); these are the same
+# events built with the icalendar library as they were before: the bytes must not differ.
+def _by_the_library(method: str, event: Event) -> bytes:
+    calendar = Calendar()
+    calendar.prodid = "-//Tongiaki by email//deadline//EN"
+    calendar.version = "2.0"
+    calendar.method = method
+    calendar.add_component(event)
+    return bytes(calendar.to_ical())
+
+
+TEXTS = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs",), include_characters='\\;,"^:\r\n’'),
+    min_size=1,
+    max_size=200,
+)
+NAMES = st.one_of(st.just(""), TEXTS.filter(lambda t: t.strip() == t and t))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    summary=TEXTS,
+    description=TEXTS,
+    name=NAMES,
+    minutes=st.integers(min_value=16, max_value=60 * 24 * 9),
+    reminder=st.one_of(st.none(), st.integers(min_value=-600_000, max_value=600_000)),
+    seconds=st.integers(min_value=0, max_value=59),
+)
+def test_a_request_is_written_as_the_icalendar_library_writes_it(
+    summary: str, description: str, name: str, minutes: int, reminder: int | None, seconds: int
+) -> None:
+    deadline = NOW + timedelta(minutes=minutes, seconds=seconds)
+    alarm_at = None if reminder is None else NOW + timedelta(seconds=reminder)
+    mine = deadline_event(
+        game_id=12,
+        seat=2,
+        decision_number=40,
+        deadline_at=deadline,
+        first_reminder_at=alarm_at,
+        organizer_address=ORGANIZER,
+        organizer_name=name,
+        attendee="ana@example.test",
+        now=NOW,
+        summary=summary,
+        description=description,
+    )
+    start = deadline - timedelta(minutes=15)
+    event = Event.new(
+        uid=event_uid(12, 2, "example.test"),
+        stamp=NOW,
+        sequence=sequence_at(NOW),
+        start=start,
+        end=deadline,
+        summary=summary,
+        description=description,
+        organizer=vCalAddress.new(ORGANIZER, cn=name or None),
+        status=STATUS.CONFIRMED,
+        transparency=TRANSP.TRANSPARENT,
+    )
+    event.add("attendee", vCalAddress.new("ana@example.test", partstat="ACCEPTED", rsvp=False))
+    if alarm_at is not None and alarm_at < deadline:
+        event.add_component(Alarm.new_display(description=summary, trigger=alarm_at - start))
+    assert mine == _by_the_library("REQUEST", event)
+
+
+@settings(max_examples=60, deadline=None)
+@given(summary=TEXTS, name=NAMES)
+def test_a_cancel_is_written_as_the_icalendar_library_writes_it(summary: str, name: str) -> None:
+    mine = cancel_event(
+        game_id=12,
+        seat=2,
+        organizer_address=ORGANIZER,
+        organizer_name=name,
+        attendee="ana@example.test",
+        now=NOW,
+        summary=summary,
+    )
+    event = Event.new(
+        uid=event_uid(12, 2, "example.test"),
+        stamp=NOW,
+        sequence=sequence_at(NOW),
+        summary=summary,
+        organizer=vCalAddress.new(ORGANIZER, cn=name or None),
+        status=STATUS.CANCELLED,
+    )
+    event.add("attendee", vCalAddress.new("ana@example.test", rsvp=False))
+    assert mine == _by_the_library("CANCEL", event)

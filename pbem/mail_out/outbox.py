@@ -1,0 +1,139 @@
+"""A mail rendered and put in the outbox: `Post` renders a view into the bytes of a mail
+(`render` and `compose`: no side effects) and queues them (`put`) in the caller's
+transaction. Sending is the runner's job."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session
+
+from pbem.commands.manual import command_help
+from pbem.core import Settings, Tag
+from pbem.game.table import Table
+from pbem.mail_out.board import BoardPicture
+from pbem.mail_out.compose import compose, list_unsubscribe
+from pbem.mail_out.record import Records
+from pbem.store import Outbox
+from pbem.views import i18n, view
+from pbem.views.i18n import duration
+from pbem.views.render import render
+from pbem.views.view import CommandHelp
+
+
+class Post:
+    """Renders and queues the mails of games for one configuration of the service."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        # the players' help, with the host's vacation allowance
+        allowance = duration(settings.vacation_allowance_seconds)
+        self.commands = command_help(allowance=allowance)
+        self.records = Records(settings)  # the game's record, for its game-over mails
+
+    def send(
+        self,
+        table: Table,
+        address: str,
+        mail: view.Mail | view.GmMail,
+        *,
+        tag: Tag,
+        picture: BoardPicture | None = None,
+        calendar: bytes | None = None,
+        record: tuple[str, bytes] | None = None,
+        words: i18n.Words = i18n.ENGLISH_WORDS,
+        commands: CommandHelp | None = None,
+        unsubscribe: bool = False,
+    ) -> None:
+        """Render `mail` in `words`, compose it with its parts and put it in the outbox;
+        with `unsubscribe` (an observer's mail) its List-Unsubscribe is `stop` to `tag`."""
+        game, now = table.game, table.now
+        assert game.id is not None
+        text, html = render(mail, commands or self.commands, words)  # said in `words` there
+        cid = words.translated(mail.picture)  # the picture with the reader's names
+        message = compose(
+            self.settings,
+            recipient=address,
+            subject=f"[Tongiaki g{game.id}] {words.translated(mail.subject)}",
+            text=text,
+            html=html,
+            picture=picture.for_cid(cid) if picture and cid else None,
+            game_id=game.id,
+            tag=tag,
+            now=now,
+            headers=headers(mail)
+            | ({"List-Unsubscribe": list_unsubscribe(self.settings, tag)} if unsubscribe else {}),
+            calendar=calendar,
+            record=record,
+        )
+        put(table.db, game.id, address, message, now)
+
+    def notice(
+        self,
+        address: str,
+        notice: view.Notice,
+        words: i18n.Words,
+        *,
+        now: datetime,
+        game_id: int | None,
+        tag: Tag | None = None,
+        commands: CommandHelp | None = None,
+    ) -> bytes:
+        """A short mail (a refused mail's notice, an invitation, the answer to a stop)
+        rendered in `words`: answerable with `tag` (and unsubscribed with it) if given."""
+        said = words.translated(notice)
+        text, html = render(said, commands or self.commands, words)
+        extra = {"List-Unsubscribe": list_unsubscribe(self.settings, tag)} if tag else {}
+        return compose(
+            self.settings,
+            recipient=address,
+            subject=f"[Tongiaki{f' g{game_id}' if game_id else ''}] {said.subject}",
+            text=text,
+            html=html,
+            game_id=game_id,
+            tag=tag,
+            now=now,
+            headers={"X-Tongiaki-Kind": str(notice.kind)} | extra,
+        )
+
+    def queue_notice(
+        self,
+        db: Session,
+        address: str,
+        notice: view.Notice,
+        *,
+        now: datetime,
+        game_id: int | None,
+        lang: str | None = None,
+    ) -> None:
+        """A notice about a refused mail: no reply address of a game, no picture; in `lang`
+        (the recipient's seat's language, when the notice is about one)."""
+        message = self.notice(address, notice, i18n.words(lang), now=now, game_id=game_id)
+        put(db, game_id, address, message, now)
+
+
+def put(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:
+    """Put a composed mail in the outbox, to go out at once."""
+    db.add(
+        Outbox(
+            game_id=game_id,
+            recipient=address,
+            message=bytes(message),
+            created_at=now,
+            next_attempt_at=now,
+        )
+    )
+
+
+def headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
+    """What kind of mail this is, for the players' mail filters and for tests."""
+    found = {"X-Tongiaki-Kind": str(mail.kind)}
+    if isinstance(mail, view.Mail) and mail.decision is not None:
+        found["X-Tongiaki-Decision"] = f"{mail.decision.number} {mail.decision.kind}"
+    refused = [r.code for r in mail.results if r.code]
+    if refused:  # which refusal, in any language: a player's, an observer's, a game master's
+        found["X-Tongiaki-Refused"] = " ".join(refused)
+    return found
+
+
+__all__ = ["Post", "headers", "put"]
