@@ -104,7 +104,15 @@ def test_a_bots_seed_follows_from_a_seed_or_from_the_games_secret() -> None:
     assert all(seed >= 0 for seed in seeds) and max(seeds).bit_length() > 128
 
 
-@pytest.mark.parametrize("kind", BOT_KINDS)
+# the expert through the service's own seeds at its full strength is long (some 15 s): it is
+# slow, and tests/test_expert.py checks the same of the expert bot at fewer simulations
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param(kind, marks=pytest.mark.slow) if kind is BotKind.EXPERT else kind
+        for kind in BOT_KINDS
+    ],
+)
 def test_no_bot_choice_depends_on_the_order_of_the_stack(kind: BotKind) -> None:
     game = Game(id=5, created_at=START, colours="", stack="", gm_secret="c" * 32)
     rng = random.Random(2)
