@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Iterator
+from functools import cache
 from importlib import import_module
 from pathlib import Path
 from typing import Any, cast
@@ -54,7 +55,8 @@ def _imports(path: Path) -> Iterator[tuple[str, list[str]]]:
             yield node.module, [alias.name for alias in node.names]
 
 
-def _engine_modules_imported(path: Path) -> set[str]:
+@cache  # read once for the tests that ask (each file of the project parsed)
+def _engine_modules_imported(path: Path) -> frozenset[str]:
     """The engine modules a file imports: `engine.x`, or `engine` for the package itself."""
     found = set()
     for module, names in _imports(path):
@@ -63,7 +65,7 @@ def _engine_modules_imported(path: Path) -> set[str]:
         elif module == "engine":
             found.update(f"engine.{n}" if n in ENGINE_MODULES else "engine" for n in names)
             found.update(() if names else ("engine",))
-    return found
+    return frozenset(found)
 
 
 def _outside_files() -> list[Path]:
