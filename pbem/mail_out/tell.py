@@ -22,6 +22,9 @@ NOT_ANSWERED = "; not answered (answer budget spent)"
 
 def tell(mail: Mailer, settings: Settings, writer: Writer, round: Round) -> str:
     """Queue the mails `round` causes; a note for the log ("" or why nothing was answered)."""
+    if writer.too_old:  # refused whole: answered within the budget, nothing else
+        _refused_whole(mail, settings, writer, round)
+        return ""
     if writer.role is Role.PLAYER:
         return _tell_player(mail, settings, writer, round)
     if writer.role is Role.OBSERVER:
@@ -29,6 +32,26 @@ def tell(mail: Mailer, settings: Settings, writer: Writer, round: Round) -> str:
     if writer.role is Role.CLOCK:
         return _tell_clock(mail, settings, round)
     return _tell_game_master(mail, settings, writer, round)
+
+
+def _refused_whole(mail: Mailer, settings: Settings, writer: Writer, round: Round) -> None:
+    """A reply address that no longer acts: every line was refused with why; the writer
+    hears it within their budget of answers to errors (a player in their round's answer,
+    a game master in a short mail of their own), nobody else hears anything."""
+    table = round.table
+    if not may_answer(
+        table.db, writer.actor, AnswerKind.ERROR, table.now, settings.answers_per_day
+    ):
+        return
+    if writer.seat is not None:
+        mail.queue_round(table, [], sender=writer.seat, results=round.results)
+    elif writer.role is Role.GM:
+        mail.queue_gm(
+            table,
+            subject=engine.Message("Not applied: an old mail"),
+            notice=writer.too_old,
+            to=[writer.actor],
+        )
 
 
 def answer_kind(writer: Writer, round: Round, settings: Settings) -> tuple[AnswerKind, int]:
@@ -53,12 +76,6 @@ def _may_answer(writer: Writer, round: Round, settings: Settings) -> tuple[bool,
 def _tell_player(mail: Mailer, settings: Settings, writer: Writer, round: Round) -> str:
     table, seat = round.table, writer.seat
     assert seat is not None and seat.address is not None
-    if writer.too_old:  # refused whole: answered within the budget, nothing else
-        if may_answer(
-            table.db, seat.address, AnswerKind.ERROR, table.now, settings.answers_per_day
-        ):
-            mail.queue_round(table, [], sender=seat, results=round.results)
-        return ""
     moved = round.moves > 0
     note = ""
     if not moved and not round.announced:  # an answer to the sender alone: within the budget
@@ -133,17 +150,6 @@ def _tell_game_master(mail: Mailer, settings: Settings, writer: Writer, round: R
     """Mail the players what the game master did, the new players their welcome, and the
     game master their results."""
     table = round.table
-    if writer.too_old:
-        if may_answer(
-            table.db, writer.actor, AnswerKind.ERROR, table.now, settings.answers_per_day
-        ):
-            mail.queue_gm(
-                table,
-                subject=engine.Message("Not applied: an old mail"),
-                notice=writer.too_old,
-                to=[writer.actor],
-            )
-        return ""
     for farewell in round.farewells:  # addressed as the seat was, before the commands
         mail.post(table, farewell, None)
     if round.welcome:
