@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import fields
 from functools import cache, lru_cache, partial
 from pathlib import Path
@@ -171,6 +172,7 @@ def said_in(words: Words) -> dict[str, Any]:
         "dir": words.direction,
         "rtl": words.rtl,
         "shared": lambda template, board, picture: _shared(template, board, picture, words),
+        "piece": lambda template, name, value: _piece(template, name, value, words),
     }
 
 
@@ -207,6 +209,27 @@ def _shared(template: str, board: Board, picture: str | None, words: Words) -> s
         while len(_shared_cache) > 8:
             _shared_cache.popitem(last=False)
     return Markup(hit[1]) if template.endswith(".html.j2") else hit[1]
+
+
+# pieces of a section, by template, value and words: an island of the board is rendered once
+# for each language (and zone) while it does not change, shared by the mails of many rounds
+_pieces: OrderedDict[tuple[str, Hashable, Words], str] = OrderedDict()
+PIECES = 2048  # a few dozen islands in each of as many games as the picture keeps layers of
+
+
+def _piece(template: str, name: str, value: Hashable, words: Words) -> str | Markup:
+    """`template` rendered with `value` as `name` in `words`, without its last newline (the
+    calling template writes it); an equal value (a frozen view) gives the same text."""
+    key = (template, value, words)
+    page = _pieces.get(key)
+    if page is None:
+        page = environment().get_template(template).render({name: value, **said_in(words)})
+        page = _pieces[key] = page.removesuffix("\n")
+        while len(_pieces) > PIECES:
+            _pieces.popitem(last=False)
+    else:
+        _pieces.move_to_end(key)
+    return Markup(page) if template.endswith(".html.j2") else page
 
 
 def _context(
