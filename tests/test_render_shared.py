@@ -5,6 +5,7 @@ change; every mail reads as if each were rendered for it alone."""
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -77,3 +78,16 @@ def test_the_pieces_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for at in _moments(3, 4, every=3):
         render.render(letters.letter(at, 0), COMMAND_HELP)
         assert len(render._pieces) <= 10
+
+
+def test_threads_rendering_at_once_read_the_same_mails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A service answering in threads shares the pieces; a small bound makes them evict each
+    other's pieces while they render."""
+    monkeypatch.setattr(render, "PIECES", 6)
+    mails = [letters.letter(at, seat) for at in _moments(3, 6, every=9) for seat in range(3)]
+    alone = [_fresh(mail, words("en")) for mail in mails]
+    render._pieces.clear()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(3):
+            together = list(pool.map(lambda mail: render.render(mail, COMMAND_HELP), mails))
+            assert together == alone
