@@ -18,7 +18,7 @@ tile is named in the reader's words ('mare K', 'water K'): a `put` command reads
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
 from engine import (
@@ -146,20 +146,28 @@ def _render(canvas: dict[Cell, str]) -> str:
 def hex_map(state: State, lang: str | None = None) -> str:
     """The board in ASCII, every placed tile and every empty place next to one, for mails,
     with the islands' names as a reader of `lang` reads them (None: as printed)."""
+    return _drawn(*_layout(state), lang)
+
+
+Layout = tuple[tuple[tuple[Position, tuple[str, int]], ...], tuple[tuple[str, str], ...], bool]
+
+
+def _layout(state: State) -> Layout:
+    """What the map shows of a state: its tiles, its royal islands' owners, whether it is over."""
     kings = tuple(
         (island, LETTERS[state.colours[owner]])
         for island in state.islands()
         if (owner := state.royal_owner(island)) is not None
     )
-    return _drawn(tuple(state.tiles.items()), kings, lang, state.decision is None)
+    return tuple(state.tiles.items()), kings, state.decision is None
 
 
 @lru_cache(maxsize=256)
 def _drawn(
     tiles: tuple[tuple[Position, tuple[str, int]], ...],
     kings: tuple[tuple[str, str], ...],
+    over: bool,
     lang: str | None,
-    over: bool = False,
 ) -> str:
     """The map of a tile layout (it shows no boat: most moves leave it as it was); a game
     `over` shows no empty place to put a tile on."""
@@ -177,10 +185,29 @@ def _drawn(
 def map_for_readers(state: State) -> str:
     """The map as each reader reads it (`Named`): the islands' names in their language, and
     the points and royal owners in its words ("4 p", "4 PV")."""
-    other = hex_map(state)
-    english = hex_map(state, ENGLISH) if other else other
-    said = {lang: hex_map(state, lang) for lang in TRANSLATED} if other else {}
-    return Named(english, other, said)
+    layout = _layout(state)
+    other = _drawn(*layout, None)
+    english = _drawn(*layout, ENGLISH) if other else other
+    return Named(english, other, _Maps(layout) if other else {})
+
+
+class _Maps(Mapping[str, str]):
+    """The map in each translated language's words, each drawn when a reader of that
+    language first reads it (a round's readers read in one or two languages, not all)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self._layout = layout
+
+    def __getitem__(self, lang: str) -> str:
+        if lang not in TRANSLATED:
+            raise KeyError(lang)
+        return _drawn(*self._layout, lang)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TRANSLATED)
+
+    def __len__(self) -> int:
+        return len(TRANSLATED)
 
 
 def _trail_text(ends: tuple[str, str], danger: int) -> str:

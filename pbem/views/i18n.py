@@ -14,7 +14,7 @@ import re
 import string
 import tomllib
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import datetime
 from functools import cache
@@ -297,6 +297,12 @@ def notation(line: str) -> str:
         return line
     english = _PRINTED.sub(lambda found: ENGLISH_NAMES[found.group()], line)
     return line if english == line else Named(english, line)
+
+
+def names_printed(texts: Iterable[str]) -> bool:
+    """Whether any of `texts` names an island English readers call otherwise ('Fidschi'):
+    a view made of them alone is the same `with_names`."""
+    return any(_PRINTED.search(text) for text in texts) if ENGLISH_NAMES else False
 
 
 def with_names(value: T) -> T:
@@ -642,6 +648,7 @@ __all__ = [
     "listed",
     "name_forms",
     "named",
+    "names_printed",
     "notation",
     "printed",
     "said_as",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import textwrap
+import threading
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import fields
 from functools import cache, lru_cache, partial
 from pathlib import Path
@@ -171,6 +173,7 @@ def said_in(words: Words) -> dict[str, Any]:
         "dir": words.direction,
         "rtl": words.rtl,
         "shared": lambda template, board, picture: _shared(template, board, picture, words),
+        "piece": lambda template, name, value: _piece(template, name, value, words),
     }
 
 
@@ -207,6 +210,32 @@ def _shared(template: str, board: Board, picture: str | None, words: Words) -> s
         while len(_shared_cache) > 8:
             _shared_cache.popitem(last=False)
     return Markup(hit[1]) if template.endswith(".html.j2") else hit[1]
+
+
+# pieces of a section, by template, value and words: an island of the board is rendered once
+# for each language (and zone) while it does not change, shared by the mails of many rounds
+_pieces: OrderedDict[tuple[str, Hashable, Words], str] = OrderedDict()
+_pieces_lock = threading.Lock()
+PIECES = 2048  # a few dozen islands in each of as many games as the picture keeps layers of
+
+
+def _piece(template: str, name: str, value: Hashable, words: Words) -> str | Markup:
+    """`template` rendered with `value` as `name` in `words`, without its last newline (the
+    calling template writes it); an equal value (a frozen view) gives the same text. Threads
+    rendering at once share the pieces (a lock around the kept ones, not the rendering)."""
+    key = (template, value, words)
+    with _pieces_lock:
+        page = _pieces.get(key)
+        if page is not None:
+            _pieces.move_to_end(key)
+    if page is None:
+        page = environment().get_template(template).render({name: value, **said_in(words)})
+        page = page.removesuffix("\n")
+        with _pieces_lock:
+            _pieces[key] = page
+            while len(_pieces) > PIECES:
+                _pieces.popitem(last=False)
+    return Markup(page) if template.endswith(".html.j2") else page
 
 
 def _context(

@@ -43,7 +43,7 @@ from engine import (
 from pbem.core import AnswerTopic, LineOutcome, MailKind
 from pbem.views.happened import happened as happened  # the mails and the export call it here
 from pbem.views.hexmap import map_for_readers, sea_legend, short_name, tile_turns
-from pbem.views.i18n import Named, printed, stamp, with_names
+from pbem.views.i18n import Named, names_printed, printed, stamp, with_names
 from pbem.views.leads import leads
 
 MAX_LISTED = 40  # options listed by number; the others are written as commands
@@ -442,8 +442,11 @@ def board(
     resigned: Sequence[bool] = (),
     removed: Sequence[bool] = (),
 ) -> Board:
-    """The board as its readers read it: the islands in their language (`with_names`)."""
-    return with_names(_board(state, names, bots, resigned, removed))
+    """The board as its readers read it: the islands in their language (`with_names`; a
+    board whose islands and players' names name no island otherwise in English is so
+    already: its strings come from them alone)."""
+    made = _board(state, names, bots, resigned, removed)
+    return with_names(made) if names_printed((*state.islands(), *names)) else made
 
 
 def _board(
