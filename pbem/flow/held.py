@@ -5,7 +5,9 @@ who read it at once, gathered for a few minutes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlmodel import col, func, or_, select
 
@@ -41,18 +43,37 @@ def send_held(service: Service, now: datetime) -> int:
             )
         ).all()
         db.commit()
-    sent = 0
-    for game_id, seat_number, first in waiting:
+    return _each_seat(
+        service,
+        now,
+        waiting,
+        lambda table, seat, first: _release(service, table, seat, as_utc(first)),
+    )
+
+
+def _each_seat(
+    service: Service,
+    now: datetime,
+    due: Sequence[Sequence[Any]],
+    act: Callable[..., int],
+) -> int:
+    """`act(table, seat, *rest)` for each row (game, seat number, *rest) of `due`, each in a
+    transaction of its own with its game held and read again there (another service may
+    have done it meanwhile); the mails it queued, counted."""
+    done = 0
+    for game_id, number, *rest in due:
         with session(service.engine) as db:
             hold_game(db, game_id)
             table = service.table(db, game_id, now)
-            sent += _release(service, table, table.seats[seat_number], as_utc(first))
+            done += act(table, table.seats[number], *rest)
             db.commit()
-    return sent
+    return done
 
 
 def _release(service: Service, table: Table, seat: Seat, first: datetime) -> int:
-    """One reader's held news, if its time came: 1 if a mail was queued."""
+    """One reader's held news (the first of it held at `first`), if its time came: 1 if a
+    mail was queued."""
+    first = as_utc(first)
     db, game_id = table.db, table.game.id
     digest_at = as_utc(seat.digest_at) if seat.digest_at is not None else None
     since = digest_at if digest_at is not None and digest_at > first else first
@@ -118,14 +139,7 @@ def send_talk(service: Service, now: datetime) -> int:
             .distinct()
         ).all()
         db.commit()
-    sent = 0
-    for game_id, number in due:
-        with session(service.engine) as db:
-            hold_game(db, game_id)
-            table = service.table(db, game_id, now)
-            sent += service.mail.send_talk(table, table.seats[number])
-            db.commit()
-    return sent
+    return _each_seat(service, now, due, service.mail.send_talk)
 
 
 def tell_vacations(service: Service, now: datetime) -> int:
@@ -143,22 +157,18 @@ def tell_vacations(service: Service, now: datetime) -> int:
             )
         ).all()
         db.commit()
-    told = 0
-    for game_id, number in due:
-        with session(service.engine) as db:
-            hold_game(db, game_id)
-            table = service.table(db, game_id, now)
-            seat = table.seats[number]
-            since, until = seat.away_since, seat.away_until
-            if seat.away_told or since is None or as_utc(since) > now - TELL_AFTER:
-                continue  # told by another service meanwhile, or ended
-            if until is None or as_utc(until) <= now:
-                continue
-            seat.away_told = True
-            service.mail.queue_round(table, [], announced=[on_vacation(seat)], cause=seat)
-            db.commit()
-            told += 1
-    return told
+
+    def tell(table: Table, seat: Seat) -> int:
+        since, until = seat.away_since, seat.away_until
+        if seat.away_told or since is None or as_utc(since) > now - TELL_AFTER:
+            return 0  # told by another service meanwhile, or ended
+        if until is None or as_utc(until) <= now:
+            return 0
+        seat.away_told = True
+        service.mail.queue_round(table, [], announced=[on_vacation(seat)], cause=seat)
+        return 1
+
+    return _each_seat(service, now, due, tell)
 
 
 __all__ = ["digest_due", "send_held", "send_talk", "tell_vacations"]
