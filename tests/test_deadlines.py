@@ -141,6 +141,19 @@ def test_a_reply_stops_the_clock_and_the_next_decision_gets_its_own(service: Ser
     ]
 
 
+def test_nobody_but_the_clock_makes_the_automatic_move(service: Service) -> None:
+    """The clock's line (`automatic`) is no command of a player's, a game master's or a
+    stranger's mail: written in a reply it is refused and changes nothing."""
+    _game(service, hours=1)
+    mails = take_mail(service)
+    for to in (ANN, GM):
+        mail = next(m for m in mails if m["To"] == to)
+        assert handle(service, reply_to(mail, "automatic"), START + HOUR / 2) == "rejected"
+    assert _moves(service) == []
+    assert tick(service, START + HOUR).automatic == 1  # the clock's, at the deadline
+    assert _moves(service) == [(0, "place Tonga a", "auto")]
+
+
 def test_a_set_up_deadline_puts_the_boat_on_the_first_free_beach(service: Service) -> None:
     _game(service, hours=1)
     take_mail(service)
