@@ -18,11 +18,15 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import typer.main
 import typer.testing
-from sqlalchemy.engine import make_url
+from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.util import LRUCache
 
 from pbem.store.db import open_database
 from tests.support.mailservers import Dovecot, DovecotMissing, Mail, SmtpServer
@@ -123,3 +127,26 @@ def _umask_kept() -> Iterator[None]:
 # typer's CliRunner builds the click command of the app again at each `invoke` (some 35 ms of
 # CPU, hundreds of times in the suite): the same app makes the same command, built once
 setattr(typer.testing, "_get_command", functools.cache(typer.main.get_command))  # noqa: B010
+
+
+# Each test opens its own database, so each has an engine of its own, and SQLAlchemy compiles
+# every statement again for each engine (its cache of compiled SQL is the engine's, keyed by
+# the dialect object): about a third of the CPU of a test that plays by mail. The service
+# itself opens one engine and compiles each statement once. Here every engine of a worker
+# shares one cache, and dialects of one kind count as the same key: what they compile is the
+# same text (SQLite's and PostgreSQL's dialect hold no setting that differs between tests).
+_COMPILED: LRUCache[Any, Any] = LRUCache(4000)
+_SHARED_DIALECTS = (SQLiteDialect_pysqlite, PGDialect_psycopg)
+for _kind in _SHARED_DIALECTS:
+    _kind.__hash__ = lambda self: hash(type(self))  # type: ignore[method-assign]
+    _kind.__eq__ = lambda self, other: type(self) is type(other)  # type: ignore[method-assign,assignment]
+_engine_made = Engine.__init__
+
+
+def _engine_sharing_compiled_sql(self: Engine, *args: Any, **kwargs: Any) -> None:
+    _engine_made(self, *args, **kwargs)
+    if isinstance(self.dialect, _SHARED_DIALECTS):
+        self._compiled_cache = _COMPILED
+
+
+setattr(Engine, "__init__", _engine_sharing_compiled_sql)  # noqa: B010
