@@ -17,6 +17,7 @@ from datetime import datetime
 from hashlib import sha256
 from time import monotonic
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from engine import (
@@ -33,6 +34,19 @@ from engine import (
 from pbem.core import GameStatus, MoveSource, PbemError, Settings
 from pbem.game import decision_clock
 from pbem.store import Game, Move, Observer, Seat
+
+# the statements every mail's table is loaded with, built once: building a statement and its
+# cache key costs more than SQLite takes to run it
+_SEATS = select(Seat).where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
+_WATCHING = (
+    select(Observer)
+    .where(
+        Observer.game_id == bindparam("game"),
+        col(Observer.confirmed_at).is_not(None),
+        col(Observer.ended_at).is_(None),
+    )
+    .order_by(col(Observer.id))
+)
 
 
 class GameError(PbemError, ValueError):
@@ -105,13 +119,8 @@ class Table:
         game = db.get(Game, game_id)
         if game is None:
             raise GameError(f"There is no game {game_id}.")
-        seats = list(db.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
-        watching = select(Observer).where(
-            Observer.game_id == game_id,
-            col(Observer.confirmed_at).is_not(None),
-            col(Observer.ended_at).is_(None),
-        )
-        observers = list(db.exec(watching.order_by(col(Observer.id))))
+        seats = list(db.exec(_SEATS, params={"game": game_id}))
+        observers = list(db.exec(_WATCHING, params={"game": game_id}))
         state = _stored_state(db, game, cache)
         return cls(db, game, seats, state, now, settings, cache, observers)
 

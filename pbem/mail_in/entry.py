@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -22,6 +23,7 @@ from pbem.mail_in.who import Refused, identify
 from pbem.store import Game, Inbound, Seat, hold_game
 
 log = logging.getLogger(__name__)
+_SEEN = select(Inbound).where(Inbound.message_hash == bindparam("hash"))  # built once
 
 
 @dataclass
@@ -71,7 +73,7 @@ def first_time(
     db: Session, message_hash: str, arrival: Arrival | None, now: datetime
 ) -> Inbound | None:
     """The new row of a message not seen before, or None (logged) for a duplicate."""
-    seen = db.exec(select(Inbound).where(Inbound.message_hash == message_hash)).first()
+    seen = db.exec(_SEEN, params={"hash": message_hash}).first()
     if seen is not None:
         log.info("message %s: duplicate of message %s", seen.message_id, seen.id)
         return None

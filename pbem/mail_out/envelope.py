@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from engine import Message
@@ -23,6 +24,13 @@ from pbem.mail_out import calendar as ics
 from pbem.mail_out import policy
 from pbem.store import Observer, Seat, Talk
 from pbem.views import i18n, news, view
+
+# a game's table talk after a line, read by every round: built once
+_TALK = (
+    select(Talk)
+    .where(Talk.game_id == bindparam("game"), col(Talk.id) > bindparam("seen"))
+    .order_by(col(Talk.id))
+)
 
 
 @dataclass(frozen=True)
@@ -145,8 +153,7 @@ def talk_for(
 
 def talk_since(table: Table, seen: int) -> list[Talk]:
     """The game's table talk after line `seen`, oldest first: one query."""
-    query = select(Talk).where(Talk.game_id == table.game.id, col(Talk.id) > seen)
-    return list(table.db.exec(query.order_by(col(Talk.id))))
+    return list(table.db.exec(_TALK, params={"game": table.game.id, "seen": seen}))
 
 
 def said(talk: Talk, reader: int | None) -> str:

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Sequence
 from datetime import timedelta
 
+from sqlalchemy import bindparam
 from sqlmodel import col, delete, func, select
 
 from engine import Message, counted
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 
 DAY = timedelta(days=1)
 HELD_LINES = 5  # lines of news of one player's commands that moved nothing, in one mail
+# a game's held rows, read by every round: built once (building costs more than running it)
+_HELD = select(Held).where(Held.game_id == bindparam("game")).order_by(col(Held.id))
 
 
 def news_seen(moves: Sequence[Move], seat: int) -> int:
@@ -88,8 +91,7 @@ class Kept:
         """The rows held for `seat`, oldest first."""
         if self._held is None:
             self._held = {}
-            query = select(Held).where(Held.game_id == self.table.game.id)
-            for row in self.table.db.exec(query.order_by(col(Held.id))):
+            for row in self.table.db.exec(_HELD, params={"game": self.table.game.id}):
                 self._held.setdefault(row.seat, []).append(row)
         return self._held.get(seat, [])
 

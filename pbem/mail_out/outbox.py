@@ -21,7 +21,7 @@ from pbem.views.i18n import duration
 from pbem.views.render import render
 from pbem.views.view import CommandHelp
 
-OUTBOX = Outbox.__table__  # type: ignore[attr-defined]  # its rows are put by one INSERT
+_PUT = insert(Outbox.__table__)  # type: ignore[attr-defined]  # built once
 
 
 class Post:
@@ -129,7 +129,7 @@ def put(db: Session, game_id: int | None, address: str, message: bytes, now: dat
         "last_error": "",
         "claimed_until": None,
     }
-    db.connection().execute(insert(OUTBOX), row)
+    db.connection().execute(_PUT, row)
 
 
 def headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
