@@ -6,13 +6,14 @@ import re
 import textwrap
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, MutableMapping
 from dataclasses import fields
 from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, pass_context
+from jinja2.environment import TemplateModule
 from jinja2.runtime import Context
 from markupsafe import Markup
 
@@ -61,9 +62,51 @@ def wrap(text: str, width: int = WIDTH, first: str = "", indent: str = "") -> st
     )
 
 
+class _Template(Template):
+    """A template whose module imported `with context` is made once per direction when it
+    is `STYLE`, whose values depend on `rtl` alone and whose macros on their arguments: an
+    HTML mail imports it from every part (base, the mail's own, decision, players), and
+    Jinja evaluates a module imported with context again each time."""
+
+    def make_module(
+        self,
+        vars: dict[str, Any] | None = None,
+        shared: bool = False,
+        locals: Mapping[str, Any] | None = None,
+    ) -> TemplateModule:
+        if self.name != STYLE or not shared or vars is None:
+            return super().make_module(vars, shared, locals)
+        rtl = bool(vars.get("rtl", False))
+        with _styles_lock:
+            module = _styles.get(rtl)
+        if module is None:
+            module = super().make_module({"rtl": rtl}, shared, locals)
+            with _styles_lock:
+                _styles[rtl] = module
+        return module
+
+
+STYLE = "_style.html.j2"
+_styles: dict[bool, TemplateModule] = {}  # the style module, left to right and right to left
+_styles_lock = threading.Lock()
+
+
+class _Environment(Environment):
+    """Jinja's environment with each template's globals in one plain dict: Jinja keeps them
+    as a ChainMap over the environment's, which it copies for every template rendered,
+    included or imported (a ChainMap is copied key by key in Python). The globals are set
+    once, in `environment`, before any template is loaded."""
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        return {**self.globals, **(d or {})}
+
+
+_Environment.template_class = _Template
+
+
 @cache
 def environment() -> Environment:
-    env = Environment(
+    env = _Environment(
         loader=FileSystemLoader(template_dir()),
         autoescape=lambda name: bool(name and name.endswith(".html.j2")),
         trim_blocks=True,
