@@ -86,6 +86,8 @@ class Replies:
             return Taken(MailOutcome.DUPLICATE)
         outcome, detail = self._answer(db, entry, raw, now)
         inbound.outcome, inbound.detail = outcome, shown(detail, 500)
+        if inbound.id is None:  # a mail read no further: its row not written yet
+            db.flush()  # its number, for the log
         tag = entry.letter.tag if entry.letter else None
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
         return Taken(

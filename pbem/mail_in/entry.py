@@ -20,7 +20,7 @@ from pbem.game.table import StateCache, Table
 from pbem.mail_in.door import Letter, read
 from pbem.mail_in.inbound import Arrival
 from pbem.mail_in.who import Refused, identify
-from pbem.store import Game, Inbound, Seat, hold_game
+from pbem.store import Game, Inbound, Seat, hold_game, written_alone
 
 log = logging.getLogger(__name__)
 _SEEN = select(Inbound).where(Inbound.message_hash == bindparam("hash"))  # built once
@@ -54,7 +54,8 @@ def admit(db: Session, raw: bytes, now: datetime, settings: Settings, cache: Sta
         return Entry(inbound, letter, outcome, detail)
     if tag is not None:
         hold_game(db, tag.game)  # other services wait: one mail at a time acts on a game
-    game = db.get(Game, tag.game) if tag else None
+    with db.no_autoflush:  # the new Inbound row is written once, with its game's number
+        game = db.get(Game, tag.game) if tag else None
     if tag is None or game is None:
         detail = "no game tag" if tag is None else f"no game {tag.game}"
         return Entry(inbound, letter, MailOutcome.REFUSED, detail, lost=not letter.automatic)
@@ -84,6 +85,9 @@ def first_time(
         received_at=now,
         outcome="",
     )
+    if written_alone(db):  # no other service takes it meanwhile: written with what follows
+        db.add(inbound)
+        return inbound
     try:
         with db.begin_nested():  # a failure rolls back this row only
             db.add(inbound)

@@ -151,6 +151,13 @@ def session(engine: Engine) -> Session:
     return Session(engine, expire_on_commit=False)
 
 
+def written_alone(db: Session) -> bool:
+    """Whether `db`'s transaction writes alone: on SQLite, BEGIN IMMEDIATE (the service's
+    sessions) holds the database's one write lock from the first statement on, so no other
+    service inserts a row meanwhile; not so on PostgreSQL."""
+    return db.get_bind().dialect.name != "postgresql"
+
+
 def reading(engine: Engine) -> Session:
     """A session for looking only: a deferred transaction that sees the last commit and never
     queues behind the service's writes (WAL)."""
