@@ -9,6 +9,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sqlalchemy import insert
+
 from engine import Message
 from pbem.commands.player import asked_before, back_if_absent, greeting, remember_asked
 from pbem.commands.registry import Commands, Round, after_rejected, run_lines
@@ -17,6 +19,8 @@ from pbem.core import LineOutcome, MailOutcome, Tag, shown
 from pbem.game.table import Table
 from pbem.store import GmAction, Observer, ReplyUse, Seat
 from pbem.views.view import LineResult
+
+_USED = insert(ReplyUse.__table__)  # type: ignore[attr-defined]  # built once
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +126,10 @@ def _keep(round: Round, writer: Writer) -> None:
     if writer.keys is not None and round.results:
         acted = round.applied and not writer.too_old
         inbound = round.inbound_id
-        table.db.add(ReplyUse(key=writer.keys[0 if acted else 1], inbound_id=inbound, at=table.now))
+        key = writer.keys[0 if acted else 1]
+        # one INSERT now (nothing reads the row back as an object): the round's reads that
+        # follow need not flush it first
+        table.db.connection().execute(_USED, {"key": key, "inbound_id": inbound, "at": table.now})
 
 
 def _log_gm(table: Table, actor: str, result: LineResult) -> None:

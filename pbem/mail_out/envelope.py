@@ -22,7 +22,7 @@ from pbem.core import GameStatus, Tag, as_utc, observer_seat, token
 from pbem.game.table import Table
 from pbem.mail_out import calendar as ics
 from pbem.mail_out import policy
-from pbem.store import Observer, Seat, Talk
+from pbem.store import Observer, Seat, Talk, read_rows_of
 from pbem.views import i18n, news, view
 
 # a game's table talk after a line, read by every round: built once
@@ -153,7 +153,8 @@ def talk_for(
 
 def talk_since(table: Table, seen: int) -> list[Talk]:
     """The game's table talk after line `seen`, oldest first: one query."""
-    return list(table.db.exec(_TALK, params={"game": table.game.id, "seen": seen}))
+    with read_rows_of(table.db, Talk):
+        return list(table.db.exec(_TALK, params={"game": table.game.id, "seen": seen}))
 
 
 def said(talk: Talk, reader: int | None) -> str:

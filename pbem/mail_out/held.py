@@ -18,7 +18,7 @@ from engine import Message, counted
 from pbem.core import MoveSource, Settings
 from pbem.game.table import Table
 from pbem.mail_out.envelope import talk_since
-from pbem.store import Caused, Held, Move, Observer, Seat, Talk
+from pbem.store import Caused, Held, Move, Observer, Seat, Talk, read_rows_of
 from pbem.views import i18n
 from pbem.views.news import colour
 
@@ -91,7 +91,9 @@ class Kept:
         """The rows held for `seat`, oldest first."""
         if self._held is None:
             self._held = {}
-            for row in self.table.db.exec(_HELD, params={"game": self.table.game.id}):
+            with read_rows_of(self.table.db, Held):
+                rows = list(self.table.db.exec(_HELD, params={"game": self.table.game.id}))
+            for row in rows:
                 self._held.setdefault(row.seat, []).append(row)
         return self._held.get(seat, [])
 

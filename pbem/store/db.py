@@ -13,8 +13,8 @@ import os
 import pwd
 import sqlite3
 import threading
-from collections.abc import Mapping
-from contextlib import closing, suppress
+from collections.abc import Iterator, Mapping
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +156,18 @@ def written_alone(db: Session) -> bool:
     sessions) holds the database's one write lock from the first statement on, so no other
     service inserts a row meanwhile; not so on PostgreSQL."""
     return db.get_bind().dialect.name != "postgresql"
+
+
+@contextmanager
+def read_rows_of(db: Session, *kinds: type) -> Iterator[None]:
+    """A block whose queries read rows of `kinds` only: they see `db`'s pending changes to
+    such rows and its new rows of every kind (whose numbers may be read next), flushed
+    first; changes to other rows are left for the next flush (each flush is a round of the
+    unit of work, whatever it writes)."""
+    if db.new or any(isinstance(row, kinds) for row in (*db.dirty, *db.deleted)):
+        db.flush()
+    with db.no_autoflush:
+        yield
 
 
 def reading(engine: Engine) -> Session:
