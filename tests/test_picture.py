@@ -6,6 +6,7 @@ import colorsys
 import io
 import itertools
 import math
+import struct
 import zlib
 from collections import Counter
 
@@ -340,6 +341,37 @@ def test_the_adler32_of_two_pieces_is_that_of_the_whole() -> None:
     first, second = bytes(range(256)) * 300, b"\x07\x00" * 5000
     combined = _adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
     assert combined == zlib.adler32(first + second)
+
+
+def test_bands_encoded_one_after_the_other_are_each_band_deflated_with_its_window() -> None:
+    """Bands encoded one after the other go on in one deflate stream, which gives the bytes
+    of each band deflated alone with the 32 KiB before it as its dictionary (as a band
+    encoded alone after a move is): a picture drawn afresh and one drawn band by band over
+    earlier pictures are the same."""
+    for state in (played(4, 20), played(3, 60, seed=5), played(6, 10**6)):
+        for name in ("_picture", "_layers"):
+            getattr(picture_module, name).cache_clear()
+        data = board_png(state)
+        chunks, at = {}, 8
+        while at < len(data):
+            (length,) = struct.unpack(">I", data[at : at + 4])
+            chunks[data[at + 4 : at + 8]] = data[at + 8 : at + 8 + length]
+            at += 12 + length
+        image = Image.open(io.BytesIO(data))
+        width, height = image.size
+        pixels = image.tobytes()
+        deflated, before = [], b""
+        for top in range(0, height, picture_module.BAND):
+            raw = pixels[top * width : min(height, top + picture_module.BAND) * width]
+            rows = b"".join(b"\0" + raw[i : i + width] for i in range(0, len(raw), width))
+            window = before[-picture_module.WINDOW :]
+            packer = zlib.compressobj(
+                picture_module.COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window
+            )
+            deflated.append(packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH))
+            before += rows
+        adler = struct.pack(">I", zlib.adler32(before))
+        assert chunks[b"IDAT"] == b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + adler
 
 
 def test_the_bands_compress_about_as_well_as_one_stream() -> None:

@@ -178,6 +178,7 @@ class _Layer:
         adler = 1
         start = 0  # where the band starts in the filtered rows
         changed_until = -WINDOW  # where the last band whose rows changed ends
+        packer = None  # the stream of the bands being encoded one after the other
         for top in range(0, height, BAND):
             raw = pixels[top * width : min(height, top + BAND) * width]
             known = self.bands.get(top)
@@ -186,11 +187,16 @@ class _Layer:
             if not same:
                 changed_until = start + len(rows)
             if known is None or changed_until > start - WINDOW:  # its rows or those before
-                window = b"".join(before[-(WINDOW // len(rows) + 2) :])[-WINDOW:]
-                packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
+                if packer is None:  # the rows before it as the dictionary
+                    window = b"".join(before[-(WINDOW // len(rows) + 2) :])[-WINDOW:]
+                    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
+                # the band after one just encoded goes on in its stream, which holds the same
+                # window as a dictionary would (and gives the same bytes), without loading it
                 deflate = packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH)
                 known = _Band(raw, rows, deflate, zlib.adler32(rows))
                 self.bands[top] = known
+            else:
+                packer = None
             deflated.append(known.deflated)
             adler = _adler32_combine(adler, known.adler, len(rows))
             before.append(rows)
