@@ -33,7 +33,7 @@ from pbem.host.cli import app
 from pbem.host.runner import one_service, take
 from pbem.host.sending import CLAIM, flush_outbox
 from pbem.host.transport import MaildirSender
-from pbem.store.db import open_database, postgres_arguments, session
+from pbem.store.db import open_database, postgres_arguments, reading, session, written_alone
 from pbem.store.migrate import SCHEMA_VERSION, SchemaError, schema_version, upgrade
 from pbem.store.models import Game, Inbound, Move, Outbox
 from tests.support.localmail import START, later, local_service, reply_to, take_mail
@@ -162,6 +162,19 @@ def test_a_replayed_reply_and_a_mail_delivered_twice_act_once(either: Service) -
     with session(either.engine) as db:
         assert [m.choice for m in db.exec(select(Move))] == ["place Tonga a"]
         assert len(db.exec(select(Inbound)).all()) == 2
+
+
+def test_a_message_is_recorded_without_a_savepoint_only_where_the_transaction_writes_alone(
+    either: Service,
+) -> None:
+    """SQLite's service sessions hold the one write lock from their first statement: a new
+    message's row needs no savepoint there (no other service inserts it meanwhile); on
+    PostgreSQL, and in a session that only reads, it keeps one."""
+    sqlite = either.engine.dialect.name == "sqlite"
+    with session(either.engine) as db:
+        assert written_alone(db) is sqlite
+    with reading(either.engine) as db:
+        assert not written_alone(db)
 
 
 def test_a_deadline_fires_once_however_often_the_clock_ticks(either: Service) -> None:

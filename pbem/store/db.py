@@ -152,10 +152,11 @@ def session(engine: Engine) -> Session:
 
 
 def written_alone(db: Session) -> bool:
-    """Whether `db`'s transaction writes alone: on SQLite, BEGIN IMMEDIATE (the service's
-    sessions) holds the database's one write lock from the first statement on, so no other
-    service inserts a row meanwhile; not so on PostgreSQL."""
-    return db.get_bind().dialect.name != "postgresql"
+    """Whether `db`'s transaction writes alone: on SQLite, a session that may write began
+    with BEGIN IMMEDIATE (`_on_begin`), which holds the database's one write lock until the
+    transaction ends, so no other service inserts a row meanwhile; not so on PostgreSQL,
+    nor for a `reading` session."""
+    return bool(db.connection().info.get("writer"))
 
 
 @contextmanager
