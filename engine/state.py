@@ -184,6 +184,12 @@ def _place_choices(name: str, free: tuple[int, ...], count: int) -> tuple[Place,
 
 _PLACE_TWO: dict[str, dict[tuple[int, int], Place]] = {}  # two boats onto beaches of an island
 
+# the boats on the beaches of an island put on the table, by its name and the number of seats
+_EMPTY_BEACHES: dict[str, tuple[list[list[int]], ...]] = {
+    name: tuple([[0] * seats for _ in berths] for seats in range(7))
+    for name, berths in BERTHS.items()
+}
+
 
 def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
@@ -203,6 +209,8 @@ def clear_listing_caches() -> None:
 # then by the number of choices made before (values: a game and its copies share them; a row
 # is a list indexed by that number, made in one go up to it)
 _ROWS: dict[tuple[Phase, int, str], list[Decision]] = {}
+# the rows of a game's plain decisions by kind, then seat, by the game's colours in seat order
+_PLAIN_ROWS: dict[tuple[str, ...], dict[Phase, tuple[list[Decision], ...]]] = {}
 _KEPT_DECISIONS = 4_096  # of each row: a longer game (passes without end) makes the rest anew
 
 
@@ -248,7 +256,6 @@ class State:
         "_colours",
         "_decision",
         "_drawn",
-        "_emigrate_rows",
         "_ending",
         "_full",
         "_group",
@@ -262,17 +269,16 @@ class State:
         "_out_of_play",
         "_phase",
         "_places",
+        "_plain_rows",
         "_redraw_due",
         "_reserve",
         "_seas_left",
         "_set_aside",
         "_setup",
         "_setup_placed",
-        "_setup_rows",
         "_target",
         "_tile",
         "_turn",
-        "_turn_rows",
     )
 
     def __init__(self, setup: Setup) -> None:
@@ -314,9 +320,10 @@ class State:
         self._legal = self._setup_places()
 
     def _rows(self, colours: tuple[str, ...]) -> None:
-        self._turn_rows = _rows_of(TURN, colours)
-        self._emigrate_rows = _rows_of(EMIGRATE, colours)
-        self._setup_rows = _rows_of(SETUP, colours)
+        rows = _PLAIN_ROWS.get(colours)
+        if rows is None:
+            rows = _PLAIN_ROWS[colours] = {p: _rows_of(p, colours) for p in (TURN, EMIGRATE, SETUP)}
+        self._plain_rows = rows
 
     # -- reading the state -------------------------------------------------------------
     # Views read the game through these properties and queries; they return values or
@@ -486,23 +493,20 @@ class State:
         decision = self._decision
         if decision is not None:
             return decision
-        phase, seat = self._phase, self._active
-        if phase is TURN:
-            row = self._turn_rows[seat]
-        elif phase is EMIGRATE:
-            row = self._emigrate_rows[seat]
-        elif phase is SETUP:
-            row = self._setup_rows[seat]
-        elif phase is OVER:
-            return None
-        else:
-            decision = self._decision = self._open_decision(phase, seat)
+        phase = self._phase
+        rows = self._plain_rows.get(phase)  # a turn's, an emigration's, a set-up boat's
+        if rows is None:
+            if phase is OVER:
+                return None
+            decision = self._decision = self._open_decision(phase, self._active)
             return decision
         # a value: the same decision of another game, or of a copy, is shared
         made = len(self._log)
+        row = rows[self._active]
         try:
             decision = row[made]
         except IndexError:  # the first game of these colours to get this far
+            seat = self._active
             decision = _plain_decision(row, made, phase, seat, self._colours[seat])
         self._decision = decision
         return decision
@@ -555,9 +559,8 @@ class State:
         # the values, shared
         other._setup, other._colours, other._order = self._setup, self._colours, self._order
         other._landings_known, other._named = self._landings_known, self._named
-        other._turn_rows, other._emigrate_rows = self._turn_rows, self._emigrate_rows
-        other._setup_rows, other._legal, other._decision = (
-            self._setup_rows,
+        other._plain_rows, other._legal, other._decision = (
+            self._plain_rows,
             self._legal,
             self._decision,
         )
@@ -787,10 +790,13 @@ class State:
         """Put a tile on the table; the places around it are named after it unless an
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
-        board.place(name, place, rotation, len(self._colours))
+        board.tiles[place] = (name, rotation)
+        board.where[name] = place
         self._reroute(place)
-        if name in ISLANDS:
-            self._isles[place] = IslandTally.placed(name, place, board.boats[place])
+        empty = _EMPTY_BEACHES.get(name)
+        if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
+            beaches = board.boats[place] = [*map(list.copy, empty[len(self._colours)])]
+            self._isles[place] = IslandTally.placed(name, place, beaches)
         places = self._places
         if places is None:
             return
