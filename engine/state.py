@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, EMPTY, FAIL, ISLAND, ROYAL, Board, Voyage
+from engine.board import BERTHS, EMPTY, FAIL, ISLAND, PASSES, ROYAL, Board, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -135,6 +135,23 @@ _EMIGRATIONS: dict[str, tuple[tuple[Emigrate, ...], ...]] = {
     name: tuple(tuple(Emigrate(name, b, jetty) for jetty in range(6)) for b in range(len(berths)))
     for name, berths in BERTHS.items()
 }
+
+
+# the jetties of each beach of an island laid with a rotation, by (name, rotation): the board
+# direction of each, the step to the place it faces, the emigration by it
+_JETTIES: dict[tuple[str, int], tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]] = {}
+
+
+def _jetties(name: str, rotation: int) -> tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]:
+    emigrations = _EMIGRATIONS[name]
+    found = _JETTIES[name, rotation] = tuple(
+        tuple(
+            (direction, HEX_STEPS[direction], emigrations[b][direction])
+            for direction in [(edge + rotation) % 6 for edge in beach.jetties]
+        )
+        for b, beach in enumerate(ISLANDS[name].beaches)
+    )
+    return found
 
 
 class _Borrows(dict[tuple[str, int], Expand]):
@@ -727,19 +744,18 @@ class State:
         self, isle: IslandTally, beach: int
     ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
-        follow, pos, name = self._board.follow, isle.position, isle.name
-        rotation = self._board.tiles[pos][1]
-        emigrations = _EMIGRATIONS[name][beach]
+        follow, pos = self._board.follow, isle.position
+        laid = self._board.tiles[pos]
+        jetties = _JETTIES.get(laid) or _jetties(*laid)
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
         ends = set()
-        for edge in ISLANDS[name].beaches[beach].jetties:
-            direction = (edge + rotation) % 6
-            end, stop, _ = follow(pos + HEX_STEPS[direction], direction, colours, [])
+        for direction, step, emigration in jetties[beach]:
+            end, stop, _ = follow(pos + step, direction, colours, [])
             ends.add(stop)
             if not (end is ROYAL or (end is ISLAND and stop == pos)):
-                found.append(emigrations[direction])
+                found.append(emigration)
         return tuple(found), frozenset(ends)
 
     def _reroute(self, place: Hex) -> None:
@@ -797,6 +813,8 @@ class State:
         if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
             beaches = board.boats[place] = [*map(list.copy, empty[len(self._colours)])]
             self._isles[place] = IslandTally.placed(name, place, beaches)
+        else:
+            board.seas[place] = PASSES[name, rotation]
         places = self._places
         if places is None:
             return
@@ -1235,6 +1253,8 @@ class State:
         for q, r, name, rot in data["tiles"]:
             board.tiles[hex_of((q, r))] = (name, rot)
             board.where[name] = hex_of((q, r))
+            if name in SEAS:
+                board.seas[hex_of((q, r))] = PASSES[name, rot]
         for q, r, beaches in data["boats"]:
             board.boats[hex_of((q, r))] = [list(beach) for beach in beaches]
         for q, r, seat in data["royal"]:
