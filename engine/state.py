@@ -200,6 +200,8 @@ def _place_choices(name: str, free: tuple[int, ...], count: int) -> tuple[Place,
 
 
 _PLACE_TWO: dict[str, dict[tuple[int, int], Place]] = {}  # two boats onto beaches of an island
+# the set-up's placements by the free berths of the start island's beaches
+_SETUP_PLACES: dict[tuple[int, ...], tuple[Place, ...]] = {}
 
 # the boats on the beaches of an island put on the table, by its name and the number of seats
 _EMPTY_BEACHES: dict[str, tuple[list[list[int]], ...]] = {
@@ -617,13 +619,15 @@ class State:
             legal = self._legal = _LISTINGS[self._phase](self)
         return legal
 
-    def _setup_places(self) -> list[Choice]:
-        tonga = self._board.where[START_ISLAND]
-        return [
-            _PLACE_ONE[START_ISLAND][b]
-            for b, free in enumerate(self._isles[tonga].room)
-            if free >= 2
-        ]
+    def _setup_places(self) -> Sequence[Choice]:
+        room = tuple(self._isles[self._board.where[START_ISLAND]].room)
+        found = _SETUP_PLACES.get(room)
+        if found is None:  # the beaches of the start island that take two boats
+            one = _PLACE_ONE[START_ISLAND]
+            found = _SETUP_PLACES[room] = tuple(
+                [one[b] for b, free in enumerate(room) if free >= 2]
+            )
+        return found
 
     def _colony_boats(self) -> Sequence[Choice]:
         assert self._target is not None
