@@ -531,15 +531,18 @@ class State:
         return decision
 
     def _open_decision(self, phase: Phase, seat: int) -> Decision:
-        island = None
-        if phase is LAND or phase is COLONY_BOAT:
-            assert self._target is not None
-            island = self._board.name(self._target)
+        island = tile = None
         boats: tuple[str, ...] = ()
         if phase is LAND:
-            assert self._group is not None
-            boats = self.colours_of(self._group)
-        tile = self._tile if phase is PUT_TILE else None
+            assert self._target is not None and self._group is not None
+            island = self._board.tiles[self._target][0]
+            key = tuple(self._group)
+            boats = self._named.get(key) or self._landings_known.name(key)
+        elif phase is COLONY_BOAT:
+            assert self._target is not None
+            island = self._board.tiles[self._target][0]
+        else:
+            tile = self._tile
         return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
     @property
@@ -987,8 +990,12 @@ class State:
     def _expand(self, choice: Expand, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
-        if choice.borrow is None:
-            self._add_boats(pos, choice.beaches, events)
+        if choice.borrow is None:  # `_add_boats`, written out (the most frequent choice)
+            isle, beaches = self._isles[pos], choice.beaches
+            if isle.add(beaches, seat):
+                self._note_full(isle)
+            self._reserve[seat] -= len(beaches)
+            events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
         else:
             source, source_beach = choice.borrow
             source_isle, isle = self._isles[board.where[source]], self._isles[pos]
