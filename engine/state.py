@@ -634,7 +634,7 @@ class State:
 
     def _colony_boats(self) -> Sequence[Choice]:
         assert self._target is not None
-        return _PLACE_ONE[self._board.name(self._target)]
+        return _PLACE_ONE[self._board.tiles[self._target][0]]
 
     def _nothing(self) -> list[Choice]:
         return []
@@ -1090,7 +1090,8 @@ class State:
         isle = self._isles[home]
         group = isle.clear(choice.beach)
         self._note_full(isle)
-        boats = self.colours_of(group)
+        key = tuple(group)
+        boats = self._named.get(key) or self._landings_known.name(key)  # `colours_of`
         events.append((ev.GroupSailed, choice.island, choice.beach, choice.jetty, boats))
         self._voyage(home, choice.jetty, group, boats, events)
 
@@ -1139,7 +1140,7 @@ class State:
     def _arrive(
         self, pos: Hex, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
     ) -> None:
-        events.append((ev.GroupArrived, self._board.name(pos), boats))
+        events.append((ev.GroupArrived, self._board.tiles[pos][0], boats))
         self._group = group
         self._target = pos
         self._phase = LAND
@@ -1151,11 +1152,10 @@ class State:
         moves = self._landings_known.moves(choice.placement)
         if isle.land(moves):  # boats only come: the island joins the full ones, if at all
             self._note_full(isle)
-        out = list(self._group)
+        reserve = self._reserve = list(map(add, self._reserve, self._group))  # what stays out
         for _, seat, n in moves:
-            out[seat] -= n
-        self._return_to_reserves(out)
-        events.append((ev.GroupLanded, board.name(self._target), choice.placement, choice.out))
+            reserve[seat] -= n
+        events.append((ev.GroupLanded, board.tiles[self._target][0], choice.placement, choice.out))
         self._group = None
         self._target = None
         self._emigrations_or_end(events)
