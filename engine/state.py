@@ -751,7 +751,7 @@ class State:
         self, isle: IslandTally, beach: int
     ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
-        follow, pos = self._board.follow, isle.position
+        stop_at, pos = self._board.stop, isle.position
         laid = self._board.tiles[pos]
         jetties = _JETTIES.get(laid) or _jetties(*laid)
         boats = isle.beaches[beach]
@@ -759,7 +759,7 @@ class State:
         found = []
         ends = set()
         for direction, step, emigration in jetties[beach]:
-            end, stop, _ = follow(pos + step, direction, colours, [])
+            end, stop = stop_at(pos + step, direction, colours)
             ends.add(stop)
             if not (end is ROYAL or (end is ISLAND and stop == pos)):
                 found.append(emigration)
@@ -937,7 +937,10 @@ class State:
         # a choice that is one of the listed ones itself needs no resolving (a put is found by
         # its place: no scan of the listed puts)
         legal = self._legal
-        if legal is None or self._phase is PUT_TILE or not any(map(is_, legal, repeat(choice))):
+        if self._phase is PUT_TILE and isinstance(choice, PutTile):
+            found = self._put_choice(choice)
+            choice = self.resolve(choice) if found is None else found
+        elif legal is None or not any(map(is_, legal, repeat(choice))):
             choice = self.resolve(choice)
         self._log.append(choice)
         events: list[ev.Noted] = []
