@@ -648,35 +648,48 @@ class State:
     def _turn_choices(self) -> list[Choice]:
         seat = self._active
         reserve = self._reserve[seat]
-        royal_islands = self._board.royal
-        may_found = (
-            len(royal_islands) < MAX_ROYAL_ISLANDS
-            or [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
-        )
+        if not reserve:
+            return self._turn_without_reserve(seat)
         choices: list[Choice] = []
         royal: list[Choice] = []
-        homes = 0
         for isle in self._isles.values():
             mine = isle.boats[seat]
-            if not mine:
-                continue
-            homes += 1
-            if reserve:
+            if mine:
                 expansions = isle.expansions
                 if expansions is None:
                     expansions = isle.expansions = _expand_choices(isle.name, isle.open)
                 choices += expansions[mine if mine < reserve else reserve]
-            if may_found and isle.total == mine and isle.name != START_ISLAND:
-                royal.append(_ROYAL[isle.name])
-        if not homes:
+                if isle.total == mine and isle.name != START_ISLAND:
+                    royal.append(_ROYAL[isle.name])
+        if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
+            if self._may_found(seat):
+                choices += royal
+        elif not choices and not any(isle.boats[seat] for isle in self._isles.values()):
             choices += self._no_boat_placements()
-        elif not reserve:
-            choices += self._borrowing_expansions(
-                [isle for isle in self._isles.values() if isle.boats[seat]]
-            )
-        choices += royal
         choices.append(COLONISE)
         return choices
+
+    def _turn_without_reserve(self, seat: int) -> list[Choice]:
+        """A turn's choices with no boat in the reserve: an expansion borrows a boat (§11)."""
+        homes = [isle for isle in self._isles.values() if isle.boats[seat]]
+        choices = self._borrowing_expansions(homes) if homes else []
+        royal: list[Choice] = [
+            _ROYAL[isle.name]
+            for isle in homes
+            if isle.total == isle.boats[seat] and isle.name != START_ISLAND
+        ]
+        if royal and self._may_found(seat):
+            choices += royal
+        choices.append(COLONISE)
+        return choices
+
+    def _may_found(self, seat: int) -> bool:
+        """Whether `seat` may found a royal island (fewer than two of its own, or on the table)."""
+        royal_islands = self._board.royal
+        return (
+            len(royal_islands) < MAX_ROYAL_ISLANDS
+            or [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
+        )
 
     def _borrowing_expansions(self, homes: list[IslandTally]) -> list[Choice]:
         """§11: with an empty reserve, the expansion moves one boat from another island."""
