@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, EMPTY, FAIL, ISLAND, PASSES, ROYAL, Board, Voyage
+from engine.board import BERTHS, ISLAND, PASSES, ROYAL, Board, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -1120,38 +1120,40 @@ class State:
         events: list[ev.Noted],
     ) -> None:
         board = self._board
+        seas, tiles = board.seas, board.tiles
         colours = len(group) - group.count(0)
         target = home + HEX_STEPS[direction]
-        while True:
-            crossed: list[tuple[str, int]] = []
-            end, target, direction = board.follow(target, direction, colours, crossed)
-            for tile, danger in crossed[:-1] if end is FAIL else crossed:
-                events.append((ev.VoyagePassed, tile, danger, colours))
-            if end is FAIL:
-                tile, danger = crossed[-1]
-                events.append((ev.VoyageFailed, tile, danger, boats))
-                self._return_to_reserves(group)
-                self._emigrations_or_end(events)
-                return
-            if end is EMPTY:
-                name = self._draw(events)
-                if name is not None:
-                    rotation = (direction + 3) % 6
-                    self._place_tile(name, target, rotation)
-                    events.append((ev.tile_placed, name, target, rotation))
-                if name is None or (name in SEAS and self._seas_left == 0):
-                    events.append((ev.StayedAtSea, boats))
-                    for seat, n in enumerate(group):
-                        self._out_of_play[seat] += n
+        while True:  # as Board.follow, noting each sea tile as it is passed
+            passes = seas.get(target)
+            if passes is not None:  # along the trail from the edge the group comes in by
+                out, step, danger, tile = passes[direction]
+                if colours < danger:
+                    events.append((ev.VoyageFailed, tile, danger, boats))
+                    self._return_to_reserves(group)
                     self._emigrations_or_end(events)
                     return
+                events.append((ev.VoyagePassed, tile, danger, colours))
+                direction = out
+                target += step
                 continue
-            if end is ROYAL:
-                events.append((ev.TurnedBack, board.name(target), board.name(home)))
-                self._arrive(home, group, boats, events)
-            else:
-                self._arrive(target, group, boats, events)
-            return
+            if target in tiles:  # an island
+                if target in board.royal:
+                    events.append((ev.TurnedBack, tiles[target][0], tiles[home][0]))
+                    self._arrive(home, group, boats, events)
+                else:
+                    self._arrive(target, group, boats, events)
+                return
+            name = self._draw(events)  # an empty place: the tile drawn is put there
+            if name is not None:
+                rotation = (direction + 3) % 6
+                self._place_tile(name, target, rotation)
+                events.append((ev.tile_placed, name, target, rotation))
+            if name is None or (name in SEAS and self._seas_left == 0):
+                events.append((ev.StayedAtSea, boats))
+                for seat, n in enumerate(group):
+                    self._out_of_play[seat] += n
+                self._emigrations_or_end(events)
+                return
 
     def _arrive(
         self, pos: Hex, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
