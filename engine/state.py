@@ -828,7 +828,8 @@ class State:
         board = self._board
         board.tiles[place] = (name, rotation)
         board.where[name] = place
-        self._reroute(place)
+        if self._full:  # only full beaches keep routes
+            self._reroute(place)
         empty = _EMPTY_BEACHES.get(name)
         if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
             beaches = board.boats[place] = [*map(list.copy, empty[len(self._colours)])]
@@ -861,7 +862,10 @@ class State:
 
     def _puts(self) -> list[Choice]:
         puts: list[Choice] = []
-        for around in self._puts_at().values():  # a loop of += copies each place's six at once
+        places = self._places
+        if places is None:
+            places = self._puts_at()
+        for around in places.values():  # a loop of += copies each place's six at once
             puts += around
         return puts
 
