@@ -284,6 +284,7 @@ class State:
         "_landings_known",
         "_legal",
         "_log",
+        "_manned",
         "_named",
         "_order",
         "_out_of_play",
@@ -313,6 +314,8 @@ class State:
         # positions are kept as hexgrid.Hex, turned into Position where read
         self._isles: dict[Hex, IslandTally] = {}  # in the order placed, as board.boats
         self._full: dict[Hex, IslandTally] = {}  # the islands with a full beach
+        # the islands that are not royal (a royal island has no boats), in the order placed
+        self._manned: dict[Hex, IslandTally] = {}
         # the puts onto each empty place, by place (as Board.empty_places orders and names them)
         self._places: dict[Hex, tuple[PutTile, ...]] | None = {CENTRE_HEX: _puts_around(None)[0]}
         self._place_tile(START_ISLAND, CENTRE_HEX, 0)
@@ -597,6 +600,7 @@ class State:
         boats = other._board.boats
         other._isles = {pos: isle.copy(boats[pos]) for pos, isle in self._isles.items()}
         other._full = {pos: other._isles[pos] for pos in self._full}
+        other._manned = {pos: other._isles[pos] for pos in self._manned}
         other._places = None if self._places is None else dict(self._places)
         other._reserve = list(self._reserve)
         other._out_of_play = list(self._out_of_play)
@@ -653,7 +657,7 @@ class State:
             return self._turn_without_reserve(seat)
         choices: list[Choice] = []
         royal: list[Choice] = []
-        for isle in self._isles.values():
+        for isle in self._manned.values():
             mine = isle.boats[seat]
             if mine:
                 expansions = isle.expansions
@@ -665,14 +669,14 @@ class State:
         if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
             if self._may_found(seat):
                 choices += royal
-        elif not choices and not any(isle.boats[seat] for isle in self._isles.values()):
+        elif not choices and not any(isle.boats[seat] for isle in self._manned.values()):
             choices += self._no_boat_placements()
         choices.append(COLONISE)
         return choices
 
     def _turn_without_reserve(self, seat: int) -> list[Choice]:
         """A turn's choices with no boat in the reserve: an expansion borrows a boat (§11)."""
-        homes = [isle for isle in self._isles.values() if isle.boats[seat]]
+        homes = [isle for isle in self._manned.values() if isle.boats[seat]]
         choices = self._borrowing_expansions(homes) if homes else []
         royal: list[Choice] = [
             _ROYAL[isle.name]
@@ -710,13 +714,11 @@ class State:
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
-        board, reserve = self._board, self._reserve[self._active]
+        reserve = self._reserve[self._active]
         choices: list[Choice] = []
         if reserve == 0:
             return choices
-        for pos, isle in self._isles.items():
-            if pos in board.royal:
-                continue
+        for isle in self._manned.values():
             name = isle.name
             free = tuple(isle.room)
             if name == START_ISLAND:
@@ -811,6 +813,8 @@ class State:
             for pos, beaches in self._board.boats.items()
         }
         self._full = {pos: isle for pos, isle in self._isles.items() if isle.full}
+        royal = self._board.royal
+        self._manned = {pos: isle for pos, isle in self._isles.items() if pos not in royal}
 
     def _puts_at(self) -> dict[Hex, tuple[PutTile, ...]]:
         """The puts onto each place of Board.empty_places, kept up to date as tiles are placed
@@ -834,7 +838,7 @@ class State:
         empty = _EMPTY_BEACHES.get(name)
         if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
             beaches = board.boats[place] = [*map(list.copy, empty[len(self._colours)])]
-            self._isles[place] = IslandTally.placed(name, place, beaches)
+            self._isles[place] = self._manned[place] = IslandTally.placed(name, place, beaches)
         else:
             board.seas[place] = PASSES[name, rotation]
         places = self._places
@@ -1041,6 +1045,7 @@ class State:
         board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
         isle.empty(board.boats[pos])
         self._full.pop(pos, None)
+        del self._manned[pos]
         board.royal[pos] = seat
         self._reroute(pos)
         self._reserve[seat] += returned
@@ -1050,7 +1055,7 @@ class State:
     def _colonise(self, choice: Colonise, events: list[ev.Noted]) -> None:
         seat = self._active
         recalled = 0
-        for isle in self._isles.values():
+        for isle in self._manned.values():
             if not isle.boats[seat]:
                 continue
             recalled += isle.boats[seat]
@@ -1227,6 +1232,7 @@ class State:
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
         del self._isles[pos]
+        self._manned.pop(pos, None)
         self._reroute(pos)
         self._places = None
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
