@@ -11,6 +11,23 @@ from engine.tiles import ISLANDS, TRAIL_ENDS, IslandTile
 
 BERTHS = {name: tuple(b.berths for b in tile.beaches) for name, tile in ISLANDS.items()}
 
+Pass = tuple[int, int, int, str]  # the direction out, the step there, the danger, the tile
+# the trails of a sea tile laid with a rotation: by the direction a group moves in when it
+# comes onto the tile, the direction it leaves in, the step to the next place, the danger
+PASSES: dict[tuple[str, int], tuple[Pass, ...]] = {
+    (name, rotation): tuple(
+        (
+            (ends[(direction + 3 - rotation) % 6][0] + rotation) % 6,
+            HEX_STEPS[(ends[(direction + 3 - rotation) % 6][0] + rotation) % 6],
+            ends[(direction + 3 - rotation) % 6][1],
+            name,
+        )
+        for direction in range(6)
+    )
+    for name, ends in TRAIL_ENDS.items()
+    for rotation in range(6)
+}
+
 
 class RouteEnd(StrEnum):
     """Where a group moving across the tiles on the board comes to a stop."""
@@ -84,12 +101,14 @@ class Voyage:
 
 class Board:
     """Placed tiles (in the order they were placed), boats per beach per seat, royal islands;
-    positions as the engine keeps them (hexgrid.Hex)."""
+    positions as the engine keeps them (hexgrid.Hex); `seas` keeps each sea tile's trails as
+    laid (`PASSES`), by its position."""
 
-    __slots__ = ("boats", "royal", "tiles", "where")
+    __slots__ = ("boats", "royal", "seas", "tiles", "where")
 
     def __init__(self) -> None:
         self.tiles: dict[Hex, tuple[str, int]] = {}
+        self.seas: dict[Hex, tuple[Pass, ...]] = {}
         self.where: dict[str, Hex] = {}
         self.boats: dict[Hex, list[list[int]]] = {}
         self.royal: dict[Hex, int] = {}
@@ -97,6 +116,7 @@ class Board:
     def copy(self) -> Board:
         other = Board.__new__(Board)
         other.tiles = dict(self.tiles)
+        other.seas = self.seas.copy()
         other.where = dict(self.where)
         other.boats = {
             pos: [list(beach) for beach in beaches] for pos, beaches in self.boats.items()
@@ -109,11 +129,14 @@ class Board:
         self.where[name] = position
         if name in ISLANDS:
             self.boats[position] = [[0] * seats for _ in ISLANDS[name].beaches]
+        else:
+            self.seas[position] = PASSES[name, rotation]
 
     def remove(self, position: Hex) -> list[list[int]]:
         """Take an island off the board for good; returns its boats per beach per seat."""
         name, _ = self.tiles.pop(position)
         del self.where[name]
+        self.seas.pop(position, None)
         return self.boats.pop(position)
 
     def island(self, position: Hex) -> IslandTile:
@@ -167,22 +190,33 @@ class Board:
     ) -> tuple[RouteEnd, Hex, int]:
         """`trace` without the Route: where the group stops and how, the direction it was
         moving in; the sea tiles passed (with their dangers) are added to `crossed`."""
-        tiles = self.tiles
+        seas = self.seas
         while True:
-            placed = tiles.get(target)
-            if placed is None:
-                return EMPTY, target, direction
-            name, rotation = placed
-            ends = TRAIL_ENDS.get(name)
-            if ends is None:
-                end = ROYAL if target in self.royal else ISLAND
-                return end, target, direction
-            exit_edge, danger = ends[(direction + 3 - rotation) % 6]
+            passes = seas.get(target)
+            if passes is None:
+                if target not in self.tiles:
+                    return EMPTY, target, direction
+                return (ROYAL if target in self.royal else ISLAND), target, direction
+            out, step, danger, name = passes[direction]
             crossed.append((name, danger))
             if colours < danger:
                 return FAIL, target, direction
-            direction = (exit_edge + rotation) % 6
-            target += HEX_STEPS[direction]
+            direction = out
+            target += step
+
+    def stop(self, target: Hex, direction: int, colours: int) -> tuple[RouteEnd, Hex]:
+        """`follow` without the tiles passed: how and where the group stops."""
+        seas = self.seas
+        while True:
+            passes = seas.get(target)
+            if passes is None:
+                if target not in self.tiles:
+                    return EMPTY, target
+                return (ROYAL if target in self.royal else ISLAND), target
+            direction, step, danger, _ = passes[direction]
+            if colours < danger:
+                return FAIL, target
+            target += step
 
     def is_closed(self, position: Hex, direction: int, colours: int) -> bool:
         """RULES.md §8.1: the route from this jetty passes every trail and comes back home."""

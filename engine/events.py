@@ -279,6 +279,7 @@ class Events(Sequence[Event]):
     a playout that never reads them makes none. Read like a list: it equals a list of the same
     events."""
 
+    # `State.apply` fills these two itself, as __init__ does, without calling it
     __slots__ = ("_made", "_noted")
 
     def __init__(self, noted: list[Noted]) -> None:

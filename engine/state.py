@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import events as ev
-from engine.board import BERTHS, EMPTY, FAIL, ISLAND, ROYAL, Board, Voyage
+from engine.board import BERTHS, ISLAND, PASSES, ROYAL, Board, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -45,6 +45,7 @@ SETUP, TURN, EMIGRATE, LAND = Phase.SETUP, Phase.TURN, Phase.EMIGRATE, Phase.LAN
 PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
 _CHOICE_MADE, _EVENTS = ev.choice_made, ev.Events  # read at every choice: plain globals
+_NEW = object.__new__
 
 
 @lru_cache(maxsize=8192)
@@ -137,6 +138,23 @@ _EMIGRATIONS: dict[str, tuple[tuple[Emigrate, ...], ...]] = {
 }
 
 
+# the jetties of each beach of an island laid with a rotation, by (name, rotation): the board
+# direction of each, the step to the place it faces, the emigration by it
+_JETTIES: dict[tuple[str, int], tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]] = {}
+
+
+def _jetties(name: str, rotation: int) -> tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]:
+    emigrations = _EMIGRATIONS[name]
+    found = _JETTIES[name, rotation] = tuple(
+        tuple(
+            (direction, HEX_STEPS[direction], emigrations[b][direction])
+            for direction in [(edge + rotation) % 6 for edge in beach.jetties]
+        )
+        for b, beach in enumerate(ISLANDS[name].beaches)
+    )
+    return found
+
+
 class _Borrows(dict[tuple[str, int], Expand]):
     """The expansions onto one beach of an island with a boat from another beach, by that
     beach (island, beach): each made the first time it is asked for."""
@@ -183,6 +201,14 @@ def _place_choices(name: str, free: tuple[int, ...], count: int) -> tuple[Place,
 
 
 _PLACE_TWO: dict[str, dict[tuple[int, int], Place]] = {}  # two boats onto beaches of an island
+# the set-up's placements by the free berths of the start island's beaches
+_SETUP_PLACES: dict[tuple[int, ...], tuple[Place, ...]] = {}
+
+# the boats on the beaches of an island put on the table, by its name and the number of seats
+_EMPTY_BEACHES: dict[str, tuple[list[list[int]], ...]] = {
+    name: tuple([[0] * seats for _ in berths] for seats in range(7))
+    for name, berths in BERTHS.items()
+}
 
 
 def clear_listing_caches() -> None:
@@ -203,6 +229,8 @@ def clear_listing_caches() -> None:
 # then by the number of choices made before (values: a game and its copies share them; a row
 # is a list indexed by that number, made in one go up to it)
 _ROWS: dict[tuple[Phase, int, str], list[Decision]] = {}
+# the rows of a game's plain decisions by kind, then seat, by the game's colours in seat order
+_PLAIN_ROWS: dict[tuple[str, ...], dict[Phase, tuple[list[Decision], ...]]] = {}
 _KEPT_DECISIONS = 4_096  # of each row: a longer game (passes without end) makes the rest anew
 
 
@@ -248,7 +276,6 @@ class State:
         "_colours",
         "_decision",
         "_drawn",
-        "_emigrate_rows",
         "_ending",
         "_full",
         "_group",
@@ -257,22 +284,22 @@ class State:
         "_landings_known",
         "_legal",
         "_log",
+        "_manned",
         "_named",
         "_order",
         "_out_of_play",
         "_phase",
         "_places",
+        "_plain_rows",
         "_redraw_due",
         "_reserve",
         "_seas_left",
         "_set_aside",
         "_setup",
         "_setup_placed",
-        "_setup_rows",
         "_target",
         "_tile",
         "_turn",
-        "_turn_rows",
     )
 
     def __init__(self, setup: Setup) -> None:
@@ -287,6 +314,8 @@ class State:
         # positions are kept as hexgrid.Hex, turned into Position where read
         self._isles: dict[Hex, IslandTally] = {}  # in the order placed, as board.boats
         self._full: dict[Hex, IslandTally] = {}  # the islands with a full beach
+        # the islands that are not royal (a royal island has no boats), in the order placed
+        self._manned: dict[Hex, IslandTally] = {}
         # the puts onto each empty place, by place (as Board.empty_places orders and names them)
         self._places: dict[Hex, tuple[PutTile, ...]] | None = {CENTRE_HEX: _puts_around(None)[0]}
         self._place_tile(START_ISLAND, CENTRE_HEX, 0)
@@ -314,9 +343,10 @@ class State:
         self._legal = self._setup_places()
 
     def _rows(self, colours: tuple[str, ...]) -> None:
-        self._turn_rows = _rows_of(TURN, colours)
-        self._emigrate_rows = _rows_of(EMIGRATE, colours)
-        self._setup_rows = _rows_of(SETUP, colours)
+        rows = _PLAIN_ROWS.get(colours)
+        if rows is None:
+            rows = _PLAIN_ROWS[colours] = {p: _rows_of(p, colours) for p in (TURN, EMIGRATE, SETUP)}
+        self._plain_rows = rows
 
     # -- reading the state -------------------------------------------------------------
     # Views read the game through these properties and queries; they return values or
@@ -486,37 +516,37 @@ class State:
         decision = self._decision
         if decision is not None:
             return decision
-        phase, seat = self._phase, self._active
-        if phase is TURN:
-            row = self._turn_rows[seat]
-        elif phase is EMIGRATE:
-            row = self._emigrate_rows[seat]
-        elif phase is SETUP:
-            row = self._setup_rows[seat]
-        elif phase is OVER:
-            return None
-        else:
-            decision = self._decision = self._open_decision(phase, seat)
+        phase = self._phase
+        rows = self._plain_rows.get(phase)  # a turn's, an emigration's, a set-up boat's
+        if rows is None:
+            if phase is OVER:
+                return None
+            decision = self._decision = self._open_decision(phase, self._active)
             return decision
         # a value: the same decision of another game, or of a copy, is shared
         made = len(self._log)
+        row = rows[self._active]
         try:
             decision = row[made]
         except IndexError:  # the first game of these colours to get this far
+            seat = self._active
             decision = _plain_decision(row, made, phase, seat, self._colours[seat])
         self._decision = decision
         return decision
 
     def _open_decision(self, phase: Phase, seat: int) -> Decision:
-        island = None
-        if phase is LAND or phase is COLONY_BOAT:
-            assert self._target is not None
-            island = self._board.name(self._target)
+        island = tile = None
         boats: tuple[str, ...] = ()
         if phase is LAND:
-            assert self._group is not None
-            boats = self.colours_of(self._group)
-        tile = self._tile if phase is PUT_TILE else None
+            assert self._target is not None and self._group is not None
+            island = self._board.tiles[self._target][0]
+            key = tuple(self._group)
+            boats = self._named.get(key) or self._landings_known.name(key)
+        elif phase is COLONY_BOAT:
+            assert self._target is not None
+            island = self._board.tiles[self._target][0]
+        else:
+            tile = self._tile
         return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
     @property
@@ -555,9 +585,8 @@ class State:
         # the values, shared
         other._setup, other._colours, other._order = self._setup, self._colours, self._order
         other._landings_known, other._named = self._landings_known, self._named
-        other._turn_rows, other._emigrate_rows = self._turn_rows, self._emigrate_rows
-        other._setup_rows, other._legal, other._decision = (
-            self._setup_rows,
+        other._plain_rows, other._legal, other._decision = (
+            self._plain_rows,
             self._legal,
             self._decision,
         )
@@ -571,6 +600,7 @@ class State:
         boats = other._board.boats
         other._isles = {pos: isle.copy(boats[pos]) for pos, isle in self._isles.items()}
         other._full = {pos: other._isles[pos] for pos in self._full}
+        other._manned = {pos: other._isles[pos] for pos in self._manned}
         other._places = None if self._places is None else dict(self._places)
         other._reserve = list(self._reserve)
         other._out_of_play = list(self._out_of_play)
@@ -597,17 +627,19 @@ class State:
             legal = self._legal = _LISTINGS[self._phase](self)
         return legal
 
-    def _setup_places(self) -> list[Choice]:
-        tonga = self._board.where[START_ISLAND]
-        return [
-            _PLACE_ONE[START_ISLAND][b]
-            for b, free in enumerate(self._isles[tonga].room)
-            if free >= 2
-        ]
+    def _setup_places(self) -> Sequence[Choice]:
+        room = tuple(self._isles[self._board.where[START_ISLAND]].room)
+        found = _SETUP_PLACES.get(room)
+        if found is None:  # the beaches of the start island that take two boats
+            one = _PLACE_ONE[START_ISLAND]
+            found = _SETUP_PLACES[room] = tuple(
+                [one[b] for b, free in enumerate(room) if free >= 2]
+            )
+        return found
 
     def _colony_boats(self) -> Sequence[Choice]:
         assert self._target is not None
-        return _PLACE_ONE[self._board.name(self._target)]
+        return _PLACE_ONE[self._board.tiles[self._target][0]]
 
     def _nothing(self) -> list[Choice]:
         return []
@@ -621,35 +653,48 @@ class State:
     def _turn_choices(self) -> list[Choice]:
         seat = self._active
         reserve = self._reserve[seat]
-        royal_islands = self._board.royal
-        may_found = (
-            len(royal_islands) < MAX_ROYAL_ISLANDS
-            or [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
-        )
+        if not reserve:
+            return self._turn_without_reserve(seat)
         choices: list[Choice] = []
         royal: list[Choice] = []
-        homes = 0
-        for isle in self._isles.values():
+        for isle in self._manned.values():
             mine = isle.boats[seat]
-            if not mine:
-                continue
-            homes += 1
-            if reserve:
+            if mine:
                 expansions = isle.expansions
                 if expansions is None:
                     expansions = isle.expansions = _expand_choices(isle.name, isle.open)
                 choices += expansions[mine if mine < reserve else reserve]
-            if may_found and isle.total == mine and isle.name != START_ISLAND:
-                royal.append(_ROYAL[isle.name])
-        if not homes:
+                if isle.total == mine and isle.name != START_ISLAND:
+                    royal.append(_ROYAL[isle.name])
+        if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
+            if self._may_found(seat):
+                choices += royal
+        elif not choices and not any(isle.boats[seat] for isle in self._manned.values()):
             choices += self._no_boat_placements()
-        elif not reserve:
-            choices += self._borrowing_expansions(
-                [isle for isle in self._isles.values() if isle.boats[seat]]
-            )
-        choices += royal
         choices.append(COLONISE)
         return choices
+
+    def _turn_without_reserve(self, seat: int) -> list[Choice]:
+        """A turn's choices with no boat in the reserve: an expansion borrows a boat (§11)."""
+        homes = [isle for isle in self._manned.values() if isle.boats[seat]]
+        choices = self._borrowing_expansions(homes) if homes else []
+        royal: list[Choice] = [
+            _ROYAL[isle.name]
+            for isle in homes
+            if isle.total == isle.boats[seat] and isle.name != START_ISLAND
+        ]
+        if royal and self._may_found(seat):
+            choices += royal
+        choices.append(COLONISE)
+        return choices
+
+    def _may_found(self, seat: int) -> bool:
+        """Whether `seat` may found a royal island (fewer than two of its own, or on the table)."""
+        royal_islands = self._board.royal
+        return (
+            len(royal_islands) < MAX_ROYAL_ISLANDS
+            or [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
+        )
 
     def _borrowing_expansions(self, homes: list[IslandTally]) -> list[Choice]:
         """§11: with an empty reserve, the expansion moves one boat from another island."""
@@ -669,13 +714,11 @@ class State:
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
-        board, reserve = self._board, self._reserve[self._active]
+        reserve = self._reserve[self._active]
         choices: list[Choice] = []
         if reserve == 0:
             return choices
-        for pos, isle in self._isles.items():
-            if pos in board.royal:
-                continue
+        for isle in self._manned.values():
             name = isle.name
             free = tuple(isle.room)
             if name == START_ISLAND:
@@ -724,19 +767,18 @@ class State:
         self, isle: IslandTally, beach: int
     ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
-        follow, pos, name = self._board.follow, isle.position, isle.name
-        rotation = self._board.tiles[pos][1]
-        emigrations = _EMIGRATIONS[name][beach]
+        stop_at, pos = self._board.stop, isle.position
+        laid = self._board.tiles[pos]
+        jetties = _JETTIES.get(laid) or _jetties(*laid)
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
         ends = set()
-        for edge in ISLANDS[name].beaches[beach].jetties:
-            direction = (edge + rotation) % 6
-            end, stop, _ = follow(pos + HEX_STEPS[direction], direction, colours, [])
+        for direction, step, emigration in jetties[beach]:
+            end, stop = stop_at(pos + step, direction, colours)
             ends.add(stop)
             if not (end is ROYAL or (end is ISLAND and stop == pos)):
-                found.append(emigrations[direction])
+                found.append(emigration)
         return tuple(found), frozenset(ends)
 
     def _reroute(self, place: Hex) -> None:
@@ -771,6 +813,8 @@ class State:
             for pos, beaches in self._board.boats.items()
         }
         self._full = {pos: isle for pos, isle in self._isles.items() if isle.full}
+        royal = self._board.royal
+        self._manned = {pos: isle for pos, isle in self._isles.items() if pos not in royal}
 
     def _puts_at(self) -> dict[Hex, tuple[PutTile, ...]]:
         """The puts onto each place of Board.empty_places, kept up to date as tiles are placed
@@ -787,10 +831,16 @@ class State:
         """Put a tile on the table; the places around it are named after it unless an
         earlier tile names them already (as Board.empty_places names them)."""
         board = self._board
-        board.place(name, place, rotation, len(self._colours))
-        self._reroute(place)
-        if name in ISLANDS:
-            self._isles[place] = IslandTally.placed(name, place, board.boats[place])
+        board.tiles[place] = (name, rotation)
+        board.where[name] = place
+        if self._full:  # only full beaches keep routes
+            self._reroute(place)
+        empty = _EMPTY_BEACHES.get(name)
+        if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
+            beaches = board.boats[place] = [*map(list.copy, empty[len(self._colours)])]
+            self._isles[place] = self._manned[place] = IslandTally.placed(name, place, beaches)
+        else:
+            board.seas[place] = PASSES[name, rotation]
         places = self._places
         if places is None:
             return
@@ -817,7 +867,10 @@ class State:
 
     def _puts(self) -> list[Choice]:
         puts: list[Choice] = []
-        for around in self._puts_at().values():  # a loop of += copies each place's six at once
+        places = self._places
+        if places is None:
+            places = self._puts_at()
+        for around in places.values():  # a loop of += copies each place's six at once
             puts += around
         return puts
 
@@ -906,7 +959,10 @@ class State:
         # a choice that is one of the listed ones itself needs no resolving (a put is found by
         # its place: no scan of the listed puts)
         legal = self._legal
-        if legal is None or self._phase is PUT_TILE or not any(map(is_, legal, repeat(choice))):
+        if self._phase is PUT_TILE and isinstance(choice, PutTile):
+            found = self._put_choice(choice)
+            choice = self.resolve(choice) if found is None else found
+        elif legal is None or not any(map(is_, legal, repeat(choice))):
             choice = self.resolve(choice)
         self._log.append(choice)
         events: list[ev.Noted] = []
@@ -919,12 +975,17 @@ class State:
             legal = self._legal
             if legal is None:
                 if self._phase is PUT_TILE:  # six puts at least: listed only when asked for
-                    return _EVENTS(events)
+                    break
                 legal = self._legal = _LISTINGS[self._phase](self)
             if len(legal) != 1:
-                return _EVENTS(events)
+                break
             choice = legal[0]
             forced = True
+        # Events(events), without the call to its __init__ (made at every choice: 0.6% of a
+        # game's instructions); events.Events says so beside its fields
+        made = _NEW(_EVENTS)
+        made._noted, made._made = events, None
+        return made
 
     def _pass(self, choice: Pass, events: list[ev.Noted]) -> None:
         events.append((ev.TurnPassed, self._colours[self._active]))
@@ -959,8 +1020,12 @@ class State:
     def _expand(self, choice: Expand, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
-        if choice.borrow is None:
-            self._add_boats(pos, choice.beaches, events)
+        if choice.borrow is None:  # `_add_boats`, written out (the most frequent choice)
+            isle, beaches = self._isles[pos], choice.beaches
+            if isle.add(beaches, seat):
+                self._note_full(isle)
+            self._reserve[seat] -= len(beaches)
+            events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
         else:
             source, source_beach = choice.borrow
             source_isle, isle = self._isles[board.where[source]], self._isles[pos]
@@ -980,6 +1045,7 @@ class State:
         board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
         isle.empty(board.boats[pos])
         self._full.pop(pos, None)
+        del self._manned[pos]
         board.royal[pos] = seat
         self._reroute(pos)
         self._reserve[seat] += returned
@@ -989,7 +1055,7 @@ class State:
     def _colonise(self, choice: Colonise, events: list[ev.Noted]) -> None:
         seat = self._active
         recalled = 0
-        for isle in self._isles.values():
+        for isle in self._manned.values():
             if not isle.boats[seat]:
                 continue
             recalled += isle.boats[seat]
@@ -1055,7 +1121,8 @@ class State:
         isle = self._isles[home]
         group = isle.clear(choice.beach)
         self._note_full(isle)
-        boats = self.colours_of(group)
+        key = tuple(group)
+        boats = self._named.get(key) or self._landings_known.name(key)  # `colours_of`
         events.append((ev.GroupSailed, choice.island, choice.beach, choice.jetty, boats))
         self._voyage(home, choice.jetty, group, boats, events)
 
@@ -1068,43 +1135,45 @@ class State:
         events: list[ev.Noted],
     ) -> None:
         board = self._board
+        seas, tiles = board.seas, board.tiles
         colours = len(group) - group.count(0)
         target = home + HEX_STEPS[direction]
-        while True:
-            crossed: list[tuple[str, int]] = []
-            end, target, direction = board.follow(target, direction, colours, crossed)
-            for tile, danger in crossed[:-1] if end is FAIL else crossed:
-                events.append((ev.VoyagePassed, tile, danger, colours))
-            if end is FAIL:
-                tile, danger = crossed[-1]
-                events.append((ev.VoyageFailed, tile, danger, boats))
-                self._return_to_reserves(group)
-                self._emigrations_or_end(events)
-                return
-            if end is EMPTY:
-                name = self._draw(events)
-                if name is not None:
-                    rotation = (direction + 3) % 6
-                    self._place_tile(name, target, rotation)
-                    events.append((ev.tile_placed, name, target, rotation))
-                if name is None or (name in SEAS and self._seas_left == 0):
-                    events.append((ev.StayedAtSea, boats))
-                    for seat, n in enumerate(group):
-                        self._out_of_play[seat] += n
+        while True:  # as Board.follow, noting each sea tile as it is passed
+            passes = seas.get(target)
+            if passes is not None:  # along the trail from the edge the group comes in by
+                out, step, danger, tile = passes[direction]
+                if colours < danger:
+                    events.append((ev.VoyageFailed, tile, danger, boats))
+                    self._return_to_reserves(group)
                     self._emigrations_or_end(events)
                     return
+                events.append((ev.VoyagePassed, tile, danger, colours))
+                direction = out
+                target += step
                 continue
-            if end is ROYAL:
-                events.append((ev.TurnedBack, board.name(target), board.name(home)))
-                self._arrive(home, group, boats, events)
-            else:
-                self._arrive(target, group, boats, events)
-            return
+            if target in tiles:  # an island
+                if target in board.royal:
+                    events.append((ev.TurnedBack, tiles[target][0], tiles[home][0]))
+                    self._arrive(home, group, boats, events)
+                else:
+                    self._arrive(target, group, boats, events)
+                return
+            name = self._draw(events)  # an empty place: the tile drawn is put there
+            if name is not None:
+                rotation = (direction + 3) % 6
+                self._place_tile(name, target, rotation)
+                events.append((ev.tile_placed, name, target, rotation))
+            if name is None or (name in SEAS and self._seas_left == 0):
+                events.append((ev.StayedAtSea, boats))
+                for seat, n in enumerate(group):
+                    self._out_of_play[seat] += n
+                self._emigrations_or_end(events)
+                return
 
     def _arrive(
         self, pos: Hex, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
     ) -> None:
-        events.append((ev.GroupArrived, self._board.name(pos), boats))
+        events.append((ev.GroupArrived, self._board.tiles[pos][0], boats))
         self._group = group
         self._target = pos
         self._phase = LAND
@@ -1116,11 +1185,10 @@ class State:
         moves = self._landings_known.moves(choice.placement)
         if isle.land(moves):  # boats only come: the island joins the full ones, if at all
             self._note_full(isle)
-        out = list(self._group)
+        reserve = self._reserve = list(map(add, self._reserve, self._group))  # what stays out
         for _, seat, n in moves:
-            out[seat] -= n
-        self._return_to_reserves(out)
-        events.append((ev.GroupLanded, board.name(self._target), choice.placement, choice.out))
+            reserve[seat] -= n
+        events.append((ev.GroupLanded, board.tiles[self._target][0], choice.placement, choice.out))
         self._group = None
         self._target = None
         self._emigrations_or_end(events)
@@ -1164,6 +1232,7 @@ class State:
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
         del self._isles[pos]
+        self._manned.pop(pos, None)
         self._reroute(pos)
         self._places = None
         totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
@@ -1229,6 +1298,8 @@ class State:
         for q, r, name, rot in data["tiles"]:
             board.tiles[hex_of((q, r))] = (name, rot)
             board.where[name] = hex_of((q, r))
+            if name in SEAS:
+                board.seas[hex_of((q, r))] = PASSES[name, rot]
         for q, r, beaches in data["boats"]:
             board.boats[hex_of((q, r))] = [list(beach) for beach in beaches]
         for q, r, seat in data["royal"]:

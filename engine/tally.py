@@ -45,6 +45,7 @@ class IslandTally:
         "position",
         "room",
         "routes",
+        "sorts",
         "total",
     )
 
@@ -57,7 +58,8 @@ class IslandTally:
         self.boats: list[int] = [sum(column) for column in zip(*beaches, strict=True)]
         self.total = sum(self.boats)
         self.bits = sum(1 << b for b, free in enumerate(self.room) if free <= 0)
-        self.full, self.open = _SORTED[len(beaches)][self.bits]
+        self.sorts = _SORTED[len(beaches)]  # its full and other beaches by the bits of the full
+        self.full, self.open = self.sorts[self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
         self.expansions: tuple[tuple[Expand, ...], ...] | None = None
         self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Hex]]] = {}
@@ -70,7 +72,8 @@ class IslandTally:
         isle.room = list(BERTHS[name])
         isle.boats = [0] * len(beaches[0])
         isle.total = isle.bits = 0
-        isle.full, isle.open = _SORTED[len(beaches)][0]
+        isle.sorts = _SORTED[len(beaches)]
+        isle.full, isle.open = isle.sorts[0]
         isle.exits = isle.expansions = None
         isle.routes = {}
         return isle
@@ -81,6 +84,7 @@ class IslandTally:
         other.name, other.position, other.beaches = self.name, self.position, beaches
         other.room, other.boats, other.total = list(self.room), list(self.boats), self.total
         other.bits, other.full, other.open = self.bits, self.full, self.open
+        other.sorts = self.sorts
         other.exits, other.expansions = self.exits, self.expansions
         other.routes = dict(self.routes)
         return other
@@ -117,14 +121,16 @@ class IslandTally:
         each); True when a beach became full."""
         rows, room, boats = self.beaches, self.room, self.boats
         changed = False
+        total = self.total
         for b, seat, n in moves:
             rows[b][seat] += n
             boats[seat] += n
-            self.total += n
+            total += n
             before = room[b]
             after = room[b] = before - n
             if (before <= 0 or after <= 0) and self._changed(b, before, after):
                 changed = True
+        self.total = total
         return changed
 
     def clear(self, beach: int) -> list[int]:
@@ -147,7 +153,7 @@ class IslandTally:
         self.room = list(BERTHS[self.name])
         self.boats = [0] * len(self.boats)
         self.total = self.bits = 0
-        self.full, self.open = _SORTED[len(beaches)][0]
+        self.full, self.open = self.sorts[0]
         self.exits = self.expansions = None
         self.routes = {}
 
@@ -157,7 +163,7 @@ class IslandTally:
         self.routes.pop(beach, None)
         if (before > 0) is (after > 0):
             return False
-        self.bits ^= 1 << beach
-        self.full, self.open = _SORTED[len(self.room)][self.bits]
+        bits = self.bits = self.bits ^ 1 << beach
+        self.full, self.open = self.sorts[bits]
         self.expansions = None
         return True

@@ -16,6 +16,7 @@ installs it.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -150,3 +151,13 @@ def _engine_sharing_compiled_sql(self: Engine, *args: Any, **kwargs: Any) -> Non
 
 
 setattr(Engine, "__init__", _engine_sharing_compiled_sql)  # noqa: B010
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the worker has made by now (the modules, the tests) lives to its end: the
+    collector stops looking through it (`gc.freeze`), and looks less often at what the tests
+    make (every 20,000 new objects rather than 700: a test makes tens of thousands). Some 7%
+    of a worker's CPU went to collecting, half of it after this."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)

@@ -308,10 +308,14 @@ def test_a_missing_or_broken_catalog_is_said_by_name(tmp_path: Path) -> None:
     assert catalog_problems() == []
     copy = tmp_path / "locale"
     shutil.copytree(LOCALE_DIR, copy)
+    assert catalog_problems(copy) == []  # checked once whole: a file changed after is read again
     (copy / "nl" / "LC_MESSAGES" / "messages.po").unlink()
     broken = copy / "fi" / "LC_MESSAGES" / "messages.po"
-    broken.write_text(broken.read_text() + '\nmsgid "half a message\n', encoding="utf-8")
+    whole = broken.read_text()
+    broken.write_text(whole + '\nmsgid "half a message\n', encoding="utf-8")
     problems = catalog_problems(copy)
     assert len(problems) == 2, problems
     assert problems[0].startswith("nl: no catalog at ")
     assert problems[1].startswith("fi: ") and "cannot be compiled" in problems[1]
+    broken.write_text(whole, encoding="utf-8")  # mended: said no more
+    assert [p.split(":")[0] for p in catalog_problems(copy)] == ["nl"]

@@ -176,20 +176,38 @@ def translations(lang: str) -> gettext.NullTranslations:
 
 def catalog_problems(folder: Path = LOCALE_DIR) -> list[str]:
     """What keeps a listed language's catalog in `folder` from being compiled (its mails
-    would fall back to English): missing, unreadable or invalid; [] when all compile."""
+    would fall back to English): missing, unreadable or invalid; [] when all compile. A file
+    is compiled once while it stays the same (path, size, times): every `pbem` command that
+    serves checks them, and a test suite runs hundreds in one process."""
     problems = []
     for lang in TRANSLATED:
         path = folder / lang / "LC_MESSAGES" / "messages.po"
         if not path.is_file():
             problems.append(f"{lang}: no catalog at {path}")
             continue
-        try:
-            with path.open("rb") as handle:
-                catalog = read_po(handle, locale=lang, abort_invalid=True)
-            write_mo(BytesIO(), catalog)
-        except Exception as error:  # any fault of the file: said, not raised
-            problems.append(f"{lang}: {path} cannot be compiled: {error}")
+        stat = path.stat()
+        key = (str(path), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+        if key not in _compiled_catalogs:
+            _compiled_catalogs[key] = _compile_problem(lang, path)
+        problem = _compiled_catalogs[key]
+        if problem:
+            problems.append(problem)
     return problems
+
+
+# each catalog file checked, by (path, size, modification and change times, inode): what
+# keeps it from compiling, or "" (a chmod changes the change time, an edit the others)
+_compiled_catalogs: dict[tuple[str, int, int, int, int], str] = {}
+
+
+def _compile_problem(lang: str, path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            catalog = read_po(handle, locale=lang, abort_invalid=True)
+        write_mo(BytesIO(), catalog)
+    except Exception as error:  # any fault of the file: said, not raised
+        return f"{lang}: {path} cannot be compiled: {error}"
+    return ""
 
 
 def known(lang: str) -> bool:

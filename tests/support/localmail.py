@@ -21,7 +21,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, delete
 from sqlmodel import col, select
 
 from pbem.core.config import Settings, settings_toml
@@ -133,11 +133,11 @@ def take_mail(service: Service) -> list[EmailMessage]:
 def take_raw(service: Service) -> list[bytes]:
     """Every queued mail as it would be sent, oldest first, removed from the outbox."""
     with session(service.engine) as db:
-        rows = list(db.exec(select(Outbox).order_by(col(Outbox.id))))
-        for row in rows:
-            db.delete(row)
-        db.commit()
-    return [row.message for row in rows]
+        rows = list(db.exec(select(Outbox.id, Outbox.message).order_by(col(Outbox.id))))
+        if rows:
+            db.exec(delete(Outbox).where(col(Outbox.id).in_([id_ for id_, _ in rows])))
+            db.commit()
+    return [message for _, message in rows]
 
 
 def parse(raw: bytes) -> EmailMessage:
