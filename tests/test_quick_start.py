@@ -116,6 +116,7 @@ def test_read_reply_and_list_load_neither_the_database_nor_the_rules(demo: Path)
     assert len(list((demo / "pbem-data" / "mail" / "inbox" / "new").iterdir())) == 1
 
 
+@pytest.mark.slow  # two `pbem poll` processes; read, reply and list are checked above by default
 def test_imapclient_is_loaded_only_to_read_imap(demo: Path) -> None:
     """`pbem poll` on the local Maildir never loads IMAPClient; on IMAP it does (here to be
     refused: nothing listens on the port)."""
