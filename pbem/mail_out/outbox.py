@@ -22,6 +22,12 @@ from pbem.views.render import render
 from pbem.views.view import CommandHelp
 
 _PUT = insert(Outbox.__table__)  # type: ignore[attr-defined]  # built once
+# what a new row of the outbox holds unless told otherwise: the model's own defaults
+_NEW = {
+    name: field.default
+    for name, field in Outbox.model_fields.items()
+    if name != "id" and not field.is_required()
+}
 
 
 class Post:
@@ -120,14 +126,12 @@ def put(db: Session, game_id: int | None, address: str, message: bytes, now: dat
     (the ORM's unit of work would keep a copy of the mail and flush it, which costs more than
     the statement; nothing here reads the row back)."""
     row = {
+        **_NEW,
         "game_id": game_id,
         "recipient": address,
         "message": bytes(message),
         "created_at": now,
-        "attempts": 0,
         "next_attempt_at": now,
-        "last_error": "",
-        "claimed_until": None,
     }
     db.connection().execute(_PUT, row)
 
