@@ -3,13 +3,16 @@ file that is damaged, or a folder that cannot be written, only means compiling a
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
+import pytest
 from jinja2 import DictLoader, Environment
 from jinja2.bccache import bc_magic
 
-from pbem.views.render import _KeptTemplates, environment
+from pbem.views.render import _kept_templates, _KeptTemplates, environment
 
 SOURCE = {"greeting.j2": "Kia ora, {{ name }}!"}
 
@@ -44,3 +47,18 @@ def test_a_folder_that_cannot_be_written_compiles_each_time(tmp_path: Path) -> N
 
 def test_the_mails_templates_are_kept_between_processes() -> None:
     assert isinstance(environment().bytecode_cache, _KeptTemplates)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a folder another user's needs root")
+def test_a_folder_another_user_made_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone else on the machine made Jinja's folder for this user first (to feed it
+    compiled code): it is refused, and every template is compiled in the process."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    planted = tmp_path / f"_jinja2-cache-{os.getuid()}"
+    planted.mkdir(mode=0o700)
+    os.chown(planted, 65534, 65534)  # nobody's
+    assert _kept_templates() is None
+    os.chown(planted, os.getuid(), os.getgid())  # the user's own: used
+    assert isinstance(_kept_templates(), _KeptTemplates)
