@@ -175,6 +175,12 @@ def main(argv: list[str]) -> int:
     # .ci/run's): a cold check costs some 25 s of CPU beside pytest, a warm one under a second
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     env.setdefault("MYPY_CACHE_DIR", str(cache / "tongiaki-pbem" / "mypy"))
+    # the project's modules compiled once, before the tests start: else, in a fresh clone,
+    # the workers and the `pbem` processes the tests start compile them again and again
+    # (some 40 s of CPU; a second run took 21 s less); quick when they are compiled already
+    code = run(python, "-m", "compileall", "-q", "pbem", "engine", "tools", "tests", env=env)
+    if code != 0:
+        return code
     # mypy runs beside pytest (two workers): it fills the time pytest's workers wait on
     # servers and subprocesses. What it says is shown only when it finds a fault, so that
     # pytest's summary stays the last line of a green run.
