@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import Message
-from email.policy import compat32
-from email.policy import default as default_policy
+from email.policy import EmailPolicy, compat32
 from email.utils import parseaddr
+from functools import lru_cache
 from itertools import islice
 
 from sqlalchemy import Engine
@@ -49,6 +49,25 @@ MAX_MULTIPARTS = 50  # multipart containers in one mail; real mail has a few
 
 _MULTIPART = re.compile(rb"content-type:\s*multipart/", re.IGNORECASE)
 _MESSAGE = re.compile(rb"content-type:\s*message/", re.IGNORECASE)  # a mail inside a mail
+
+
+class _Reading(EmailPolicy):
+    """The `email` package's default policy, each header field parsed once: the parser and
+    the checks at the door ask a mail's Content-Type some six times, and the default policy
+    parses the field again at each (its header objects cannot change, so one is shared)."""
+
+    def header_fetch_parse(self, name: str, value: str) -> str:
+        if hasattr(value, "name"):
+            return value
+        return _parsed(name, value)
+
+
+@lru_cache(maxsize=64)
+def _parsed(name: str, value: str) -> str:
+    return EmailPolicy.header_fetch_parse(READING, name, value)  # type: ignore[no-any-return]
+
+
+READING = _Reading()  # the policy inbound mail is parsed with
 
 
 class MailError(PbemError, ValueError):
@@ -149,7 +168,7 @@ def arrive(raw: bytes) -> Arrival:
     bounded, message_id = capped(raw)
     if containers or _MESSAGE.search(raw):  # parts with headers of their own
         _check_parts(bounded)
-    message = email.message_from_bytes(bounded, policy=default_policy)
+    message = email.message_from_bytes(bounded, policy=READING)
     if depth(message) > MAX_DEPTH:
         raise MailError(f"multipart nested more than {MAX_DEPTH} levels deep")
     if not message_id:
@@ -194,7 +213,7 @@ def headers_only(raw: bytes) -> tuple[Message, bytes | None]:
     and the raw value of its Message-ID."""
     head, _, _ = split_head(raw)
     bounded, message_id = capped(head + b"\n\n")
-    return email.message_from_bytes(bounded, policy=default_policy), message_id
+    return email.message_from_bytes(bounded, policy=READING), message_id
 
 
 # -- the quarantine ------------------------------------------------------------------------
