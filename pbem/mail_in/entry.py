@@ -23,7 +23,8 @@ from pbem.mail_in.who import Refused, identify
 from pbem.store import Game, Inbound, Seat, hold_game, written_alone
 
 log = logging.getLogger(__name__)
-_SEEN = select(Inbound).where(Inbound.message_hash == bindparam("hash"))  # built once
+# built once; read through the connection (a row, not an object: nothing reads it again)
+_SEEN = select(Inbound.id, Inbound.message_id).where(Inbound.message_hash == bindparam("hash"))
 
 
 @dataclass
@@ -74,7 +75,7 @@ def first_time(
     db: Session, message_hash: str, arrival: Arrival | None, now: datetime
 ) -> Inbound | None:
     """The new row of a message not seen before, or None (logged) for a duplicate."""
-    seen = db.exec(_SEEN, params={"hash": message_hash}).first()
+    seen = db.connection().execute(_SEEN, {"hash": message_hash}).first()
     if seen is not None:
         log.info("message %s: duplicate of message %s", seen.message_id, seen.id)
         return None

@@ -40,8 +40,10 @@ from pbem.game.table import Table
 from pbem.store import INVITATION_DAYS, Game, GmTag, Move, Observer, ReplyUse, Seat
 from pbem.views.i18n import duration
 
-# the one replay check's statement, built once (building it costs more than running it)
-_USED = select(ReplyUse).where(col(ReplyUse.key).in_(bindparam("keys", expanding=True)))
+# the one replay check's statement, built once (building it costs more than running it); read
+# through the connection: the keys are written there too (`pbem.commands.rounds`), never as
+# objects of the session
+_USED = select(ReplyUse.inbound_id).where(col(ReplyUse.key).in_(bindparam("keys", expanding=True)))
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ def _replayed(table: Table, writer: Writer, lines: Sequence[str]) -> Refused | N
     while the game was paused acts after it resumes)."""
     assert writer.answering is not None
     writer.keys = replay_keys(writer.answering, lines, table.game, writer.seat)
-    first = table.db.exec(_USED, params={"keys": list(writer.keys)}).first()
+    first = table.db.connection().execute(_USED, {"keys": list(writer.keys)}).first()
     if first is None:
         return None
     said = f"a replay of message {first.inbound_id}: the same reply address and commands"
