@@ -501,8 +501,18 @@ class Words:
     def template_globals(self) -> dict[str, Callable[..., Any]]:
         from jinja2 import pass_eval_context
 
+        # a text without parameters is said the same each time: once, in text and in HTML
+        plain: dict[tuple[str, bool], str] = {}
+
         @pass_eval_context
         def gettext_(context: Any, template: str, **params: Any) -> str:
+            if not params:
+                key = (template, bool(context.autoescape))
+                found = plain.get(key)
+                if found is None:
+                    said = _filled(key[1], self.catalog.gettext(template), params)
+                    found = plain[key] = settled(self.lang, said)
+                return found
             said = self.catalog.gettext(template)
             filled = _filled(context.autoescape, said, self._forms_of(said, params))
             return settled(self.lang, filled)
