@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, select
 
 from pbem.commands.rounds import act
@@ -31,9 +32,14 @@ from pbem.mail_in import (
 )
 from pbem.mail_out.envelope import envelope
 from pbem.mail_out.tell import tell
-from pbem.store import Game, Seat, session
+from pbem.store import Game, Inbound, Seat, session
 
 log = logging.getLogger(__name__)
+# what a message came to, written to its row (`first_time` wrote it through the connection,
+# not the session: see `pbem.mail_in.entry`); built once
+_INBOUND = Inbound.__table__  # type: ignore[attr-defined]
+_SETTLED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row"))
+_CHANGING = ("message_id", "sender", "game_id", "outcome", "detail")
 
 
 @dataclass(frozen=True)
@@ -86,8 +92,7 @@ class Replies:
             return Taken(MailOutcome.DUPLICATE)
         outcome, detail = self._answer(db, entry, raw, now)
         inbound.outcome, inbound.detail = outcome, shown(detail, 500)
-        if inbound.id is None:  # a mail read no further: its row not written yet
-            db.flush()  # its number, for the log
+        _settle(db, inbound)
         tag = entry.letter.tag if entry.letter else None
         where = f"game {tag.game} {tag.seat_label} decision {tag.decision}" if tag else "no tag"
         return Taken(
@@ -138,6 +143,7 @@ class Replies:
         inbound.message_id = shown_id(message_id, digest)
         inbound.sender = sender
         inbound.outcome, inbound.detail = MailOutcome.QUARANTINED, why
+        _settle(db, inbound)
         kept = quarantine_row(raw, why, now, limit, message)
         db.add(kept)
         found = self._seat_of(db, tag, sender) if tag is not None and answer else None
@@ -185,6 +191,13 @@ class Replies:
             kept.id,
             fault.error,
         )
+
+
+def _settle(db: Session, inbound: Inbound) -> None:
+    """Write what a message's row holds now: its game, what it came to and why (and its
+    Message-ID and sender, which a mail too large is read for after `first_time`)."""
+    changes = {name: getattr(inbound, name) for name in _CHANGING}
+    db.connection().execute(_SETTLED, {"row": inbound.id, **changes})
 
 
 def handle(service: Service, raw: bytes, now: datetime) -> MailOutcome:

@@ -9,7 +9,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -23,8 +23,12 @@ from pbem.mail_in.who import Refused, identify
 from pbem.store import Game, Inbound, Seat, hold_game, written_alone
 
 log = logging.getLogger(__name__)
-# built once; read through the connection (a row, not an object: nothing reads it again)
+# The message's row is written through the connection, not the session's unit of work: an
+# INSERT as it comes (its number is the moves' and the replay key's), an UPDATE once handled
+# (`pbem.flow.replies`); a flush of the session costs more than the statements. Built once.
 _SEEN = select(Inbound.id, Inbound.message_id).where(Inbound.message_hash == bindparam("hash"))
+_ARRIVED = insert(Inbound.__table__)  # type: ignore[attr-defined]
+_WRITTEN = ("message_hash", "message_id", "sender", "received_at", "game_id", "outcome", "detail")
 
 
 @dataclass
@@ -55,8 +59,7 @@ def admit(db: Session, raw: bytes, now: datetime, settings: Settings, cache: Sta
         return Entry(inbound, letter, outcome, detail)
     if tag is not None:
         hold_game(db, tag.game)  # other services wait: one mail at a time acts on a game
-    with db.no_autoflush:  # the new Inbound row is written once, with its game's number
-        game = db.get(Game, tag.game) if tag else None
+    game = db.get(Game, tag.game) if tag else None
     if tag is None or game is None:
         detail = "no game tag" if tag is None else f"no game {tag.game}"
         return Entry(inbound, letter, MailOutcome.REFUSED, detail, lost=not letter.automatic)
@@ -74,7 +77,8 @@ def admit(db: Session, raw: bytes, now: datetime, settings: Settings, cache: Sta
 def first_time(
     db: Session, message_hash: str, arrival: Arrival | None, now: datetime
 ) -> Inbound | None:
-    """The new row of a message not seen before, or None (logged) for a duplicate."""
+    """The new row of a message not seen before, written (its number set; what the mail came
+    to is written once it is handled), or None (logged) for a duplicate."""
     seen = db.connection().execute(_SEEN, {"hash": message_hash}).first()
     if seen is not None:
         log.info("message %s: duplicate of message %s", seen.message_id, seen.id)
@@ -86,13 +90,21 @@ def first_time(
         received_at=now,
         outcome="",
     )
-    if written_alone(db):  # no other service takes it meanwhile: written with what follows
-        db.add(inbound)
+    if written_alone(db):  # no other service takes it meanwhile
+        inbound.id = _written(db, inbound)
         return inbound
     try:
         with db.begin_nested():  # a failure rolls back this row only
-            db.add(inbound)
+            inbound.id = _written(db, inbound)
     except IntegrityError:  # PostgreSQL: another service took this message meanwhile
         log.info("message %s: handled by another service", inbound.message_id)
         return None
     return inbound
+
+
+def _written(db: Session, inbound: Inbound) -> int:
+    """INSERT the row of `inbound`; its number."""
+    row = {name: getattr(inbound, name) for name in _WRITTEN}
+    key = db.connection().execute(_ARRIVED, row).inserted_primary_key
+    assert key is not None
+    return int(key[0])
