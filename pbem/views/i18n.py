@@ -331,8 +331,16 @@ def with_names(value: T) -> T:
     return _named(value)  # type: ignore[no-any-return]
 
 
+_NAMELESS = (int, bool, float, type(None))  # what a view holds that names nothing
+
+
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
+
+
 def _named(value: Any) -> Any:
-    if isinstance(value, (Named, Stamp)) or not ENGLISH_NAMES:
+    if type(value) in _NAMELESS or isinstance(value, (Named, Stamp)) or not ENGLISH_NAMES:
         return value
     if isinstance(value, Message):
         params = {key: _named(item) for key, item in value.params.items()}
@@ -351,9 +359,12 @@ def _named(value: Any) -> Any:
         items = tuple(_named(item) for item in value)
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     if is_dataclass(value) and not isinstance(value, type):
-        old = {f.name: getattr(value, f.name) for f in fields(value)}
-        new = {name: _named(item) for name, item in old.items()}
-        return value if all(new[n] is old[n] for n in old) else replace(value, **new)
+        names = _field_names(type(value))
+        old = [getattr(value, name) for name in names]
+        new = [_named(item) for item in old]
+        if all(a is b for a, b in zip(new, old, strict=True)):
+            return value
+        return replace(value, **dict(zip(names, new, strict=True)))
     return value
 
 
