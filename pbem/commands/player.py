@@ -251,7 +251,8 @@ def _make(round: Round, line: str) -> str:
     made = str(state.log[-1])
     round.events += events
     round.moves += 1
-    seat.auto_moves = 0
+    if seat.auto_moves:  # set only when it changes: a row set alike still costs a flush
+        seat.auto_moves = 0
     round.events += table.play_bots()
     return made
 

@@ -134,7 +134,8 @@ def marked(seat: Seat | Observer, letter: Envelope) -> None:
     part sent or cancelled."""
     if letter.marks is None:
         return
-    seat.talk_seen = letter.marks.talk_seen
+    if seat.talk_seen != letter.marks.talk_seen:  # a row set alike still goes through a flush
+        seat.talk_seen = letter.marks.talk_seen
     if letter.marks.calendar is not None and isinstance(seat, Seat):
         seat.calendar_open, seat.calendar_at = letter.marks.calendar
 
