@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator, Sequence
 from email.message import Message
 from email.utils import parseaddr
+from functools import lru_cache
 from html import unescape
 from typing import Any
 from urllib.parse import unquote
@@ -459,6 +460,14 @@ class _Own:
 
 
 def _own_pattern(addresses: Sequence[str], names: Sequence[str]) -> _Own | None:
+    found = _own_parts(tuple(addresses), tuple(names))
+    return _Own(*found) if found else None
+
+
+@lru_cache(maxsize=16)  # the service's own addresses and names: the same for every reply
+def _own_parts(
+    addresses: tuple[str, ...], names: tuple[str, ...]
+) -> tuple[re.Pattern[str], tuple[str, ...]] | None:
     parts, words = [], []
     for address in addresses:
         local, _, domain = parseaddr(address)[1].partition("@")
@@ -472,7 +481,7 @@ def _own_pattern(addresses: Sequence[str], names: Sequence[str]) -> _Own | None:
         if name.strip():
             parts.append(rf"(?<!\w){re.escape(name.strip())}(?!\w)")
             words.append(name.strip().lower())
-    return _Own(re.compile("|".join(parts), re.I), words) if parts else None
+    return (re.compile("|".join(parts), re.I), tuple(words)) if parts else None
 
 
 def _quoted(line: str) -> bool:
