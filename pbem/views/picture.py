@@ -48,7 +48,6 @@ from pbem.views.picture_layout import (
 )
 
 SUPERSAMPLE = 2
-PALETTE_SIZE = 32
 COMPRESS_LEVEL = 6
 BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
 ADLER_BASE = 65521
@@ -102,6 +101,22 @@ PAINTS = (
     EMPTY_INK,
     *BOAT_COLOURS.values(),
 )
+# the blends of those paints that smooth edges and letters, found once by an octree over the
+# pictures of many games: one palette for every picture, so that a band of rows that did not
+# change is the same bytes in the next picture and a boat is quantized once
+BLENDS = (
+    "#f4f8f9",
+    "#d8dcad",
+    "#b5d0dd",
+    "#9cada5",
+    "#9c946d",
+    "#a3b9c5",
+    "#cdb98b",
+    "#b6c7a7",
+    "#6d6e52",
+    "#728fa1",
+    "#57758b",
+)
 
 
 def board_png(state: State, game: Hashable | None = None, *, english: bool = False) -> bytes:
@@ -145,7 +160,7 @@ def _picture(
     ):
         if berth.colour is not None:
             radius = round(berth.radius * 4) / 4
-            sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius, layer.palette)
+            sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius)
             x, y = berth.centre
             image.paste(sprite, (round(x) - sprite.width // 2, round(y) - sprite.height // 2), mask)
     return layer.png(image)
@@ -159,10 +174,9 @@ class _Layer:
     stream may refer back to), as one stream would be: a band is encoded again when its rows
     or the rows it may refer to changed."""
 
-    def __init__(self, lay: Layout, image: Image.Image, palette: bytes) -> None:
+    def __init__(self, lay: Layout, image: Image.Image) -> None:
         self.layout = lay
         self.image = image
-        self.palette = palette
         self.bands: dict[int, _Band] = {}  # by the band's top row
         self._lock = threading.Lock()  # two threads drawing on one layer take turns
 
@@ -207,7 +221,7 @@ class _Layer:
             (
                 b"\x89PNG\r\n\x1a\n",
                 _chunk(b"IHDR", header),
-                _chunk(b"PLTE", self.palette),
+                _chunk(b"PLTE", _colours()),
                 _chunk(b"IDAT", stream),
                 _chunk(b"IEND", b""),
             )
@@ -300,9 +314,8 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     for position, (tile, mask) in pieces:
         x, y = lay.centre(position)
         image.paste(tile, (int(x) - tile.width // 2, int(y) - tile.height // 2), mask)
-    palette = _palette(image)
-    indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)
-    return _Layer(lay, indexed, bytes((palette.getpalette() or [])[: 3 * PALETTE_SIZE]))
+    indexed = image.quantize(palette=_palette(), dither=Image.Dither.NONE)
+    return _Layer(lay, indexed)
 
 
 def _tile_canvas(radius: float, outside: str) -> tuple[_Canvas, Point]:
@@ -357,11 +370,9 @@ def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
 
 
 @lru_cache(maxsize=256)
-def _boat_sprite(
-    colour: str, radius: float, hex_radius: float, palette: bytes
-) -> tuple[Image.Image, Image.Image]:
+def _boat_sprite(colour: str, radius: float, hex_radius: float) -> tuple[Image.Image, Image.Image]:
     """A boat of `radius` pixels on sand drawn large and scaled down (smooth edges), in the
-    colours of `palette`, with the mask to paste it by; `hex_radius` sets the width of its
+    colours of the palette, with the mask to paste it by; `hex_radius` sets the width of its
     outline as on the tiles."""
     side = 2 * math.ceil(radius + 2)
     lay = Layout(hex_radius * SUPERSAMPLE, (0.0, 0.0), side * SUPERSAMPLE, side * SUPERSAMPLE)
@@ -371,20 +382,21 @@ def _boat_sprite(
     mask = Image.new("L", (lay.width, lay.height), 0)
     r = radius * SUPERSAMPLE + canvas.width(0.025) / 2
     ImageDraw.Draw(mask).ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), 255)
-    colours = Image.new("P", (1, 1))
-    colours.putpalette(palette)
-    sprite = canvas.image.reduce(SUPERSAMPLE).quantize(palette=colours, dither=Image.Dither.NONE)
+    sprite = canvas.image.reduce(SUPERSAMPLE).quantize(palette=_palette(), dither=Image.Dither.NONE)
     return sprite, mask.reduce(SUPERSAMPLE).point(lambda v: 255 if v else 0, "1")
 
 
-def _palette(image: Image.Image) -> Image.Image:
-    """The colours of the picture exactly, and the blends found in a small copy of it."""
-    base = [ImageColor.getrgb(c) for c in dict.fromkeys(PAINTS)]
-    blends = image.reduce(4).quantize(PALETTE_SIZE - len(base), Image.Quantize.FASTOCTREE)
+@lru_cache(maxsize=1)
+def _colours() -> bytes:
+    """The palette's colours, red, green and blue of each: the paints, then their blends."""
+    return bytes(v for c in dict.fromkeys((*PAINTS, *BLENDS)) for v in ImageColor.getrgb(c))
+
+
+@lru_cache(maxsize=1)
+def _palette() -> Image.Image:
+    """An image that holds the palette, to quantize a picture by."""
     palette = Image.new("P", (1, 1))
-    found = blends.getpalette() or []
-    found += [0] * (3 * PALETTE_SIZE)
-    palette.putpalette([v for rgb in base for v in rgb] + found[: 3 * (PALETTE_SIZE - len(base))])
+    palette.putpalette(_colours())
     return palette
 
 
