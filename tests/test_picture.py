@@ -273,6 +273,30 @@ def test_a_picture_drawn_after_others_is_the_one_drawn_afresh() -> None:
         image.verify()  # chunk checksums
 
 
+def test_a_games_pictures_drawn_one_after_the_other_are_those_drawn_afresh() -> None:
+    """A game's new tile layer starts from the bands of its last picture where the picture
+    keeps its width (the rows above the new tile are the same): its pictures, also one
+    taller, one shorter and the taller again, are the bytes of each drawn on cold caches."""
+    bot = make_bot("greedy", 3)
+    state = State(Setup.from_seed(COLOURS[:4], 3))
+    states = []
+    while len(states) < 30:
+        state.apply(bot.choose(state))
+        states.append(state.copy())
+    sizes = [(layout(s).width, layout(s).height) for s in states]
+    taller = next(
+        i for i, (w, h) in enumerate(sizes) if (w, h) != sizes[i - 1] and w == sizes[i - 1][0]
+    )
+    order = [*states, states[taller], states[taller - 1], states[taller]]
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    drawn = [board_png(s, 0) for s in order]
+    for s, data in zip(order, drawn, strict=True):
+        for name in ("_picture", "_layers"):
+            getattr(picture_module, name).cache_clear()
+        assert board_png(s) == data
+
+
 def test_each_game_keeps_its_tile_layer_while_others_are_drawn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

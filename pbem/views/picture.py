@@ -184,6 +184,13 @@ class _Layer:
         with self._lock:
             return self._png(image)
 
+    def follow(self, before: _Layer) -> None:
+        """Start from the bands of the game's layer `before`: where the new tile leaves the
+        picture as wide as it was, the rows above it are the same bytes (one palette)."""
+        if before.image.width == self.image.width:
+            with before._lock:
+                self.bands = dict(before.bands)
+
     def _png(self, image: Image.Image) -> bytes:
         width, height = image.size
         pixels = image.tobytes()
@@ -215,6 +222,8 @@ class _Layer:
             adler = _adler32_combine(adler, known.adler, len(rows))
             before.append(rows)
             start += len(rows)
+        for top in [top for top in self.bands if top >= height]:  # a taller picture's
+            del self.bands[top]
         header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
         stream = b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + struct.pack(">I", adler)
         return b"".join(
@@ -279,6 +288,8 @@ class _Layers:
                 self._slots.move_to_end(slot)
                 return kept[3]
         layer = _layer(tiles, royal, english, over)  # outside the lock: drawing takes ms
+        if kept is not None:
+            layer.follow(kept[3])
         with self._lock:
             self._slots[slot] = (tiles, royal, over, layer)
             self._slots.move_to_end(slot)
