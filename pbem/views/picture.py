@@ -313,7 +313,7 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     laid = dict(tiles)
     empty = {} if over else empty_places(laid)
     lay = fit([*laid, *empty])
-    image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
+    image = Image.new("P", (lay.width, lay.height), 0)  # the first paint: BACKGROUND
     said = (lambda text: str(notation(text))) if english else str
     words = {position: said(text) for position, text in labels(laid).items()}
     pieces = [(position, _empty_image(words[position], lay.radius)) for position in empty]
@@ -325,8 +325,7 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     for position, (tile, mask) in pieces:
         x, y = lay.centre(position)
         image.paste(tile, (int(x) - tile.width // 2, int(y) - tile.height // 2), mask)
-    indexed = image.quantize(palette=_palette(), dither=Image.Dither.NONE)
-    return _Layer(lay, indexed)
+    return _Layer(lay, image)
 
 
 def _tile_canvas(radius: float, outside: str) -> tuple[_Canvas, Point]:
@@ -341,7 +340,11 @@ def _tile_canvas(radius: float, outside: str) -> tuple[_Canvas, Point]:
 
 
 def _finished(canvas: _Canvas, mask: Image.Image) -> tuple[Image.Image, Image.Image]:
-    return canvas.image.reduce(SUPERSAMPLE), mask.reduce(SUPERSAMPLE)
+    """The picture drawn large, scaled down and quantized, and its mask: the pixels at least
+    half covered."""
+    image = canvas.image.reduce(SUPERSAMPLE)
+    indexed = image.quantize(palette=_palette(), dither=Image.Dither.NONE)
+    return indexed, mask.reduce(SUPERSAMPLE).point(_HALF, "1")
 
 
 @lru_cache(maxsize=512)
@@ -376,8 +379,7 @@ def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
     mask = Image.new("L", canvas.image.size, 0)
     ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255)
     _draw_empty_place(canvas, centre, name)
-    image, mask = _finished(canvas, mask)
-    return image, mask.point(lambda v: 255 if v >= 128 else 0)
+    return _finished(canvas, mask)
 
 
 @lru_cache(maxsize=256)
@@ -395,6 +397,9 @@ def _boat_sprite(colour: str, radius: float, hex_radius: float) -> tuple[Image.I
     ImageDraw.Draw(mask).ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), 255)
     sprite = canvas.image.reduce(SUPERSAMPLE).quantize(palette=_palette(), dither=Image.Dither.NONE)
     return sprite, mask.reduce(SUPERSAMPLE).point(lambda v: 255 if v else 0, "1")
+
+
+_HALF = [0] * 128 + [255] * 128  # a mask's pixels at least half covered
 
 
 @lru_cache(maxsize=1)
