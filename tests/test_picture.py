@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 from PIL import Image
+from zlib_ng import zlib_ng as deflater
 
 from engine import (
     COLOURS,
@@ -367,11 +368,10 @@ def test_the_adler32_of_two_pieces_is_that_of_the_whole() -> None:
     assert combined == zlib.adler32(first + second)
 
 
-def test_bands_encoded_one_after_the_other_are_each_band_deflated_with_its_window() -> None:
-    """Bands encoded one after the other go on in one deflate stream, which gives the bytes
-    of each band deflated alone with the 32 KiB before it as its dictionary (as a band
-    encoded alone after a move is): a picture drawn afresh and one drawn band by band over
-    earlier pictures are the same."""
+def test_each_band_is_deflated_with_the_band_above_as_its_dictionary() -> None:
+    """Each band of rows is deflated alone, referring back into the band above it and no
+    further: a band encoded again after a move (its rows or those above changed) gives the
+    bytes it would in a picture drawn afresh, and the picture is one valid zlib stream."""
     for state in (played(4, 20), played(3, 60, seed=5), played(6, 10**6)):
         for name in ("_picture", "_layers"):
             getattr(picture_module, name).cache_clear()
@@ -384,22 +384,25 @@ def test_bands_encoded_one_after_the_other_are_each_band_deflated_with_its_windo
         image = Image.open(io.BytesIO(data))
         width, height = image.size
         pixels = image.tobytes()
-        deflated, before = [], b""
-        for top in range(0, height, picture_module.BAND):
-            raw = pixels[top * width : min(height, top + picture_module.BAND) * width]
+        deflated, above, everything = [], b"", b""
+        band = picture_module._band_rows(width)
+        for top in range(0, height, band):
+            raw = pixels[top * width : min(height, top + band) * width]
             rows = b"".join(b"\0" + raw[i : i + width] for i in range(0, len(raw), width))
-            window = before[-picture_module.WINDOW :]
-            packer = zlib.compressobj(
-                picture_module.COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window
+            dictionary = {"zdict": above} if above else {}
+            packer = deflater.compressobj(
+                picture_module.COMPRESS_LEVEL, deflater.DEFLATED, -15, **dictionary
             )
-            deflated.append(packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH))
-            before += rows
-        adler = struct.pack(">I", zlib.adler32(before))
+            deflated.append(packer.compress(rows) + packer.flush(deflater.Z_SYNC_FLUSH))
+            above, everything = rows, everything + rows
+        adler = struct.pack(">I", zlib.adler32(everything))
         assert chunks[b"IDAT"] == b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + adler
+        assert zlib.decompress(chunks[b"IDAT"]) == everything
 
 
 def test_the_bands_compress_about_as_well_as_one_stream() -> None:
-    """Each band refers back to the rows before it, as one deflate stream would."""
+    """Each band refers back to the band above it: the picture is not much larger than one
+    stream of zlib's own at the same level (it was 1-2% smaller when measured)."""
     data = board_png(played(6, 10**6))
     image = Image.open(io.BytesIO(data))
     width, height = image.size

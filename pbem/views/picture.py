@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import struct
 import threading
-import zlib
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageColor, ImageDraw, ImageFont
+from zlib_ng import zlib_ng as deflater
 
 from engine import BEACH_LETTERS, ISLANDS, LETTERS, SEAS, Position, State, empty_places
 from pbem.views.i18n import ENGLISH_NAMES, notation
@@ -49,10 +49,9 @@ from pbem.views.picture_layout import (
 
 SUPERSAMPLE = 2
 COMPRESS_LEVEL = 6
-BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
+BAND = 20480  # bytes of rows deflated apart (whole rows), so that a move re-encodes only a few
 ADLER_BASE = 65521
 LAYERS = 32  # tile layers kept, one per game being played (about 1-2 MB each)
-WINDOW = 32768  # how far back a deflate stream may refer
 
 
 BACKGROUND = "#ffffff"
@@ -170,9 +169,9 @@ class _Layer:
     """Tiles, empty places and free berths as a palette image, and the PNG bands last encoded
     from pictures drawn on it: a move changes the boats on a few bands, the rest is reused.
 
-    Each band is deflated with the rows before it as its dictionary (the 32 KiB a deflate
-    stream may refer back to), as one stream would be: a band is encoded again when its rows
-    or the rows it may refer to changed."""
+    Each band is deflated alone, with the band above it as its dictionary (PNG's one stream
+    goes on from band to band, but refers back no further): a band is encoded again when its
+    rows or those of the band above changed."""
 
     def __init__(self, lay: Layout, image: Image.Image) -> None:
         self.layout = lay
@@ -195,33 +194,21 @@ class _Layer:
         width, height = image.size
         pixels = image.tobytes()
         deflated: list[bytes] = []
-        before: list[bytes] = []  # the filtered rows of each band so far
         adler = 1
-        start = 0  # where the band starts in the filtered rows
-        changed_until = -WINDOW  # where the last band whose rows changed ends
-        packer = None  # the stream of the bands being encoded one after the other
-        for top in range(0, height, BAND):
-            raw = pixels[top * width : min(height, top + BAND) * width]
+        above = b""  # the filtered rows of the band above
+        moved = False  # whether the band above changed
+        band = _band_rows(width)
+        for top in range(0, height, band):
+            raw = pixels[top * width : min(height, top + band) * width]
             known = self.bands.get(top)
-            same = known is not None and known.raw == raw  # rows filtered only if changed
-            rows = known.rows if same and known is not None else _filtered(raw, width)
-            if not same:
-                changed_until = start + len(rows)
-            if known is None or changed_until > start - WINDOW:  # its rows or those before
-                if packer is None:  # the rows before it as the dictionary
-                    window = b"".join(before[-(WINDOW // len(rows) + 2) :])[-WINDOW:]
-                    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
-                # the band after one just encoded goes on in its stream, which holds the same
-                # window as a dictionary would (and gives the same bytes), without loading it
-                deflate = packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH)
-                known = _Band(raw, rows, deflate, zlib.adler32(rows))
+            if known is None or moved or known.raw != raw:
+                moved = known is None or known.raw != raw
+                rows = _filtered(raw, width) if moved or known is None else known.rows
+                known = _Band(raw, rows, _deflated(rows, above), deflater.adler32(rows))
                 self.bands[top] = known
-            else:
-                packer = None
             deflated.append(known.deflated)
-            adler = _adler32_combine(adler, known.adler, len(rows))
-            before.append(rows)
-            start += len(rows)
+            adler = _adler32_combine(adler, known.adler, len(known.rows))
+            above = known.rows
         for top in [top for top in self.bands if top >= height]:  # a taller picture's
             del self.bands[top]
         header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
@@ -235,6 +222,23 @@ class _Layer:
                 _chunk(b"IEND", b""),
             )
         )
+
+
+def _band_rows(width: int) -> int:
+    """The rows of a band in a picture `width` pixels wide: `BAND` bytes or a little more
+    (a band refers back into one band, which should hold about as much as a band of a wide
+    picture: narrow pictures deflated in bands of as many rows were 5% larger)."""
+    return -(-BAND // (width + 1))
+
+
+def _deflated(rows: bytes, above: bytes) -> bytes:
+    """`rows` as raw deflate blocks that end on a byte boundary, referring back into `above`
+    (the rows just before them in the stream) and no further."""
+    if above:
+        packer = deflater.compressobj(COMPRESS_LEVEL, deflater.DEFLATED, -15, zdict=above)
+    else:
+        packer = deflater.compressobj(COMPRESS_LEVEL, deflater.DEFLATED, -15)
+    return packer.compress(rows) + packer.flush(deflater.Z_SYNC_FLUSH)
 
 
 @dataclass(frozen=True)
@@ -258,7 +262,8 @@ def _adler32_combine(first: int, second: int, length: int) -> int:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    check = struct.pack(">I", deflater.crc32(kind + data))
+    return struct.pack(">I", len(data)) + kind + data + check
 
 
 class _Layers:
