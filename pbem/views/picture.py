@@ -333,14 +333,14 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     return _Layer(lay, image)
 
 
-def _tile_canvas(radius: float, outside: str) -> tuple[_Canvas, Point]:
+def _tile_canvas(radius: float, outside: str | int, mode: str = "RGB") -> tuple[_Canvas, Point]:
     """A canvas for one tile of `radius`, filled with `outside`, and the tile's centre on it;
     the tile's picture is as large as the jetties reach, with the centre on a pixel."""
     half_width = math.ceil(radius) + 2
     half_height = math.ceil(APOTHEM * 1.08 * radius) + 2
     size = (2 * half_width * SUPERSAMPLE, 2 * half_height * SUPERSAMPLE)
     lay = Layout(radius * SUPERSAMPLE, (0.0, 0.0), *size)
-    canvas = _Canvas(lay, Image.new("RGB", size, outside))
+    canvas = _Canvas(lay, Image.new(mode, size, outside))
     return canvas, (half_width * SUPERSAMPLE, half_height * SUPERSAMPLE)
 
 
@@ -379,12 +379,24 @@ def _tile_image(
 @lru_cache(maxsize=256)
 def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
     """An empty place called `name` and the mask to paste it by: a faint hexagon with hard
-    edges (a smooth edge between two so pale colours shows nothing and costs bytes)."""
-    canvas, centre = _tile_canvas(radius, EMPTY)
+    edges (a smooth edge between two so pale colours shows nothing and costs bytes). Its
+    letters are drawn large as how much of each pixel they cover (one channel, a third of
+    the work of drawing in colour), scaled down and then coloured (`_empty_shades`)."""
+    canvas, centre = _tile_canvas(radius, 0, "L")
     mask = Image.new("L", canvas.image.size, 0)
     ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255)
     _draw_empty_place(canvas, centre, name)
-    return _finished(canvas, mask)
+    covered = canvas.image.reduce(SUPERSAMPLE).point(_empty_shades())
+    image = Image.frombytes("P", covered.size, covered.tobytes())
+    return image, mask.reduce(SUPERSAMPLE).point(_HALF, "1")
+
+
+@lru_cache(maxsize=1)
+def _empty_shades() -> list[int]:
+    """The palette's colour of an empty place's pixel by how much of it a letter covers."""
+    shades = Image.new("RGB", (256, 1), EMPTY)
+    shades.paste(EMPTY_INK, (0, 0, 256, 1), Image.frombytes("L", (256, 1), bytes(range(256))))
+    return list(shades.quantize(palette=_palette(), dither=Image.Dither.NONE).tobytes())
 
 
 @lru_cache(maxsize=256)
@@ -498,7 +510,7 @@ class _Canvas:
         """A closed line round `corners` (ImageDraw's wide polygon outlines are slow)."""
         self.draw.line([*corners, corners[0]], fill=colour, width=self.width(width), joint="curve")
 
-    def text(self, at: Point, text: str, size: float, fill: str, bold: bool = False) -> None:
+    def text(self, at: Point, text: str, size: float, fill: str | int, bold: bool = False) -> None:
         """`text` centred on `at` (on the nearest pixel of the picture), `size` in hex radii."""
         mask, left, top = _text_mask(text, round(size * self.radius), bold)
         x, y = _on_pixel(at)
@@ -525,7 +537,7 @@ def _draw_empty_place(canvas: _Canvas, centre: Point, name: str) -> None:
     words = name.rsplit(" ", 1)
     for i, word in enumerate(words):
         y = (i - (len(words) - 1) / 2) * 0.24
-        canvas.text(canvas.at(centre, (0, y)), word, 0.2, EMPTY_INK)
+        canvas.text(canvas.at(centre, (0, y)), word, 0.2, 255)  # all of a letter's pixels
 
 
 def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
