@@ -298,6 +298,44 @@ def test_a_games_pictures_drawn_one_after_the_other_are_those_drawn_afresh() -> 
         assert board_png(s) == data
 
 
+def test_a_new_tile_below_leaves_the_bands_above_it_encoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One palette for every picture: a tile placed at the bottom of a board that keeps its
+    width changes no row above it: the game's next picture deflates again only the bands from
+    the new tile down (and the same bytes as drawn afresh)."""
+    bot = make_bot("greedy", 3)
+    state = State(Setup.from_seed(COLOURS[:4], 3))
+    before = state.copy()
+    while True:
+        state.apply(bot.choose(state))
+        if layout(state).width == layout(before).width and (
+            layout(state).height > layout(before).height
+            and layout(state).origin == layout(before).origin
+        ):
+            break
+        before = state.copy()
+    encoded: list[bytes] = []
+    deflate = picture_module._deflated
+    monkeypatch.setattr(
+        picture_module,
+        "_deflated",
+        lambda rows, above: encoded.append(rows) or deflate(rows, above),
+    )
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    board_png(before, 0)
+    encoded.clear()
+    after = board_png(state, 0)
+    width, height = layout(state).width, layout(state).height
+    band = picture_module._band_rows(width)
+    bands = -(-height // band)
+    assert 0 < len(encoded) < bands
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    assert board_png(state) == after
+
+
 def test_each_game_keeps_its_tile_layer_while_others_are_drawn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
