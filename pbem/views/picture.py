@@ -20,7 +20,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageColor, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageColor, ImageDraw, ImageFont
 from zlib_ng import zlib_ng as deflater
 
 from engine import BEACH_LETTERS, ISLANDS, LETTERS, SEAS, Position, State, empty_places
@@ -379,16 +379,44 @@ def _tile_image(
 @lru_cache(maxsize=256)
 def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
     """An empty place called `name` and the mask to paste it by: a faint hexagon with hard
-    edges (a smooth edge between two so pale colours shows nothing and costs bytes). Its
-    letters are drawn large as how much of each pixel they cover (one channel, a third of
-    the work of drawing in colour), scaled down and then coloured (`_empty_shades`)."""
+    edges (a smooth edge between two so pale colours shows nothing and costs bytes), and the
+    name in two lines: how much of each pixel their letters cover, coloured by
+    `_empty_shades`. Each word is drawn large and scaled down once (`_word`), on the grid of
+    pixels it has in the place's picture drawn large."""
+    mask, centre = _empty_hexagon(radius)
+    covered = Image.new("L", mask.size, 0)
+    words = name.rsplit(" ", 1)
+    for i, word in enumerate(words):
+        y = (i - (len(words) - 1) / 2) * 0.24 * radius * SUPERSAMPLE
+        x, y = _on_pixel((centre[0], centre[1] + y))
+        letters, left, top = _word(word, round(0.2 * radius * SUPERSAMPLE))
+        x0, y0 = (round(x) + left) // SUPERSAMPLE, (round(y) + top) // SUPERSAMPLE
+        box = (x0, y0, x0 + letters.width, y0 + letters.height)
+        covered.paste(ImageChops.add(covered.crop(box), letters), box)
+    shaded = covered.point(_empty_shades())
+    return Image.frombytes("P", shaded.size, shaded.tobytes()), mask
+
+
+@lru_cache(maxsize=16)
+def _empty_hexagon(radius: float) -> tuple[Image.Image, Point]:
+    """The mask of an empty place of `radius`, and its centre in the picture drawn large."""
     canvas, centre = _tile_canvas(radius, 0, "L")
-    mask = Image.new("L", canvas.image.size, 0)
-    ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255)
-    _draw_empty_place(canvas, centre, name)
-    covered = canvas.image.reduce(SUPERSAMPLE).point(_empty_shades())
-    image = Image.frombytes("P", covered.size, covered.tobytes())
-    return image, mask.reduce(SUPERSAMPLE).point(_HALF, "1")
+    ImageDraw.Draw(canvas.image).polygon(canvas.hexagon(centre, 0.93), fill=255)
+    return canvas.image.reduce(SUPERSAMPLE).point(_HALF, "1"), centre
+
+
+@lru_cache(maxsize=1024)
+def _word(text: str, size: int) -> tuple[Image.Image, int, int]:
+    """How much of each pixel the letters of `text` cover once scaled down, and where its top
+    left lies from its middle in the picture drawn large (on an even pixel there, so that the
+    same pixels are averaged as in a picture drawn large and then scaled down)."""
+    mask, left, top = _text_mask(text, size, False)
+    dx, dy = left % SUPERSAMPLE, top % SUPERSAMPLE
+    width = -(-(mask.width + dx) // SUPERSAMPLE) * SUPERSAMPLE
+    height = -(-(mask.height + dy) // SUPERSAMPLE) * SUPERSAMPLE
+    large = Image.new("L", (width, height), 0)
+    large.paste(255, (dx, dy), mask)
+    return large.reduce(SUPERSAMPLE), left - dx, top - dy
 
 
 @lru_cache(maxsize=1)
@@ -530,14 +558,6 @@ def _on_pixel(point: Point) -> Point:
         round(point[0] / SUPERSAMPLE) * SUPERSAMPLE,
         round(point[1] / SUPERSAMPLE) * SUPERSAMPLE,
     )
-
-
-def _draw_empty_place(canvas: _Canvas, centre: Point, name: str) -> None:
-    """The name of the place, in two lines."""
-    words = name.rsplit(" ", 1)
-    for i, word in enumerate(words):
-        y = (i - (len(words) - 1) / 2) * 0.24
-        canvas.text(canvas.at(centre, (0, y)), word, 0.2, 255)  # all of a letter's pixels
 
 
 def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:
