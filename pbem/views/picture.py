@@ -161,13 +161,16 @@ def _picture(
             radius = round(berth.radius * 4) / 4
             sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius)
             x, y = berth.centre
-            image.paste(sprite, (round(x) - sprite.width // 2, round(y) - sprite.height // 2), mask)
+            at = (round(x) + 1 - sprite.width // 2, round(y) - sprite.height // 2)
+            image.paste(sprite, at, mask)
     return layer.png(image)
 
 
 class _Layer:
     """Tiles, empty places and free berths as a palette image, and the PNG bands last encoded
     from pictures drawn on it: a move changes the boats on a few bands, the rest is reused.
+    The image has a column more on the left, of zeros: each row's PNG filter byte (none), so
+    that its bytes are the PNG's rows as they are deflated.
 
     Each band is deflated alone, with the band above it as its dictionary (PNG's one stream
     goes on from band to band, but refers back no further): a band is encoded again when its
@@ -191,20 +194,20 @@ class _Layer:
                 self.bands = dict(before.bands)
 
     def _png(self, image: Image.Image) -> bytes:
-        width, height = image.size
+        image.paste(0, (0, 0, 1, image.height))  # the filter bytes, whatever was drawn there
+        width, height = image.width - 1, image.height
         pixels = image.tobytes()
         deflated: list[bytes] = []
         adler = 1
-        above = b""  # the filtered rows of the band above
+        above = b""  # the rows of the band above
         moved = False  # whether the band above changed
         band = _band_rows(width)
         for top in range(0, height, band):
-            raw = pixels[top * width : min(height, top + band) * width]
+            rows = pixels[top * (width + 1) : min(height, top + band) * (width + 1)]
             known = self.bands.get(top)
-            if known is None or moved or known.raw != raw:
-                moved = known is None or known.raw != raw
-                rows = _filtered(raw, width) if moved or known is None else known.rows
-                known = _Band(raw, rows, _deflated(rows, above), deflater.adler32(rows))
+            if known is None or moved or known.rows != rows:
+                moved = known is None or known.rows != rows
+                known = _Band(rows, _deflated(rows, above), deflater.adler32(rows))
                 self.bands[top] = known
             deflated.append(known.deflated)
             adler = _adler32_combine(adler, known.adler, len(known.rows))
@@ -243,15 +246,9 @@ def _deflated(rows: bytes, above: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class _Band:
-    raw: bytes  # the band's palette indices, row after row (compared: are the rows the same)
-    rows: bytes  # filtered: each row after its filter byte (none)
+    rows: bytes  # each row's filter byte (none) and palette indices (compared: the same?)
     deflated: bytes  # raw deflate blocks that end on a byte boundary
     adler: int  # the Adler-32 of `rows`
-
-
-def _filtered(rows: bytes, width: int) -> bytes:
-    """Rows of palette indices, each after its filter byte (none)."""
-    return b"".join(b"\0" + rows[i : i + width] for i in range(0, len(rows), width))
 
 
 def _adler32_combine(first: int, second: int, length: int) -> int:
@@ -318,7 +315,7 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     laid = dict(tiles)
     empty = {} if over else empty_places(laid)
     lay = fit([*laid, *empty])
-    image = Image.new("P", (lay.width, lay.height), 0)  # the first paint: BACKGROUND
+    image = Image.new("P", (lay.width + 1, lay.height), 0)  # the first paint: BACKGROUND
     said = (lambda text: str(notation(text))) if english else str
     words = {position: said(text) for position, text in labels(laid).items()}
     pieces = [(position, _empty_image(words[position], lay.radius)) for position in empty]
@@ -329,7 +326,7 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     ]
     for position, (tile, mask) in pieces:
         x, y = lay.centre(position)
-        image.paste(tile, (int(x) - tile.width // 2, int(y) - tile.height // 2), mask)
+        image.paste(tile, (int(x) + 1 - tile.width // 2, int(y) - tile.height // 2), mask)
     return _Layer(lay, image)
 
 
