@@ -39,6 +39,9 @@ from pbem.views.picture_layout import (
     island_plan,
     labels,
     layout,
+    placed_berths,
+    placed_boats,
+    seen,
 )
 from tests.support.scenario import arrange
 
@@ -136,6 +139,18 @@ def luminance(colour: RGB) -> float:
         for c in (v / 255 for v in colour)
     ]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+@pytest.mark.parametrize("moves", [20, 10**6])
+def test_the_boats_drawn_are_the_berths_that_hold_one(moves: int) -> None:
+    """The picture pastes the boats at the berths that hold one, found without walking the
+    free berths: the same berths in the same order as among all of them."""
+    state = played(6, moves)
+    tiles, _, boats, _ = seen(state)
+    lay = layout(state)
+    every = placed_berths(tiles, lay, lambda island, beach: dict(boats).get((island, beach), ()))
+    held = [berth for berth in every if berth.colour is not None]
+    assert held and list(placed_boats(tiles, lay, dict(boats))) == held
 
 
 def test_the_boat_colours_differ_in_hue_and_their_letters_are_legible() -> None:

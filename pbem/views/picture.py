@@ -41,7 +41,7 @@ from pbem.views.picture_layout import (
     fit,
     island_plan,
     labels,
-    placed_berths,
+    placed_boats,
     sea_label,
     sea_plan,
     seen,
@@ -153,16 +153,13 @@ def _picture(
     reminder, a move that changed no boat) reuses it."""
     layer = _layers.get(tiles, royal, game, english, over)
     image = layer.image.copy()
-    on = dict(boats)
-    for berth in placed_berths(
-        tiles, layer.layout, lambda island, beach: on.get((island, beach), ())
-    ):
-        if berth.colour is not None:
-            radius = round(berth.radius * 4) / 4
-            sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius)
-            x, y = berth.centre
-            at = (round(x) + 1 - sprite.width // 2, round(y) - sprite.height // 2)
-            image.paste(sprite, at, mask)
+    for berth in placed_boats(tiles, layer.layout, dict(boats)):
+        assert berth.colour is not None  # a berth with a boat
+        radius = round(berth.radius * 4) / 4
+        sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius)
+        x, y = berth.centre
+        at = (round(x) + 1 - sprite.width // 2, round(y) - sprite.height // 2)
+        image.paste(sprite, at, mask)
     return layer.png(image)
 
 
