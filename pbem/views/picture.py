@@ -153,13 +153,14 @@ def _picture(
     reminder, a move that changed no boat) reuses it."""
     layer = _layers.get(tiles, royal, game, english, over)
     image = layer.image.copy()
+    core = image.im  # pasted on directly: Image.paste's checks cost more than a boat's pixels
     for berth in placed_boats(tiles, layer.layout, dict(boats)):
         assert berth.colour is not None  # a berth with a boat
         radius = round(berth.radius * 4) / 4
         sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius)
         x, y = berth.centre
-        at = (round(x) + 1 - sprite.width // 2, round(y) - sprite.height // 2)
-        image.paste(sprite, at, mask)
+        left, top = round(x) + 1 - sprite.width // 2, round(y) - sprite.height // 2
+        core.paste(sprite.im, (left, top, left + sprite.width, top + sprite.height), mask.im)
     return layer.png(image)
 
 
