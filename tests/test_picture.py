@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 from PIL import Image
+from zlib_ng import zlib_ng as deflater
 
 from engine import (
     COLOURS,
@@ -38,6 +39,9 @@ from pbem.views.picture_layout import (
     island_plan,
     labels,
     layout,
+    placed_berths,
+    placed_boats,
+    seen,
 )
 from tests.support.scenario import arrange
 
@@ -135,6 +139,18 @@ def luminance(colour: RGB) -> float:
         for c in (v / 255 for v in colour)
     ]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+@pytest.mark.parametrize("moves", [20, 10**6])
+def test_the_boats_drawn_are_the_berths_that_hold_one(moves: int) -> None:
+    """The picture pastes the boats at the berths that hold one, found without walking the
+    free berths: the same berths in the same order as among all of them."""
+    state = played(6, moves)
+    tiles, _, boats, _ = seen(state)
+    lay = layout(state)
+    every = placed_berths(tiles, lay, lambda island, beach: dict(boats).get((island, beach), ()))
+    held = [berth for berth in every if berth.colour is not None]
+    assert held and list(placed_boats(tiles, lay, dict(boats))) == held
 
 
 def test_the_boat_colours_differ_in_hue_and_their_letters_are_legible() -> None:
@@ -273,6 +289,68 @@ def test_a_picture_drawn_after_others_is_the_one_drawn_afresh() -> None:
         image.verify()  # chunk checksums
 
 
+def test_a_games_pictures_drawn_one_after_the_other_are_those_drawn_afresh() -> None:
+    """A game's new tile layer starts from the bands of its last picture where the picture
+    keeps its width (the rows above the new tile are the same): its pictures, also one
+    taller, one shorter and the taller again, are the bytes of each drawn on cold caches."""
+    bot = make_bot("greedy", 3)
+    state = State(Setup.from_seed(COLOURS[:4], 3))
+    states = []
+    while len(states) < 30:
+        state.apply(bot.choose(state))
+        states.append(state.copy())
+    sizes = [(layout(s).width, layout(s).height) for s in states]
+    taller = next(
+        i for i, (w, h) in enumerate(sizes) if (w, h) != sizes[i - 1] and w == sizes[i - 1][0]
+    )
+    order = [*states, states[taller], states[taller - 1], states[taller]]
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    drawn = [board_png(s, 0) for s in order]
+    for s, data in zip(order, drawn, strict=True):
+        for name in ("_picture", "_layers"):
+            getattr(picture_module, name).cache_clear()
+        assert board_png(s) == data
+
+
+def test_a_new_tile_below_leaves_the_bands_above_it_encoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One palette for every picture: a tile placed at the bottom of a board that keeps its
+    width changes no row above it: the game's next picture deflates again only the bands from
+    the new tile down (and the same bytes as drawn afresh)."""
+    bot = make_bot("greedy", 3)
+    state = State(Setup.from_seed(COLOURS[:4], 3))
+    before = state.copy()
+    while True:
+        state.apply(bot.choose(state))
+        if layout(state).width == layout(before).width and (
+            layout(state).height > layout(before).height
+            and layout(state).origin == layout(before).origin
+        ):
+            break
+        before = state.copy()
+    encoded: list[bytes] = []
+    deflate = picture_module._deflated
+    monkeypatch.setattr(
+        picture_module,
+        "_deflated",
+        lambda rows, above: encoded.append(rows) or deflate(rows, above),
+    )
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    board_png(before, 0)
+    encoded.clear()
+    after = board_png(state, 0)
+    width, height = layout(state).width, layout(state).height
+    band = picture_module._band_rows(width)
+    bands = -(-height // band)
+    assert 0 < len(encoded) < bands
+    picture_module._layers.cache_clear()
+    picture_module._picture.cache_clear()
+    assert board_png(state) == after
+
+
 def test_each_game_keeps_its_tile_layer_while_others_are_drawn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -343,11 +421,10 @@ def test_the_adler32_of_two_pieces_is_that_of_the_whole() -> None:
     assert combined == zlib.adler32(first + second)
 
 
-def test_bands_encoded_one_after_the_other_are_each_band_deflated_with_its_window() -> None:
-    """Bands encoded one after the other go on in one deflate stream, which gives the bytes
-    of each band deflated alone with the 32 KiB before it as its dictionary (as a band
-    encoded alone after a move is): a picture drawn afresh and one drawn band by band over
-    earlier pictures are the same."""
+def test_each_band_is_deflated_with_the_band_above_as_its_dictionary() -> None:
+    """Each band of rows is deflated alone, referring back into the band above it and no
+    further: a band encoded again after a move (its rows or those above changed) gives the
+    bytes it would in a picture drawn afresh, and the picture is one valid zlib stream."""
     for state in (played(4, 20), played(3, 60, seed=5), played(6, 10**6)):
         for name in ("_picture", "_layers"):
             getattr(picture_module, name).cache_clear()
@@ -360,22 +437,25 @@ def test_bands_encoded_one_after_the_other_are_each_band_deflated_with_its_windo
         image = Image.open(io.BytesIO(data))
         width, height = image.size
         pixels = image.tobytes()
-        deflated, before = [], b""
-        for top in range(0, height, picture_module.BAND):
-            raw = pixels[top * width : min(height, top + picture_module.BAND) * width]
+        deflated, above, everything = [], b"", b""
+        band = picture_module._band_rows(width)
+        for top in range(0, height, band):
+            raw = pixels[top * width : min(height, top + band) * width]
             rows = b"".join(b"\0" + raw[i : i + width] for i in range(0, len(raw), width))
-            window = before[-picture_module.WINDOW :]
-            packer = zlib.compressobj(
-                picture_module.COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window
+            dictionary = {"zdict": above} if above else {}
+            packer = deflater.compressobj(
+                picture_module.COMPRESS_LEVEL, deflater.DEFLATED, -15, **dictionary
             )
-            deflated.append(packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH))
-            before += rows
-        adler = struct.pack(">I", zlib.adler32(before))
+            deflated.append(packer.compress(rows) + packer.flush(deflater.Z_SYNC_FLUSH))
+            above, everything = rows, everything + rows
+        adler = struct.pack(">I", zlib.adler32(everything))
         assert chunks[b"IDAT"] == b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + adler
+        assert zlib.decompress(chunks[b"IDAT"]) == everything
 
 
 def test_the_bands_compress_about_as_well_as_one_stream() -> None:
-    """Each band refers back to the rows before it, as one deflate stream would."""
+    """Each band refers back to the band above it: the picture is not much larger than one
+    stream of zlib's own at the same level (it was 1-2% smaller when measured)."""
     data = board_png(played(6, 10**6))
     image = Image.open(io.BytesIO(data))
     width, height = image.size

@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import struct
 import threading
-import zlib
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageColor, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageColor, ImageDraw, ImageFont
+from zlib_ng import zlib_ng as deflater
 
 from engine import BEACH_LETTERS, ISLANDS, LETTERS, SEAS, Position, State, empty_places
 from pbem.views.i18n import ENGLISH_NAMES, notation
@@ -41,19 +41,17 @@ from pbem.views.picture_layout import (
     fit,
     island_plan,
     labels,
-    placed_berths,
+    placed_boats,
     sea_label,
     sea_plan,
     seen,
 )
 
 SUPERSAMPLE = 2
-PALETTE_SIZE = 32
 COMPRESS_LEVEL = 6
-BAND = 24  # rows of the picture deflated apart, so that a move re-encodes only a few
+BAND = 20480  # bytes of rows deflated apart (whole rows), so that a move re-encodes only a few
 ADLER_BASE = 65521
 LAYERS = 32  # tile layers kept, one per game being played (about 1-2 MB each)
-WINDOW = 32768  # how far back a deflate stream may refer
 
 
 BACKGROUND = "#ffffff"
@@ -102,6 +100,22 @@ PAINTS = (
     EMPTY_INK,
     *BOAT_COLOURS.values(),
 )
+# the blends of those paints that smooth edges and letters, found once by an octree over the
+# pictures of many games: one palette for every picture, so that a band of rows that did not
+# change is the same bytes in the next picture and a boat is quantized once
+BLENDS = (
+    "#f4f8f9",
+    "#d8dcad",
+    "#b5d0dd",
+    "#9cada5",
+    "#9c946d",
+    "#a3b9c5",
+    "#cdb98b",
+    "#b6c7a7",
+    "#6d6e52",
+    "#728fa1",
+    "#57758b",
+)
 
 
 def board_png(state: State, game: Hashable | None = None, *, english: bool = False) -> bytes:
@@ -139,30 +153,30 @@ def _picture(
     reminder, a move that changed no boat) reuses it."""
     layer = _layers.get(tiles, royal, game, english, over)
     image = layer.image.copy()
-    on = dict(boats)
-    for berth in placed_berths(
-        tiles, layer.layout, lambda island, beach: on.get((island, beach), ())
-    ):
-        if berth.colour is not None:
-            radius = round(berth.radius * 4) / 4
-            sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius, layer.palette)
-            x, y = berth.centre
-            image.paste(sprite, (round(x) - sprite.width // 2, round(y) - sprite.height // 2), mask)
+    core = image.im  # pasted on directly: Image.paste's checks cost more than a boat's pixels
+    for berth in placed_boats(tiles, layer.layout, dict(boats)):
+        assert berth.colour is not None  # a berth with a boat
+        radius = round(berth.radius * 4) / 4
+        sprite, mask = _boat_sprite(berth.colour, radius, layer.layout.radius)
+        x, y = berth.centre
+        left, top = round(x) + 1 - sprite.width // 2, round(y) - sprite.height // 2
+        core.paste(sprite.im, (left, top, left + sprite.width, top + sprite.height), mask.im)
     return layer.png(image)
 
 
 class _Layer:
     """Tiles, empty places and free berths as a palette image, and the PNG bands last encoded
     from pictures drawn on it: a move changes the boats on a few bands, the rest is reused.
+    The image has a column more on the left, of zeros: each row's PNG filter byte (none), so
+    that its bytes are the PNG's rows as they are deflated.
 
-    Each band is deflated with the rows before it as its dictionary (the 32 KiB a deflate
-    stream may refer back to), as one stream would be: a band is encoded again when its rows
-    or the rows it may refer to changed."""
+    Each band is deflated alone, with the band above it as its dictionary (PNG's one stream
+    goes on from band to band, but refers back no further): a band is encoded again when its
+    rows or those of the band above changed."""
 
-    def __init__(self, lay: Layout, image: Image.Image, palette: bytes) -> None:
+    def __init__(self, lay: Layout, image: Image.Image) -> None:
         self.layout = lay
         self.image = image
-        self.palette = palette
         self.bands: dict[int, _Band] = {}  # by the band's top row
         self._lock = threading.Lock()  # two threads drawing on one layer take turns
 
@@ -170,61 +184,69 @@ class _Layer:
         with self._lock:
             return self._png(image)
 
+    def follow(self, before: _Layer) -> None:
+        """Start from the bands of the game's layer `before`: where the new tile leaves the
+        picture as wide as it was, the rows above it are the same bytes (one palette)."""
+        if before.image.width == self.image.width:
+            with before._lock:
+                self.bands = dict(before.bands)
+
     def _png(self, image: Image.Image) -> bytes:
-        width, height = image.size
+        image.paste(0, (0, 0, 1, image.height))  # the filter bytes, whatever was drawn there
+        width, height = image.width - 1, image.height
         pixels = image.tobytes()
         deflated: list[bytes] = []
-        before: list[bytes] = []  # the filtered rows of each band so far
         adler = 1
-        start = 0  # where the band starts in the filtered rows
-        changed_until = -WINDOW  # where the last band whose rows changed ends
-        packer = None  # the stream of the bands being encoded one after the other
-        for top in range(0, height, BAND):
-            raw = pixels[top * width : min(height, top + BAND) * width]
+        above = b""  # the rows of the band above
+        moved = False  # whether the band above changed
+        band = _band_rows(width)
+        for top in range(0, height, band):
+            rows = pixels[top * (width + 1) : min(height, top + band) * (width + 1)]
             known = self.bands.get(top)
-            same = known is not None and known.raw == raw  # rows filtered only if changed
-            rows = known.rows if same and known is not None else _filtered(raw, width)
-            if not same:
-                changed_until = start + len(rows)
-            if known is None or changed_until > start - WINDOW:  # its rows or those before
-                if packer is None:  # the rows before it as the dictionary
-                    window = b"".join(before[-(WINDOW // len(rows) + 2) :])[-WINDOW:]
-                    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=window)
-                # the band after one just encoded goes on in its stream, which holds the same
-                # window as a dictionary would (and gives the same bytes), without loading it
-                deflate = packer.compress(rows) + packer.flush(zlib.Z_SYNC_FLUSH)
-                known = _Band(raw, rows, deflate, zlib.adler32(rows))
+            if known is None or moved or known.rows != rows:
+                moved = known is None or known.rows != rows
+                known = _Band(rows, _deflated(rows, above), deflater.adler32(rows))
                 self.bands[top] = known
-            else:
-                packer = None
             deflated.append(known.deflated)
-            adler = _adler32_combine(adler, known.adler, len(rows))
-            before.append(rows)
-            start += len(rows)
+            adler = _adler32_combine(adler, known.adler, len(known.rows))
+            above = known.rows
+        for top in [top for top in self.bands if top >= height]:  # a taller picture's
+            del self.bands[top]
         header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
         stream = b"\x78\x9c" + b"".join(deflated) + b"\x03\x00" + struct.pack(">I", adler)
         return b"".join(
             (
                 b"\x89PNG\r\n\x1a\n",
                 _chunk(b"IHDR", header),
-                _chunk(b"PLTE", self.palette),
+                _chunk(b"PLTE", _colours()),
                 _chunk(b"IDAT", stream),
                 _chunk(b"IEND", b""),
             )
         )
 
 
+def _band_rows(width: int) -> int:
+    """The rows of a band in a picture `width` pixels wide: `BAND` bytes or a little more
+    (a band refers back into one band, which should hold about as much as a band of a wide
+    picture: narrow pictures deflated in bands of as many rows were 5% larger)."""
+    return -(-BAND // (width + 1))
+
+
+def _deflated(rows: bytes, above: bytes) -> bytes:
+    """`rows` as raw deflate blocks that end on a byte boundary, referring back into `above`
+    (the rows just before them in the stream) and no further."""
+    if above:
+        packer = deflater.compressobj(COMPRESS_LEVEL, deflater.DEFLATED, -15, zdict=above)
+    else:
+        packer = deflater.compressobj(COMPRESS_LEVEL, deflater.DEFLATED, -15)
+    return packer.compress(rows) + packer.flush(deflater.Z_SYNC_FLUSH)
+
+
 @dataclass(frozen=True)
 class _Band:
-    raw: bytes  # the band's palette indices, row after row (compared: are the rows the same)
-    rows: bytes  # filtered: each row after its filter byte (none)
+    rows: bytes  # each row's filter byte (none) and palette indices (compared: the same?)
     deflated: bytes  # raw deflate blocks that end on a byte boundary
     adler: int  # the Adler-32 of `rows`
-
-
-def _filtered(rows: bytes, width: int) -> bytes:
-    """Rows of palette indices, each after its filter byte (none)."""
-    return b"".join(b"\0" + rows[i : i + width] for i in range(0, len(rows), width))
 
 
 def _adler32_combine(first: int, second: int, length: int) -> int:
@@ -235,7 +257,8 @@ def _adler32_combine(first: int, second: int, length: int) -> int:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    check = struct.pack(">I", deflater.crc32(kind + data))
+    return struct.pack(">I", len(data)) + kind + data + check
 
 
 class _Layers:
@@ -265,6 +288,8 @@ class _Layers:
                 self._slots.move_to_end(slot)
                 return kept[3]
         layer = _layer(tiles, royal, english, over)  # outside the lock: drawing takes ms
+        if kept is not None:
+            layer.follow(kept[3])
         with self._lock:
             self._slots[slot] = (tiles, royal, over, layer)
             self._slots.move_to_end(slot)
@@ -288,7 +313,7 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     laid = dict(tiles)
     empty = {} if over else empty_places(laid)
     lay = fit([*laid, *empty])
-    image = Image.new("RGB", (lay.width, lay.height), BACKGROUND)
+    image = Image.new("P", (lay.width + 1, lay.height), 0)  # the first paint: BACKGROUND
     said = (lambda text: str(notation(text))) if english else str
     words = {position: said(text) for position, text in labels(laid).items()}
     pieces = [(position, _empty_image(words[position], lay.radius)) for position in empty]
@@ -299,25 +324,27 @@ def _layer(tiles: Tiles, royal: Royal, english: bool = False, over: bool = False
     ]
     for position, (tile, mask) in pieces:
         x, y = lay.centre(position)
-        image.paste(tile, (int(x) - tile.width // 2, int(y) - tile.height // 2), mask)
-    palette = _palette(image)
-    indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)
-    return _Layer(lay, indexed, bytes((palette.getpalette() or [])[: 3 * PALETTE_SIZE]))
+        image.paste(tile, (int(x) + 1 - tile.width // 2, int(y) - tile.height // 2), mask)
+    return _Layer(lay, image)
 
 
-def _tile_canvas(radius: float, outside: str) -> tuple[_Canvas, Point]:
+def _tile_canvas(radius: float, outside: str | int, mode: str = "RGB") -> tuple[_Canvas, Point]:
     """A canvas for one tile of `radius`, filled with `outside`, and the tile's centre on it;
     the tile's picture is as large as the jetties reach, with the centre on a pixel."""
     half_width = math.ceil(radius) + 2
     half_height = math.ceil(APOTHEM * 1.08 * radius) + 2
     size = (2 * half_width * SUPERSAMPLE, 2 * half_height * SUPERSAMPLE)
     lay = Layout(radius * SUPERSAMPLE, (0.0, 0.0), *size)
-    canvas = _Canvas(lay, Image.new("RGB", size, outside))
+    canvas = _Canvas(lay, Image.new(mode, size, outside))
     return canvas, (half_width * SUPERSAMPLE, half_height * SUPERSAMPLE)
 
 
 def _finished(canvas: _Canvas, mask: Image.Image) -> tuple[Image.Image, Image.Image]:
-    return canvas.image.reduce(SUPERSAMPLE), mask.reduce(SUPERSAMPLE)
+    """The picture drawn large, scaled down and quantized, and its mask: the pixels at least
+    half covered."""
+    image = canvas.image.reduce(SUPERSAMPLE)
+    indexed = image.quantize(palette=_palette(), dither=Image.Dither.NONE)
+    return indexed, mask.reduce(SUPERSAMPLE).point(_HALF, "1")
 
 
 @lru_cache(maxsize=512)
@@ -347,21 +374,58 @@ def _tile_image(
 @lru_cache(maxsize=256)
 def _empty_image(name: str, radius: float) -> tuple[Image.Image, Image.Image]:
     """An empty place called `name` and the mask to paste it by: a faint hexagon with hard
-    edges (a smooth edge between two so pale colours shows nothing and costs bytes)."""
-    canvas, centre = _tile_canvas(radius, EMPTY)
-    mask = Image.new("L", canvas.image.size, 0)
-    ImageDraw.Draw(mask).polygon(canvas.hexagon(centre, 0.93), fill=255)
-    _draw_empty_place(canvas, centre, name)
-    image, mask = _finished(canvas, mask)
-    return image, mask.point(lambda v: 255 if v >= 128 else 0)
+    edges (a smooth edge between two so pale colours shows nothing and costs bytes), and the
+    name in two lines: how much of each pixel their letters cover, coloured by
+    `_empty_shades`. Each word is drawn large and scaled down once (`_word`), on the grid of
+    pixels it has in the place's picture drawn large."""
+    mask, centre = _empty_hexagon(radius)
+    covered = Image.new("L", mask.size, 0)
+    words = name.rsplit(" ", 1)
+    for i, word in enumerate(words):
+        y = (i - (len(words) - 1) / 2) * 0.24 * radius * SUPERSAMPLE
+        x, y = _on_pixel((centre[0], centre[1] + y))
+        letters, left, top = _word(word, round(0.2 * radius * SUPERSAMPLE))
+        x0, y0 = (round(x) + left) // SUPERSAMPLE, (round(y) + top) // SUPERSAMPLE
+        box = (x0, y0, x0 + letters.width, y0 + letters.height)
+        covered.paste(ImageChops.add(covered.crop(box), letters), box)
+    shaded = covered.point(_empty_shades())
+    return Image.frombytes("P", shaded.size, shaded.tobytes()), mask
+
+
+@lru_cache(maxsize=16)
+def _empty_hexagon(radius: float) -> tuple[Image.Image, Point]:
+    """The mask of an empty place of `radius`, and its centre in the picture drawn large."""
+    canvas, centre = _tile_canvas(radius, 0, "L")
+    ImageDraw.Draw(canvas.image).polygon(canvas.hexagon(centre, 0.93), fill=255)
+    return canvas.image.reduce(SUPERSAMPLE).point(_HALF, "1"), centre
+
+
+@lru_cache(maxsize=1024)
+def _word(text: str, size: int) -> tuple[Image.Image, int, int]:
+    """How much of each pixel the letters of `text` cover once scaled down, and where its top
+    left lies from its middle in the picture drawn large (on an even pixel there, so that the
+    same pixels are averaged as in a picture drawn large and then scaled down)."""
+    mask, left, top = _text_mask(text, size, False)
+    dx, dy = left % SUPERSAMPLE, top % SUPERSAMPLE
+    width = -(-(mask.width + dx) // SUPERSAMPLE) * SUPERSAMPLE
+    height = -(-(mask.height + dy) // SUPERSAMPLE) * SUPERSAMPLE
+    large = Image.new("L", (width, height), 0)
+    large.paste(255, (dx, dy), mask)
+    return large.reduce(SUPERSAMPLE), left - dx, top - dy
+
+
+@lru_cache(maxsize=1)
+def _empty_shades() -> list[int]:
+    """The palette's colour of an empty place's pixel by how much of it a letter covers."""
+    shades = Image.new("RGB", (256, 1), EMPTY)
+    shades.paste(EMPTY_INK, (0, 0, 256, 1), Image.frombytes("L", (256, 1), bytes(range(256))))
+    return list(shades.quantize(palette=_palette(), dither=Image.Dither.NONE).tobytes())
 
 
 @lru_cache(maxsize=256)
-def _boat_sprite(
-    colour: str, radius: float, hex_radius: float, palette: bytes
-) -> tuple[Image.Image, Image.Image]:
+def _boat_sprite(colour: str, radius: float, hex_radius: float) -> tuple[Image.Image, Image.Image]:
     """A boat of `radius` pixels on sand drawn large and scaled down (smooth edges), in the
-    colours of `palette`, with the mask to paste it by; `hex_radius` sets the width of its
+    colours of the palette, with the mask to paste it by; `hex_radius` sets the width of its
     outline as on the tiles."""
     side = 2 * math.ceil(radius + 2)
     lay = Layout(hex_radius * SUPERSAMPLE, (0.0, 0.0), side * SUPERSAMPLE, side * SUPERSAMPLE)
@@ -371,20 +435,24 @@ def _boat_sprite(
     mask = Image.new("L", (lay.width, lay.height), 0)
     r = radius * SUPERSAMPLE + canvas.width(0.025) / 2
     ImageDraw.Draw(mask).ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), 255)
-    colours = Image.new("P", (1, 1))
-    colours.putpalette(palette)
-    sprite = canvas.image.reduce(SUPERSAMPLE).quantize(palette=colours, dither=Image.Dither.NONE)
+    sprite = canvas.image.reduce(SUPERSAMPLE).quantize(palette=_palette(), dither=Image.Dither.NONE)
     return sprite, mask.reduce(SUPERSAMPLE).point(lambda v: 255 if v else 0, "1")
 
 
-def _palette(image: Image.Image) -> Image.Image:
-    """The colours of the picture exactly, and the blends found in a small copy of it."""
-    base = [ImageColor.getrgb(c) for c in dict.fromkeys(PAINTS)]
-    blends = image.reduce(4).quantize(PALETTE_SIZE - len(base), Image.Quantize.FASTOCTREE)
+_HALF = [0] * 128 + [255] * 128  # a mask's pixels at least half covered
+
+
+@lru_cache(maxsize=1)
+def _colours() -> bytes:
+    """The palette's colours, red, green and blue of each: the paints, then their blends."""
+    return bytes(v for c in dict.fromkeys((*PAINTS, *BLENDS)) for v in ImageColor.getrgb(c))
+
+
+@lru_cache(maxsize=1)
+def _palette() -> Image.Image:
+    """An image that holds the palette, to quantize a picture by."""
     palette = Image.new("P", (1, 1))
-    found = blends.getpalette() or []
-    found += [0] * (3 * PALETTE_SIZE)
-    palette.putpalette([v for rgb in base for v in rgb] + found[: 3 * (PALETTE_SIZE - len(base))])
+    palette.putpalette(_colours())
     return palette
 
 
@@ -465,7 +533,7 @@ class _Canvas:
         """A closed line round `corners` (ImageDraw's wide polygon outlines are slow)."""
         self.draw.line([*corners, corners[0]], fill=colour, width=self.width(width), joint="curve")
 
-    def text(self, at: Point, text: str, size: float, fill: str, bold: bool = False) -> None:
+    def text(self, at: Point, text: str, size: float, fill: str | int, bold: bool = False) -> None:
         """`text` centred on `at` (on the nearest pixel of the picture), `size` in hex radii."""
         mask, left, top = _text_mask(text, round(size * self.radius), bold)
         x, y = _on_pixel(at)
@@ -485,14 +553,6 @@ def _on_pixel(point: Point) -> Point:
         round(point[0] / SUPERSAMPLE) * SUPERSAMPLE,
         round(point[1] / SUPERSAMPLE) * SUPERSAMPLE,
     )
-
-
-def _draw_empty_place(canvas: _Canvas, centre: Point, name: str) -> None:
-    """The name of the place, in two lines."""
-    words = name.rsplit(" ", 1)
-    for i, word in enumerate(words):
-        y = (i - (len(words) - 1) / 2) * 0.24
-        canvas.text(canvas.at(centre, (0, y)), word, 0.2, EMPTY_INK)
 
 
 def _draw_sea(canvas: _Canvas, centre: Point, name: str, rotation: int) -> None:

@@ -342,6 +342,24 @@ def placed_berths(
                 yield Berth(name, index, at, plan.berth * lay.radius, colour)
 
 
+def placed_boats(
+    tiles: Iterable[tuple[Position, tuple[str, int]]],
+    lay: Layout,
+    boats: Mapping[tuple[str, int], Sequence[str]],
+) -> Iterator[Berth]:
+    """The berths of `placed_berths` that hold a boat, in the same order; `boats`: the
+    colours on each beach that holds any (by island and beach index)."""
+    for position, (name, rotation) in tiles:
+        if name not in ISLANDS:
+            continue
+        centre = lay.centre(position)
+        for index, plan in enumerate(island_plan(name, rotation)):
+            colours = boats.get((name, index), ())  # the first berths' boats: fewer or as many
+            for (x, y), colour in zip(plan.berths, colours, strict=False):
+                at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
+                yield Berth(name, index, at, plan.berth * lay.radius, colour)
+
+
 __all__ = [
     "APOTHEM",
     "MAX_HEIGHT",
@@ -365,6 +383,7 @@ __all__ = [
     "labels",
     "layout",
     "placed_berths",
+    "placed_boats",
     "sea_label",
     "sea_plan",
     "seen",
