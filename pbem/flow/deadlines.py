@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, or_, select, update
 
 from engine import Message
@@ -40,6 +41,7 @@ from pbem.store import (
     Setting,
     hold,
     hold_game,
+    reading,
     session,
 )
 from pbem.views import letters
@@ -47,6 +49,22 @@ from pbem.views import letters
 log = logging.getLogger(__name__)
 
 LAST_TICK = "last_tick_at"
+
+# the statements every poll runs, built once with the time as a parameter (building a select
+# costs more than SQLite takes to run it)
+_DUE = select(Game.id).where(
+    Game.status == GameStatus.RUNNING,
+    or_(col(Game.wake_at).is_(None), col(Game.wake_at) <= bindparam("now")),
+)
+_LAPSE = (
+    update(Observer)
+    .where(
+        col(Observer.confirmed_at).is_(None),
+        col(Observer.ended_at).is_(None),
+        col(Observer.added_at) <= bindparam("cutoff"),
+    )
+    .values(ended=WatchEnd.LAPSED, ended_at=bindparam("lapsed_at"))
+)
 
 
 @dataclass
@@ -77,16 +95,8 @@ def tick(service: Service, now: datetime) -> TickReport:
     last = _note_tick(service, now)
     if last is not None and (now - last).total_seconds() > grace:
         report.graced = _give_grace(service, last, now, grace)
-    with session(service.engine) as db:
-        due = list(
-            db.exec(
-                select(Game.id).where(
-                    Game.status == GameStatus.RUNNING,
-                    or_(col(Game.wake_at).is_(None), col(Game.wake_at) <= now),
-                )
-            )
-        )
-        db.commit()
+    with reading(service.engine) as db:  # each game is read again under its lock
+        due = list(db.exec(_DUE, params={"now": now}))
     for game_id in due:
         assert game_id is not None
         with session(service.engine) as db:
@@ -109,15 +119,7 @@ def _lapse_invitations(service: Service, now: datetime) -> int:
     invitation accepted meanwhile (PostgreSQL reads the row again after its lock)."""
     cutoff = now - timedelta(days=INVITATION_DAYS)
     with session(service.engine) as db:
-        result = db.exec(
-            update(Observer)
-            .where(
-                col(Observer.confirmed_at).is_(None),
-                col(Observer.ended_at).is_(None),
-                col(Observer.added_at) <= cutoff,
-            )
-            .values(ended=WatchEnd.LAPSED, ended_at=now)
-        )
+        result = db.exec(_LAPSE, params={"cutoff": cutoff, "lapsed_at": now})
         db.commit()
     lapsed = int(result.rowcount)
     if lapsed:

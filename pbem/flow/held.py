@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import col, func, or_, select
 
 from engine import Message
@@ -18,8 +19,41 @@ from pbem.flow.service import Service
 from pbem.game.table import Table
 from pbem.mail_out import policy
 from pbem.mail_out.mailing import held_news
-from pbem.store import Game, Held, Seat, Talk, hold_game, session
+from pbem.store import Game, Held, Seat, Talk, hold_game, reading, session
 from pbem.views import letters
+
+# what each poll asks, built once with the time as a parameter (building a select costs more
+# than SQLite takes to run it); read without the write lock: each seat is read again under
+# its game's lock before anything is sent (`_each_seat`)
+_WAITING = select(Held.game_id, Held.seat, func.min(Held.at)).group_by(
+    col(Held.game_id), col(Held.seat)
+)
+_TALK_DUE = (
+    select(Seat.game_id, Seat.seat)
+    .join(Game)
+    .join(Talk, col(Talk.game_id) == col(Seat.game_id))
+    .where(
+        col(Seat.talk_now),
+        col(Seat.address).is_not(None),
+        col(Seat.resigned).is_(False),
+        col(Talk.id) > col(Seat.talk_seen),
+        col(Talk.at) <= bindparam("gathered"),
+        or_(col(Talk.seat).is_(None), col(Talk.seat) != col(Seat.seat)),
+        or_(col(Talk.to_seat).is_(None), col(Talk.to_seat) == col(Seat.seat)),
+        col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
+    )
+    .distinct()
+)
+_AWAY_DUE = (
+    select(Seat.game_id, Seat.seat)
+    .join(Game)
+    .where(
+        col(Seat.away_told).is_(False),
+        col(Seat.away_since) <= bindparam("began"),
+        col(Seat.away_until) > bindparam("now"),
+        col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
+    )
+)
 
 
 def digest_due(seat: Seat, since: datetime) -> datetime:
@@ -36,13 +70,8 @@ def digest_due(seat: Seat, since: datetime) -> datetime:
 def send_held(service: Service, now: datetime) -> int:
     """The news held for each player, as `policy.release` says: the quiet changes of the
     poll in one short mail, the daily digest at its hour (one mail per game)."""
-    with session(service.engine) as db:
-        waiting = db.exec(
-            select(Held.game_id, Held.seat, func.min(Held.at)).group_by(
-                col(Held.game_id), col(Held.seat)
-            )
-        ).all()
-        db.commit()
+    with reading(service.engine) as db:
+        waiting = db.exec(_WAITING).all()
     return _each_seat(
         service,
         now,
@@ -121,42 +150,16 @@ def _release(service: Service, table: Table, seat: Seat, first: datetime) -> int
 def send_talk(service: Service, now: datetime) -> int:
     """Table talk reaches the players who want it at once (`Mailer.send_talk`): one mail
     for what was said within a few minutes (`policy.TALK_GATHER`). Returns the mails."""
-    with session(service.engine) as db:
-        due = db.exec(
-            select(Seat.game_id, Seat.seat)
-            .join(Game)
-            .join(Talk, col(Talk.game_id) == col(Seat.game_id))
-            .where(
-                col(Seat.talk_now),
-                col(Seat.address).is_not(None),
-                col(Seat.resigned).is_(False),
-                col(Talk.id) > col(Seat.talk_seen),
-                col(Talk.at) <= now - policy.TALK_GATHER,
-                or_(col(Talk.seat).is_(None), col(Talk.seat) != col(Seat.seat)),
-                or_(col(Talk.to_seat).is_(None), col(Talk.to_seat) == col(Seat.seat)),
-                col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
-            )
-            .distinct()
-        ).all()
-        db.commit()
+    with reading(service.engine) as db:
+        due = db.exec(_TALK_DUE, params={"gathered": now - policy.TALK_GATHER}).all()
     return _each_seat(service, now, due, service.mail.send_talk)
 
 
 def tell_vacations(service: Service, now: datetime) -> int:
     """A vacation on for an hour (`TELL_AFTER`) is news to the others now, charged to its
     player as if they had told it (one switched off within the hour told nobody)."""
-    with session(service.engine) as db:
-        due = db.exec(
-            select(Seat.game_id, Seat.seat)
-            .join(Game)
-            .where(
-                col(Seat.away_told).is_(False),
-                col(Seat.away_since) <= now - TELL_AFTER,
-                col(Seat.away_until) > now,
-                col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)),
-            )
-        ).all()
-        db.commit()
+    with reading(service.engine) as db:
+        due = db.exec(_AWAY_DUE, params={"began": now - TELL_AFTER, "now": now}).all()
 
     def tell(table: Table, seat: Seat) -> int:
         since, until = seat.away_since, seat.away_until
