@@ -962,8 +962,13 @@ class State:
         if self._phase is PUT_TILE and isinstance(choice, PutTile):
             found = self._put_choice(choice)
             choice = self.resolve(choice) if found is None else found
-        elif legal is None or not any(map(is_, legal, repeat(choice))):
-            choice = self.resolve(choice)
+        else:  # found by identity in a loop of the interpreter's own (any, map and repeat
+            # would each run code of their own, and repeat parses its arguments)
+            for listed in legal or ():
+                if listed is choice:
+                    break
+            else:
+                choice = self.resolve(choice)
         self._log.append(choice)
         events: list[ev.Noted] = []
         colours, forced = self._colours, False
