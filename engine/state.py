@@ -1190,7 +1190,10 @@ class State:
         moves = self._landings_known.moves(choice.placement)
         if isle.land(moves):  # boats only come: the island joins the full ones, if at all
             self._note_full(isle)
-        reserve = self._reserve = list(map(add, self._reserve, self._group))  # what stays out
+        reserve = self._reserve  # the boats that stay out go back: the group, less those landed
+        for seat, n in enumerate(self._group):
+            if n:
+                reserve[seat] += n
         for _, seat, n in moves:
             reserve[seat] -= n
         events.append((ev.GroupLanded, board.tiles[self._target][0], choice.placement, choice.out))
