@@ -962,8 +962,13 @@ class State:
         if self._phase is PUT_TILE and isinstance(choice, PutTile):
             found = self._put_choice(choice)
             choice = self.resolve(choice) if found is None else found
-        elif legal is None or not any(map(is_, legal, repeat(choice))):
-            choice = self.resolve(choice)
+        else:  # found by identity in a loop of the interpreter's own (any, map and repeat
+            # would each run code of their own, and repeat parses its arguments)
+            for listed in legal or ():
+                if listed is choice:
+                    break
+            else:
+                choice = self.resolve(choice)
         self._log.append(choice)
         events: list[ev.Noted] = []
         colours, forced = self._colours, False
@@ -1185,7 +1190,10 @@ class State:
         moves = self._landings_known.moves(choice.placement)
         if isle.land(moves):  # boats only come: the island joins the full ones, if at all
             self._note_full(isle)
-        reserve = self._reserve = list(map(add, self._reserve, self._group))  # what stays out
+        reserve = self._reserve  # the boats that stay out go back: the group, less those landed
+        for seat, n in enumerate(self._group):
+            if n:
+                reserve[seat] += n
         for _, seat, n in moves:
             reserve[seat] -= n
         events.append((ev.GroupLanded, board.tiles[self._target][0], choice.placement, choice.out))

@@ -3,8 +3,6 @@ listing the choices never counts the boats again."""
 
 from __future__ import annotations
 
-from operator import sub
-
 from engine.board import BERTHS
 from engine.choices import Emigrate, Expand
 from engine.hexgrid import Hex
@@ -137,7 +135,10 @@ class IslandTally:
         """Take every boat off `beach`; returns them per seat."""
         taken = self.beaches[beach]
         self.beaches[beach] = [0] * len(taken)
-        self.boats = list(map(sub, self.boats, taken))
+        boats = self.boats
+        for seat, n in enumerate(taken):
+            if n:
+                boats[seat] -= n
         room = self.room
         before = room[beach]
         count = sum(taken)
