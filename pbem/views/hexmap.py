@@ -132,15 +132,13 @@ def _narrowed(canvas: dict[Cell, str]) -> dict[Cell, str]:
 
 def _render(canvas: dict[Cell, str]) -> str:
     canvas = _narrowed(canvas)
-    left = min(x for x, _ in canvas)
-    top = min(y for _, y in canvas)
-    rows: dict[int, list[str]] = {}
+    xs, ys = zip(*canvas, strict=True)
+    left, top = min(xs), min(ys)
+    width = max(xs) - left + 1
+    rows = [[" "] * width for _ in range(max(ys) - top + 1)]
     for (x, y), char in canvas.items():
-        row = rows.setdefault(y - top, [])
-        row.extend(" " * (x - left + 1 - len(row)))
-        row[x - left] = char
-    lines = ["".join(rows.get(y, [])).rstrip() for y in range(max(rows) + 1)]
-    return "\n".join(lines).strip("\n")
+        rows[y - top][x - left] = char
+    return "\n".join("".join(row).rstrip() for row in rows).strip("\n")
 
 
 def hex_map(state: State, lang: str | None = None) -> str:
