@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from engine import (
     BEACH_LETTERS,
@@ -182,11 +182,10 @@ def _drawn(
 
 def map_for_readers(state: State) -> str:
     """The map as each reader reads it (`Named`): the islands' names in their language, and
-    the points and royal owners in its words ("4 p", "4 PV")."""
+    the points and royal owners in its words ("4 p", "4 PV"); drawn in English, and in
+    another language or with the printed names when a reader first reads it so."""
     layout = _layout(state)
-    other = _drawn(*layout, None)
-    english = _drawn(*layout, ENGLISH) if other else other
-    return Named(english, other, _Maps(layout) if other else {})
+    return Named(_drawn(*layout, ENGLISH), partial(_drawn, *layout, None), _Maps(layout))
 
 
 class _Maps(Mapping[str, str]):
