@@ -28,7 +28,7 @@ from engine import (
 from pbem.commands.player import vacation_summary
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec
-from pbem.views.hexmap import map_for_readers
+from pbem.views.hexmap import hex_map, map_for_readers
 from pbem.views.i18n import (
     COLOUR_NAMES,
     TRANSLATED,
@@ -39,6 +39,7 @@ from pbem.views.i18n import (
     hungarian_article,
     name_forms,
     names_path,
+    printed,
     said_as,
     settled,
 )
@@ -352,6 +353,16 @@ def test_the_text_map_says_the_points_in_each_readers_words() -> None:
     assert "0 pts" in Words("en", "UTC").say(board)
     assert "0 p" in Words("fi").say(board) and "0 pts" not in Words("fi").say(board)
     assert "0 PV" in Words("it").say(board)
+
+
+def test_the_text_map_is_drawn_with_the_printed_names_when_they_are_read() -> None:
+    state = State(Setup.from_seed(("blue", "red"), 4))
+    for _ in range(12):
+        state.apply(state.legal_choices()[0])
+    board = map_for_readers(state)
+    assert board == hex_map(state, "en")
+    assert printed(board) == hex_map(state)
+    assert Words("it").say(board) == hex_map(state, "it")
 
 
 def test_finnish_verbs_agree_with_the_boats_of_joined_colours() -> None:

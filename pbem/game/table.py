@@ -33,20 +33,18 @@ from engine import (
 )
 from pbem.core import GameStatus, MoveSource, PbemError, Settings
 from pbem.game import decision_clock
-from pbem.store import Game, Move, Observer, Seat
+from pbem.store import Game, Move, Observer, Seat, found_any
 
 # the statements every mail's table is loaded with, built once: building a statement and its
 # cache key costs more than SQLite takes to run it
 _SEATS = select(Seat).where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
-_WATCHING = (
-    select(Observer)
-    .where(
-        Observer.game_id == bindparam("game"),
-        col(Observer.confirmed_at).is_not(None),
-        col(Observer.ended_at).is_(None),
-    )
-    .order_by(col(Observer.id))
+_WATCHER = (
+    Observer.game_id == bindparam("game"),
+    col(Observer.confirmed_at).is_not(None),
+    col(Observer.ended_at).is_(None),
 )
+_WATCHING = select(Observer).where(*_WATCHER).order_by(col(Observer.id))
+_ANY_WATCHING = select(col(Observer.id)).where(*_WATCHER).limit(1)  # mostly none: asked first
 
 # a move is written by one INSERT (nothing reads it back as an object: the ORM's unit of work
 # would flush it at the end of the line's savepoint, which costs more than the statement)
@@ -124,7 +122,8 @@ class Table:
         if game is None:
             raise GameError(f"There is no game {game_id}.")
         seats = list(db.exec(_SEATS, params={"game": game_id}))
-        observers = list(db.exec(_WATCHING, params={"game": game_id}))
+        watched = found_any(db, Observer, _ANY_WATCHING, {"game": game_id})
+        observers = list(db.exec(_WATCHING, params={"game": game_id})) if watched else []
         state = _stored_state(db, game, cache)
         return cls(db, game, seats, state, now, settings, cache, observers)
 

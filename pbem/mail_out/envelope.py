@@ -22,15 +22,13 @@ from pbem.core import GameStatus, Tag, as_utc, observer_seat, token
 from pbem.game.table import Table
 from pbem.mail_out import calendar as ics
 from pbem.mail_out import policy
-from pbem.store import Observer, Seat, Talk, read_rows_of
+from pbem.store import Observer, Seat, Talk, found_any, read_rows_of
 from pbem.views import i18n, news, view
 
 # a game's table talk after a line, read by every round: built once
-_TALK = (
-    select(Talk)
-    .where(Talk.game_id == bindparam("game"), col(Talk.id) > bindparam("seen"))
-    .order_by(col(Talk.id))
-)
+_SAID = (Talk.game_id == bindparam("game"), col(Talk.id) > bindparam("seen"))
+_TALK = select(Talk).where(*_SAID).order_by(col(Talk.id))
+_ANY_TALK = select(col(Talk.id)).where(*_SAID).limit(1)  # mostly none: asked first
 
 
 @dataclass(frozen=True)
@@ -154,8 +152,11 @@ def talk_for(
 
 def talk_since(table: Table, seen: int) -> list[Talk]:
     """The game's table talk after line `seen`, oldest first: one query."""
+    asked = {"game": table.game.id, "seen": seen}
+    if not found_any(table.db, Talk, _ANY_TALK, asked):
+        return []
     with read_rows_of(table.db, Talk):
-        return list(table.db.exec(_TALK, params={"game": table.game.id, "seen": seen}))
+        return list(table.db.exec(_TALK, params=asked))
 
 
 def said(talk: Talk, reader: int | None) -> str:

@@ -18,7 +18,7 @@ from engine import Message, counted
 from pbem.core import MoveSource, Settings
 from pbem.game.table import Table
 from pbem.mail_out.envelope import talk_since
-from pbem.store import Caused, Held, Move, Observer, Seat, Talk, read_rows_of
+from pbem.store import Caused, Held, Move, Observer, Seat, Talk, found_any, read_rows_of
 from pbem.views import i18n
 from pbem.views.news import colour
 
@@ -28,6 +28,7 @@ DAY = timedelta(days=1)
 HELD_LINES = 5  # lines of news of one player's commands that moved nothing, in one mail
 # a game's held rows, read by every round: built once (building costs more than running it)
 _HELD = select(Held).where(Held.game_id == bindparam("game")).order_by(col(Held.id))
+_ANY_HELD = select(col(Held.id)).where(Held.game_id == bindparam("game")).limit(1)  # mostly none
 
 
 def news_seen(moves: Sequence[Move], seat: int) -> int:
@@ -90,9 +91,11 @@ class Kept:
     def held(self, seat: int) -> list[Held]:
         """The rows held for `seat`, oldest first."""
         if self._held is None:
-            self._held = {}
-            with read_rows_of(self.table.db, Held):
-                rows = list(self.table.db.exec(_HELD, params={"game": self.table.game.id}))
+            self._held, db, game = {}, self.table.db, {"game": self.table.game.id}
+            rows: list[Held] = []
+            if found_any(db, Held, _ANY_HELD, game):
+                with read_rows_of(db, Held):
+                    rows = list(db.exec(_HELD, params=game))
             for row in rows:
                 self._held.setdefault(row.seat, []).append(row)
         return self._held.get(seat, [])

@@ -18,7 +18,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Engine, Executable, event, text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, create_engine
 
@@ -169,6 +169,15 @@ def read_rows_of(db: Session, *kinds: type) -> Iterator[None]:
         db.flush()
     with db.no_autoflush:
         yield
+
+
+def found_any(db: Session, kind: type, query: Executable, params: Mapping[str, Any]) -> bool:
+    """Whether `query`, a SELECT of rows of `kind`, finds one: asked through the connection
+    (a row, not an object: the ORM's execution of a query costs several times SQLite's), the
+    pending rows of `kind` flushed first as for `read_rows_of`. For a query that almost
+    always finds nothing, before the ORM reads the objects."""
+    with read_rows_of(db, kind):
+        return db.connection().execute(query, params).first() is not None
 
 
 def reading(engine: Engine) -> Session:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from engine import (
     BEACH_LETTERS,
@@ -132,15 +132,13 @@ def _narrowed(canvas: dict[Cell, str]) -> dict[Cell, str]:
 
 def _render(canvas: dict[Cell, str]) -> str:
     canvas = _narrowed(canvas)
-    left = min(x for x, _ in canvas)
-    top = min(y for _, y in canvas)
-    rows: dict[int, list[str]] = {}
+    xs, ys = zip(*canvas, strict=True)
+    left, top = min(xs), min(ys)
+    width = max(xs) - left + 1
+    rows = [[" "] * width for _ in range(max(ys) - top + 1)]
     for (x, y), char in canvas.items():
-        row = rows.setdefault(y - top, [])
-        row.extend(" " * (x - left + 1 - len(row)))
-        row[x - left] = char
-    lines = ["".join(rows.get(y, [])).rstrip() for y in range(max(rows) + 1)]
-    return "\n".join(lines).strip("\n")
+        rows[y - top][x - left] = char
+    return "\n".join("".join(row).rstrip() for row in rows).strip("\n")
 
 
 def hex_map(state: State, lang: str | None = None) -> str:
@@ -184,11 +182,10 @@ def _drawn(
 
 def map_for_readers(state: State) -> str:
     """The map as each reader reads it (`Named`): the islands' names in their language, and
-    the points and royal owners in its words ("4 p", "4 PV")."""
+    the points and royal owners in its words ("4 p", "4 PV"); drawn in English, and in
+    another language or with the printed names when a reader first reads it so."""
     layout = _layout(state)
-    other = _drawn(*layout, None)
-    english = _drawn(*layout, ENGLISH) if other else other
-    return Named(english, other, _Maps(layout) if other else {})
+    return Named(_drawn(*layout, ENGLISH), partial(_drawn, *layout, None), _Maps(layout))
 
 
 class _Maps(Mapping[str, str]):

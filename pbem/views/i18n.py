@@ -285,13 +285,22 @@ class Named(str):
     `other` (the printed names) for the readers of every other language, or the text of a
     language in `said` (the map, in each language's words)."""
 
-    other: str
     said: Mapping[str, str]
+    _other: str | Callable[[], str]
 
-    def __new__(cls, english: str, other: str, said: Mapping[str, str] | None = None) -> Named:
+    def __new__(
+        cls, english: str, other: str | Callable[[], str], said: Mapping[str, str] | None = None
+    ) -> Named:
         made = super().__new__(cls, english)
-        made.other, made.said = other, said or {}
+        made._other, made.said = other, said or {}
         return made
+
+    @property
+    def other(self) -> str:
+        """The text with the printed names (given as a function: made when first read)."""
+        if not isinstance(self._other, str):
+            self._other = self._other()
+        return self._other
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (str, (str(self),))
@@ -412,7 +421,8 @@ class Words:
         if self.plain or (self.english and not stamped(text)):
             return str(text)
         if isinstance(text, Named):
-            return self.say(text.said.get(self.lang, text.other))
+            said = text.said.get(self.lang)
+            return self.say(text.other if said is None else said)
         if isinstance(text, Message):
             if text.plural is not None:
                 assert text.number is not None

@@ -61,10 +61,16 @@ def wrap(text: str, width: int = WIDTH, first: str = "", indent: str = "") -> st
     lead = first or indent
     if len(lead) + len(text) <= width and text.isprintable():
         return lead + text
+    return _filled(text, width, lead, indent)
+
+
+@lru_cache(maxsize=2048)
+def _filled(text: str, width: int, first: str, indent: str) -> str:
+    """A paragraph filled (the mails of a round say many of the same paragraphs)."""
     return textwrap.fill(
-        str(text),
+        text,
         width=width,
-        initial_indent=first or indent,
+        initial_indent=first,
         subsequent_indent=indent,
         break_long_words=False,
         break_on_hyphens=False,
