@@ -330,16 +330,12 @@ def placed_berths(
     """Every berth of every island among `tiles` (position, then name and rotation) in
     picture coordinates; `boats` gives the colours of the boats on a beach of an island,
     which fill its berths in order."""
-    for position, (name, rotation) in tiles:
-        if name not in ISLANDS:
-            continue
-        centre = lay.centre(position)
-        for index, plan in enumerate(island_plan(name, rotation)):
-            colours = boats(name, index)
-            for slot, (x, y) in enumerate(plan.berths):
-                colour = colours[slot] if slot < len(colours) else None
-                at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
-                yield Berth(name, index, at, plan.berth * lay.radius, colour)
+    for name, index, plan, (left, top) in _beaches(tiles, lay):
+        colours = boats(name, index)
+        for slot, (x, y) in enumerate(plan.berths):
+            colour = colours[slot] if slot < len(colours) else None
+            at = (left + x * lay.radius, top + y * lay.radius)
+            yield Berth(name, index, at, plan.berth * lay.radius, colour)
 
 
 def placed_boats(
@@ -349,15 +345,23 @@ def placed_boats(
 ) -> Iterator[Berth]:
     """The berths of `placed_berths` that hold a boat, in the same order; `boats`: the
     colours on each beach that holds any (by island and beach index)."""
+    for name, index, plan, (left, top) in _beaches(tiles, lay):
+        colours = boats.get((name, index), ())  # the first berths' boats: fewer or as many
+        for (x, y), colour in zip(plan.berths, colours, strict=False):
+            at = (left + x * lay.radius, top + y * lay.radius)
+            yield Berth(name, index, at, plan.berth * lay.radius, colour)
+
+
+def _beaches(
+    tiles: Iterable[tuple[Position, tuple[str, int]]], lay: Layout
+) -> Iterator[tuple[str, int, BeachPlan, Point]]:
+    """Each beach of each island among `tiles`: its island, its index, its plan and the
+    island's centre in picture coordinates."""
     for position, (name, rotation) in tiles:
-        if name not in ISLANDS:
-            continue
-        centre = lay.centre(position)
-        for index, plan in enumerate(island_plan(name, rotation)):
-            colours = boats.get((name, index), ())  # the first berths' boats: fewer or as many
-            for (x, y), colour in zip(plan.berths, colours, strict=False):
-                at = (centre[0] + x * lay.radius, centre[1] + y * lay.radius)
-                yield Berth(name, index, at, plan.berth * lay.radius, colour)
+        if name in ISLANDS:
+            centre = lay.centre(position)
+            for index, plan in enumerate(island_plan(name, rotation)):
+                yield name, index, plan, centre
 
 
 __all__ = [
