@@ -34,7 +34,7 @@ MALFORMED = (
 def _said(message: Message) -> list[tuple[str, str, list[str]]]:
     """Each field of each part: its name, what it says and the kinds of its defects (or
     the error its reading raises: the default policy too raises on some broken fields)."""
-    said = []
+    said: list[tuple[str, str, list[str]]] = []
     for part in message.walk():
         for name in part:
             try:
