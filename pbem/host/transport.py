@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import aiosmtplib
+from aiosmtplib.email import parse_address
+from aiosmtplib.protocol import normalize_message_line_endings
+from aiosmtplib.status import SMTPStatus
 
 from pbem.core import ImapSettings, MailTransport, Settings, SmtpSettings, Tls, maildir
 
@@ -413,8 +416,67 @@ class SmtpSender:
                 await client.quit()
 
     async def send(self, raw: bytes, sender: str, recipient: str) -> None:
-        assert self.client is not None, "use the sender in `async with`"
-        await self.client.sendmail(sender, [recipient], raw)
+        """One mail transaction, as aiosmtplib's `sendmail` for one recipient (the same
+        commands and bytes on the wire, the same errors, RSET after a refusal), the message
+        put in its wire form by `crlf_lines` and `dot_stuffed` (a replace, where `sendmail`
+        runs a regular expression over the whole mail three times)."""
+        client = self.client
+        assert client is not None, "use the sender in `async with`"
+        parse_address(sender)  # a forbidden character refused before MAIL, as by `sendmail`
+        parse_address(recipient)
+        lines = crlf_lines(raw)
+        options = [f"size={len(lines)}"] if client.supports_extension("size") else []
+        try:
+            await client.mail(sender, options=options)
+            try:
+                await client.rcpt(recipient)
+            except aiosmtplib.SMTPRecipientRefused as error:
+                raise aiosmtplib.SMTPRecipientsRefused([error]) from None
+            await _data(client, dot_stuffed(lines))
+        except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
+            with suppress(ConnectionError, aiosmtplib.SMTPResponseException):
+                await client.rset()
+            raise
+
+
+def crlf_lines(raw: bytes) -> bytes:
+    """`raw` with every line ending CRLF and a CRLF at its end, as SMTP carries it (RFC 5321
+    2.3.8; aiosmtplib's `normalize_message_line_endings`, a regular expression, where a mail
+    has no CR, as the service's mails have none)."""
+    if b"\r" in raw:
+        return normalize_message_line_endings(raw)
+    lines = raw.replace(b"\n", b"\r\n")
+    return lines if lines.endswith(b"\r\n") else lines + b"\r\n"
+
+
+_LEADING_PERIOD = re.compile(rb"(?m)^\.")
+
+
+def dot_stuffed(lines: bytes) -> bytes:
+    """DATA's content: a period doubled at the start of a line, and the final `.` line (RFC
+    5321 4.5.2); `lines` as `crlf_lines` made them."""
+    if lines.startswith(b".") or b"\n." in lines:
+        lines = _LEADING_PERIOD.sub(b"..", lines)
+    return lines + b".\r\n"
+
+
+async def _data(client: aiosmtplib.SMTP, content: bytes) -> None:
+    """DATA with the content in its wire form already (`dot_stuffed`), as aiosmtplib's
+    `data` sends it after making that form itself."""
+    start = await client.execute_command(b"DATA")
+    if start.code != SMTPStatus.start_input:
+        raise aiosmtplib.SMTPDataError(start.code, start.message)
+    protocol = client.protocol
+    if protocol is None:
+        raise aiosmtplib.SMTPServerDisconnected("Connection lost")
+    try:
+        protocol.write(content)
+        done = await protocol.read_response(timeout=client.timeout)
+    except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError):
+        client.close()
+        raise
+    if done.code != SMTPStatus.completed:
+        raise aiosmtplib.SMTPDataError(done.code, done.message)
 
 
 def make_sender(settings: Settings, *, keep_open: bool = False) -> Sender:
