@@ -145,6 +145,31 @@ def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
     assert len(list((service.settings.outbox_dir / "new").iterdir())) == 120
 
 
+def test_mail_sent_over_several_connections_leaves_the_outbox_in_shared_batches(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connections of a flush share their batches: 30 mails to two players over four
+    connections leave the outbox in one transaction, 120 in three."""
+    deleted: list[int] = []
+    delete = sending._delete
+
+    def counted(engine: object, ids: list[int | None]) -> None:
+        deleted.append(len(ids))
+        delete(engine, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("pbem.host.sending._delete", counted)
+    lanes = [MaildirSender(service.settings.outbox_dir) for _ in range(4)]
+    for games, batches in ((10, [30]), (40, [DELETE_BATCH, DELETE_BATCH, 20])):
+        for _ in range(games):
+            _two_players(service)  # two welcomes and a prompt each
+        deleted.clear()
+        sent = asyncio.run(flush_outbox(service.engine, lanes, "t@example.test", START))
+        assert sent == (3 * games, 0)
+        assert deleted == batches
+        with session(service.engine) as db:
+            assert db.exec(select(Outbox)).all() == []
+
+
 def _config(tmp_path: Path) -> Path:
     config = tmp_path / "pbem.toml"
     config.write_text(settings_toml(Settings(data_dir=tmp_path / "data")))

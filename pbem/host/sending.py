@@ -144,17 +144,38 @@ async def _send_due(
     for mail in due:
         lane = zlib.crc32(mail.recipient.lower().encode()) % len(senders)
         lanes.setdefault(lane, []).append(mail)
-    results = await asyncio.gather(
-        *(_send_lane(engine, senders[n], mails, from_address, now) for n, mails in lanes.items())
-    )
+    done: list[int | None] = []  # sent by any lane, still in the outbox: deleted in batches
+    try:  # every lane ends before the rest is deleted, a lane that raised too
+        ended = await asyncio.gather(
+            *(
+                _send_lane(engine, senders[n], mails, from_address, now, done)
+                for n, mails in lanes.items()
+            ),
+            return_exceptions=True,
+        )
+    finally:
+        if done:
+            await asyncio.to_thread(_delete, engine, done)
+    results: list[tuple[int, int]] = []
+    for result in ended:
+        if isinstance(result, BaseException):
+            raise result
+        results.append(result)
     return sum(r[0] for r in results), sum(r[1] for r in results)
 
 
 async def _send_lane(
-    engine: Engine, sender: Sender, mails: list[Outbox], from_address: str, now: datetime
+    engine: Engine,
+    sender: Sender,
+    mails: list[Outbox],
+    from_address: str,
+    now: datetime,
+    done: list[int | None],
 ) -> tuple[int, int]:
+    """Send `mails` in order over `sender`; each sent mail's id goes into `done`, the lanes'
+    shared list, taken out of the outbox by the lane that fills it to DELETE_BATCH (and the
+    rest by `_send_due` when every lane is done: one transaction a flush, not one a lane)."""
     sent = failed = 0
-    done: list[int | None] = []  # sent, still in the outbox: deleted a batch at a time
     try:
         async with sender:
             for mail in mails:
@@ -174,18 +195,16 @@ async def _send_lane(
                     f" after {mail.attempts} failed tries" if mail.attempts else "",
                 )
                 if len(done) >= DELETE_BATCH:
+                    batch = done[:]
+                    done.clear()  # other lanes add to it meanwhile
                     # off the event loop: the reader thread may hold the database a while
-                    await asyncio.to_thread(_delete, engine, done)
-                    done = []
+                    await asyncio.to_thread(_delete, engine, batch)
     except (OSError, aiosmtplib.SMTPException, TimeoutError) as error:
         failed += 1
         rest = mails[sent + failed - 1 :]  # the mail that failed, and those not tried
         if rest:
             _postpone(engine, rest[0].id, error, now)
             _postpone_rest(engine, [m.id for m in rest[1:]], now)
-    finally:
-        if done:
-            await asyncio.to_thread(_delete, engine, done)
     return sent, failed
 
 
