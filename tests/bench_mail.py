@@ -43,9 +43,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass, replace
 from email.utils import parseaddr
 from pathlib import Path
@@ -340,15 +341,18 @@ def _serve_smtp(dovecot: Dovecot, out: Any, ports: Any, stop: Any) -> None:
 
 
 def _drain_and_join(process: Any, accepted: Any, seconds: float = 30.0) -> None:
-    """Wait for the SMTP process to end, reading what it still passes on meanwhile."""
-    deadline = time.monotonic() + seconds
-    while process.is_alive() and time.monotonic() < deadline:
-        try:
+    """Wait for the SMTP process to end, reading what it still passes on meanwhile, in a
+    thread left behind if it blocks: the process may end halfway through writing an item
+    into the queue's pipe, and a read of that item then waits forever."""
+
+    def drain() -> None:
+        with suppress(EOFError, OSError, ValueError):
             while True:
-                accepted.get_nowait()
-        except queue.Empty:
-            pass
-        process.join(0.05)
+                with suppress(queue.Empty):
+                    accepted.get(timeout=0.05)
+
+    threading.Thread(target=drain, name="drain-smtp", daemon=True).start()
+    process.join(seconds)
     if process.is_alive():
         process.terminate()
         process.join(5)
