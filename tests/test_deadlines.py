@@ -16,13 +16,13 @@ from pbem.commands.clock import automatic_choice
 from pbem.core.clock import DurationError, Reminder, as_utc, parse_reminders, reminder_times
 from pbem.core.config import Settings
 from pbem.core.kinds import GameStatus
-from pbem.flow.deadlines import TickReport, send_held, tick
+from pbem.flow.deadlines import LAST_TICK, TickReport, send_held, tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.game import decision_clock
 from pbem.game.table import bot_choice
 from pbem.store.db import session
-from pbem.store.models import Game, Move, Seat
+from pbem.store.models import Game, Move, Seat, Setting
 from tests.support.localmail import START, local_service, reply_to, take_mail, text_of
 
 ANN, BOB, GM = "ann@example.test", "bob@example.test", "gm@example.test"
@@ -412,6 +412,22 @@ def test_after_downtime_a_passed_deadline_gets_fresh_time_not_an_automatic_move(
     assert _subjects(mails, ANN) == ["Your move: place a set-up boat on Tonga (decision 1)"]
     assert _run(service, back + HOUR, back + 5 * HOUR, HOUR).automatic == 0
     assert tick(service, back + 6 * HOUR).automatic == 1
+
+
+def test_a_tick_writes_its_time_once_a_minute_and_a_downtime_is_still_seen(
+    service: Service,
+) -> None:
+    """A poll's tick reads when the service last ran and writes it only when that is a
+    minute old (NOTE_EVERY): ticks every 10 s write at 0, 60 and 120 s."""
+    _game(service, hours=24)
+    take_mail(service)
+    for seconds in range(0, 150, 10):
+        assert tick(service, START + timedelta(seconds=seconds)).graced == 0
+    with session(service.engine) as db:
+        noted = db.get(Setting, LAST_TICK)
+        assert noted is not None
+        assert as_utc(datetime.fromisoformat(noted.value)) == START + timedelta(minutes=2)
+    assert tick(service, START + 40 * HOUR).graced == 1  # down longer than the 6 h grace
 
 
 def test_a_short_outage_fires_the_passed_deadline_at_once(service: Service) -> None:

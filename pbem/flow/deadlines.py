@@ -56,13 +56,15 @@ _DUE = select(Game.id).where(
     Game.status == GameStatus.RUNNING,
     or_(col(Game.wake_at).is_(None), col(Game.wake_at) <= bindparam("now")),
 )
+_UNANSWERED = (  # invitations to watch older than the cutoff, neither accepted nor ended
+    col(Observer.confirmed_at).is_(None),
+    col(Observer.ended_at).is_(None),
+    col(Observer.added_at) <= bindparam("cutoff"),
+)
+_LAPSING = select(Observer.id).where(*_UNANSWERED).limit(1)
 _LAPSE = (
     update(Observer)
-    .where(
-        col(Observer.confirmed_at).is_(None),
-        col(Observer.ended_at).is_(None),
-        col(Observer.added_at) <= bindparam("cutoff"),
-    )
+    .where(*_UNANSWERED)
     .values(ended=WatchEnd.LAPSED, ended_at=bindparam("lapsed_at"))
 )
 
@@ -116,8 +118,12 @@ def tick(service: Service, now: datetime) -> TickReport:
 def _lapse_invitations(service: Service, now: datetime) -> int:
     """Invitations to watch not accepted within INVITATION_DAYS end, without a word to
     anyone; the address is not invited to that game again. One statement, which skips an
-    invitation accepted meanwhile (PostgreSQL reads the row again after its lock)."""
+    invitation accepted meanwhile (PostgreSQL reads the row again after its lock), written
+    only when a read found one to end (almost every poll finds none)."""
     cutoff = now - timedelta(days=INVITATION_DAYS)
+    with reading(service.engine) as db:
+        if db.exec(_LAPSING, params={"cutoff": cutoff}).first() is None:
+            return 0
     with session(service.engine) as db:
         result = db.exec(_LAPSE, params={"cutoff": cutoff, "lapsed_at": now})
         db.commit()
@@ -127,8 +133,20 @@ def _lapse_invitations(service: Service, now: datetime) -> int:
     return lapsed
 
 
+NOTE_EVERY = timedelta(minutes=1)  # the time of a tick written at most this often
+
+
 def _note_tick(service: Service, now: datetime) -> datetime | None:
-    """Remember that the service ran at `now`; returns when it last ran before."""
+    """Remember that the service ran at `now`; returns when it last ran before. The time is
+    written when the one noted is NOTE_EVERY old (at most a tenth of the downtime grace):
+    a downtime is then seen up to that much longer than it was, and a poll's tick does not
+    write."""
+    every = min(NOTE_EVERY, timedelta(seconds=service.settings.downtime_grace_seconds / 10))
+    with reading(service.engine) as db:
+        row = db.get(Setting, LAST_TICK)
+        noted = as_utc(datetime.fromisoformat(row.value)) if row else None
+    if noted is not None and noted <= now < noted + every:
+        return noted
     with session(service.engine) as db:
         hold(db, *CLOCK_LOCK)
         row = db.get(Setting, LAST_TICK)
