@@ -492,28 +492,33 @@ class Serving:
         self.wake.set()
 
     async def poll(self) -> None:
-        """Read mail and run the deadlines (in a worker thread) until a cycle finds nothing
-        to do, waking the sender after each cycle that did something."""
+        """Read mail (in a worker thread) until a cycle finds nothing to do, waking the
+        sender after each cycle that did something; the deadlines run in the poll's first
+        cycle, and in the next one only after they did something (a cycle takes a moment:
+        at every cycle of a busy poll they cost more than the mail they wait for)."""
         try:
             await self.polling.acquire()
         except asyncio.CancelledError:  # stopping before this poll began: nothing to do
             return
         try:
+            ticking = True  # the deadlines run once a poll, again only after they did something
             while not self.stop.is_set():
                 try:
-                    done = await asyncio.to_thread(self.read_and_tick)
+                    handled, ticked = await asyncio.to_thread(self.read_and_tick, ticking)
                 except Exception:
                     log.exception("a cycle failed; will try again")
                     return
-                if not done:
+                if not handled and not ticked:
                     return
+                ticking = ticked > 0
                 self.wake.set()  # answer at once rather than at the next outbox interval
         finally:
             self.polling.release()
 
-    def read_and_tick(self) -> int:
-        """One cycle without the sending, in a worker thread: what it did (mails handled,
-        reminders, automatic moves, deadlines moved). A failure is logged, never raised."""
+    def read_and_tick(self, ticking: bool = True) -> tuple[int, int]:
+        """One cycle without the sending, in a worker thread (the deadlines run only if
+        `ticking`): what it did, the mails handled and what the deadlines did (reminders,
+        automatic moves, deadlines moved). A failure is logged, never raised."""
         opener = self.kept.open if self.kept is not None else None
         try:
             handled = read_mail(self.service, self.clock(), opener)
@@ -522,19 +527,21 @@ class Serving:
             handled = 0
         except OperationalError as error:
             self.database.failed(error)
-            return 0
+            return 0, 0
         except Exception:  # a fault of ours: it must not stop the service either
             log.exception("reading mail failed; will try again")
             handled = 0
         else:
             self.reading.worked()
+        if not ticking:
+            return handled, 0
         try:
             report = tick(self.service, self.clock())  # even while the mailbox is down
         except OperationalError as error:
             self.database.failed(error)
-            return handled
+            return handled, 0
         self.database.worked()
-        return handled + report.reminders + report.automatic + report.graced
+        return handled, report.reminders + report.automatic + report.graced
 
     def on_mail(self) -> None:
         """The IDLE session saw new mail (called from its thread)."""
