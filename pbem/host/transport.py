@@ -449,15 +449,12 @@ def crlf_lines(raw: bytes) -> bytes:
     return lines if lines.endswith(b"\r\n") else lines + b"\r\n"
 
 
-_LEADING_PERIOD = re.compile(rb"(?m)^\.")
-
-
 def dot_stuffed(lines: bytes) -> bytes:
     """DATA's content: a period doubled at the start of a line, and the final `.` line (RFC
-    5321 4.5.2); `lines` as `crlf_lines` made them."""
-    if lines.startswith(b".") or b"\n." in lines:
-        lines = _LEADING_PERIOD.sub(b"..", lines)
-    return lines + b".\r\n"
+    5321 4.5.2); `lines` as `crlf_lines` made them. (The HTML part's style sheet has lines
+    that start with a period: a replace, not aiosmtplib's regular expression.)"""
+    stuffed = lines.replace(b"\n.", b"\n..")
+    return (b"." if stuffed.startswith(b".") else b"") + stuffed + b".\r\n"
 
 
 async def _data(client: aiosmtplib.SMTP, content: bytes) -> None:
