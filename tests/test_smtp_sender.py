@@ -4,11 +4,13 @@ those aiosmtplib's `sendmail` sends, and refusals raise what `sendmail` raises."
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 
 import aiosmtplib
 import pytest
 
 from pbem.core import SmtpSettings
+from pbem.host import transport
 from pbem.host.transport import SmtpSender, crlf_lines, dot_stuffed
 from tests.support.mailservers import Mail, address
 
@@ -92,3 +94,34 @@ def test_a_refusal_raises_as_sendmail_and_the_connection_goes_on(mail: Mail) -> 
 
     assert asyncio.run(refused()) == (aiosmtplib.SMTPRecipientsRefused, aiosmtplib.SMTPDataError)
     assert [a.content for a in mail.smtp.accepted] == [b"Subject: after\r\n\r\nbody\r\n"]
+
+
+def test_a_server_that_stops_answering_ends_the_transaction_and_its_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One timer for MAIL, RCPT and DATA (TRANSACTION_SECONDS): a server that greets, then
+    never answers MAIL, raises TimeoutError (the sender postpones the mail) and the
+    connection is closed, not used again."""
+    monkeypatch.setattr(transport, "TRANSACTION_SECONDS", 0.3)
+    said: list[bytes] = []
+
+    async def mute(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"220 mute.example.test ESMTP\r\n")
+        with suppress(asyncio.CancelledError, ConnectionError):
+            while line := await reader.readline():
+                said.append(line.split()[0].upper())
+                if line.upper().startswith(b"EHLO"):
+                    writer.write(b"250 mute.example.test\r\n")
+
+    async def run() -> bool:
+        server = await asyncio.start_server(mute, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        sender = SmtpSender(SmtpSettings(host="127.0.0.1", port=port, tls="none"))
+        async with server:
+            with pytest.raises(TimeoutError):
+                async with sender:
+                    await sender.send(b"Subject: x\n\nbody\n", address("tongiaki"), address("p1"))
+            return sender.client is None
+
+    assert asyncio.run(run())
+    assert said == [b"EHLO", b"MAIL"]
