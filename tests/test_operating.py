@@ -4,6 +4,7 @@ the outbox, and looking at games while the service holds the database."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import re
@@ -22,13 +23,14 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
+from pbem.core import maildir
 from pbem.core.config import ImapSettings, Settings, SmtpSettings, settings_toml
 from pbem.flow.deadlines import tick
 from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.host import sending
 from pbem.host.cli import app
-from pbem.host.runner import Outage, run_cycle
+from pbem.host.runner import Outage, Serving, run_cycle
 from pbem.host.sending import DELETE_BATCH, flush_outbox
 from pbem.host.transport import MaildirSender, SmtpSender
 from pbem.store.db import open_database, session
@@ -367,3 +369,41 @@ def test_poll_with_the_mail_servers_down_still_keeps_the_deadlines(
     engine = open_database(settings.database_path)
     with session(engine) as db:
         assert [(m.choice, m.source) for m in db.exec(select(Move))] == [("place Tonga a", "auto")]
+
+
+def test_a_poll_that_mail_never_lets_end_still_keeps_the_deadlines(service: Service) -> None:
+    """`pbem serve`'s poll reads until a cycle finds nothing; a stranger's mail arriving at
+    every cycle must not keep the deadlines from running (they run once `poll_seconds`
+    passed, not only in a poll's first cycle)."""
+    service.settings = replace(service.settings, poll_seconds=60.0)
+    service.new_game(
+        [SeatSpec("Ann", ANN, "red"), SeatSpec("Bob", BOB, "blue")],
+        seed=4,
+        deadline_seconds=2 * 3600,  # the automatic move at 2 h, some 30 cycles in
+        now=START,
+    )
+    inbox = maildir(service.settings.inbox_dir)
+    minutes = itertools.count()  # a minute passes at every look at the clock
+    serving = Serving(service, clock=lambda: START + timedelta(minutes=next(minutes)))
+    loop_of_test: list[asyncio.AbstractEventLoop] = []
+    cycles = 0
+
+    def flooded(ticking: bool = True) -> tuple[int, int]:
+        nonlocal cycles
+        cycles += 1
+        inbox.add(f"From: x{cycles}@stranger.test\nTo: tongiaki@example.test\n\nhello\n")
+        if cycles == 40:  # the mail never stops: the test ends the poll
+            loop_of_test[0].call_soon_threadsafe(serving.stop.set)
+        return Serving.read_and_tick(serving, ticking)
+
+    serving.read_and_tick = flooded  # type: ignore[method-assign]
+
+    async def poll() -> None:
+        loop_of_test.append(asyncio.get_running_loop())
+        await serving.poll()
+
+    asyncio.run(poll())
+    assert cycles == 40
+    with session(service.engine) as db:
+        moves = [(m.choice, m.source) for m in db.exec(select(Move))]
+    assert moves == [("place Tonga a", "auto")], "the deadline made the automatic move"

@@ -494,15 +494,19 @@ class Serving:
     async def poll(self) -> None:
         """Read mail (in a worker thread) until a cycle finds nothing to do, waking the
         sender after each cycle that did something; the deadlines run in the poll's first
-        cycle, and in the next one only after they did something (a cycle takes a moment:
-        at every cycle of a busy poll they cost more than the mail they wait for)."""
+        cycle, then in the next one after they did something or once `poll_seconds` passed
+        since they last ran (a cycle takes a moment: at every cycle of a busy poll they cost
+        more than the mail they wait for, and mail that never stops must not stop them)."""
         try:
             await self.polling.acquire()
         except asyncio.CancelledError:  # stopping before this poll began: nothing to do
             return
         try:
-            ticking = True  # the deadlines run once a poll, again only after they did something
+            every = timedelta(seconds=self.service.settings.poll_seconds)
+            ticking, ticked_at = True, self.clock()
             while not self.stop.is_set():
+                if ticking:
+                    ticked_at = self.clock()
                 try:
                     handled, ticked = await asyncio.to_thread(self.read_and_tick, ticking)
                 except Exception:
@@ -510,7 +514,7 @@ class Serving:
                     return
                 if not handled and not ticked:
                     return
-                ticking = ticked > 0
+                ticking = ticked > 0 or self.clock() - ticked_at >= every
                 self.wake.set()  # answer at once rather than at the next outbox interval
         finally:
             self.polling.release()
