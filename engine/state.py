@@ -255,9 +255,17 @@ def _plain_decision(
     return row[made]
 
 
-def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+_ORDERS: dict[tuple[str, ...], Order] = {}  # the colour orders worked out, by seat order
+
+
+def _colour_order(colours: tuple[str, ...]) -> Order:
     """(seat, colour) pairs in the fixed colour order."""
-    return tuple(sorted(enumerate(colours), key=lambda pair: COLOURS.index(pair[1])))
+    order = _ORDERS.get(colours)
+    if order is None:
+        order = _ORDERS[colours] = tuple(
+            sorted(enumerate(colours), key=lambda pair: COLOURS.index(pair[1]))
+        )
+    return order
 
 
 class State:
