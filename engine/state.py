@@ -7,7 +7,7 @@ from functools import lru_cache
 from itertools import combinations, repeat
 from operator import add, is_
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import events as ev
 from engine.board import BERTHS, ISLAND, PASSES, ROYAL, Board, Voyage
@@ -282,7 +282,6 @@ class State:
         "_board",
         "_colonising",
         "_colours",
-        "_decision",
         "_drawn",
         "_ending",
         "_full",
@@ -308,7 +307,19 @@ class State:
         "_target",
         "_tile",
         "_turn",
+        "decision",
     )
+
+    if TYPE_CHECKING:
+
+        @property
+        def decision(self) -> Decision | None:
+            """Who must decide what now; None once the game is over."""
+
+    # `decision` is a slot that the state keeps up to date, read-only to the type checker: a
+    # caller reads it before every choice, and Python 3.11 reads a slot at once where a
+    # property runs its function through the interpreter's slow path (3-4% of a game's cache
+    # misses)
 
     def __init__(self, setup: Setup) -> None:
         n = len(setup.colours)
@@ -346,9 +357,9 @@ class State:
         self._log: list[Choice] = []
         # the listed choices (a tuple where a cache lists them: never changed in place)
         self._legal: Sequence[Choice] | None = None
-        self._decision: Decision | None = None
         # the first decision: the beaches of the start island that take two boats (all)
         self._legal = self._setup_places()
+        self.decision = self._decide()  # type: ignore[misc]
 
     def _rows(self, colours: tuple[str, ...]) -> None:
         rows = _PLAIN_ROWS.get(colours)
@@ -518,29 +529,22 @@ class State:
             named = self._landings_known.name(key)
         return named
 
-    @property
-    def decision(self) -> Decision | None:
-        """Who must decide what now; None once the game is over."""
-        decision = self._decision
-        if decision is not None:
-            return decision
+    def _decide(self) -> Decision | None:
+        """The open decision (`decision`), worked out after a change."""
         phase = self._phase
         rows = self._plain_rows.get(phase)  # a turn's, an emigration's, a set-up boat's
         if rows is None:
             if phase is OVER:
                 return None
-            decision = self._decision = self._open_decision(phase, self._active)
-            return decision
+            return self._open_decision(phase, self._active)
         # a value: the same decision of another game, or of a copy, is shared
         made = len(self._log)
         row = rows[self._active]
         try:
-            decision = row[made]
+            return row[made]
         except IndexError:  # the first game of these colours to get this far
             seat = self._active
-            decision = _plain_decision(row, made, phase, seat, self._colours[seat])
-        self._decision = decision
-        return decision
+            return _plain_decision(row, made, phase, seat, self._colours[seat])
 
     def _open_decision(self, phase: Phase, seat: int) -> Decision:
         island = tile = None
@@ -593,11 +597,8 @@ class State:
         # the values, shared
         other._setup, other._colours, other._order = self._setup, self._colours, self._order
         other._landings_known, other._named = self._landings_known, self._named
-        other._plain_rows, other._legal, other._decision = (
-            self._plain_rows,
-            self._legal,
-            self._decision,
-        )
+        other._plain_rows, other._legal = self._plain_rows, self._legal
+        other.decision = self.decision  # type: ignore[misc]
         other._phase, other._active, other._turn = self._phase, self._active, self._turn
         other._setup_placed, other._drawn = self._setup_placed, self._drawn
         other._islands_left, other._seas_left = self._islands_left, self._seas_left
@@ -656,7 +657,6 @@ class State:
         """Forget the listed legal choices, so that the next `legal_choices` works them out
         again (`engine.hooks.relist`)."""
         self._legal = None
-        self._decision = None
 
     def _turn_choices(self) -> list[Choice]:
         seat = self._active
@@ -983,7 +983,7 @@ class State:
         while True:  # the choice, then the forced ones that follow, until a decision has more
             # than one option (or none: the game is over)
             events.append((_CHOICE_MADE, colours[self._active], choice, forced))
-            self._legal = self._decision = None
+            self._legal = None
             _STEPS[type(choice)](self, choice, events)
             legal = self._legal
             if legal is None:
@@ -994,6 +994,7 @@ class State:
                 break
             choice = legal[0]
             forced = True
+        self.decision = self._decide()  # type: ignore[misc]
         # Events(events), without the call to its __init__ (made at every choice: 0.6% of a
         # game's instructions); events.Events says so beside its fields
         made = _NEW(_EVENTS)
@@ -1342,7 +1343,7 @@ class State:
         state._ending = None if data["ending"] is None else Termination(data["ending"])
         state._log = [parse_choice(text) for text in data["log"]]
         state._legal = None
-        state._decision = None
+        state.decision = state._decide()  # type: ignore[misc]
         return state
 
     @classmethod
