@@ -10,12 +10,14 @@ T = TypeVar("T")
 
 @dataclass_transform(frozen_default=True)
 def value(cls: type[T]) -> type[T]:
-    """`dataclass(frozen=True)`, but its `__init__` stores the fields in the instance's dict
-    at once: the one a frozen dataclass writes calls `object.__setattr__` for each field, most
-    of the cost of making an event. Equality, hashing, `repr`, `fields`, `replace` and the
-    refusal to change a field are the dataclass's own."""
+    """`dataclass(frozen=True, slots=True)`, but its `__init__` stores each field through its
+    slot's own setter: the one a frozen dataclass writes calls `object.__setattr__` for each
+    field. Slots, not a dict: Python 3.11 reads an attribute of a slot at once, where it reads
+    one of an instance's dict made by reading `__dict__` through its slow general path (the
+    engine reads the choices' fields at every step). Equality, hashing, `repr`, `fields`,
+    `replace` and the refusal to change a field are the dataclass's own."""
     assert not hasattr(cls, "__post_init__"), f"{cls.__name__}: the __init__ below skips it"
-    made = dataclass(frozen=True)(cls)
+    made = dataclass(frozen=True, slots=True)(cls)
     names = [f.name for f in fields(made)]  # type: ignore[arg-type]
     defaults: dict[str, Any] = {}
     params = []
@@ -26,8 +28,9 @@ def value(cls: type[T]) -> type[T]:
         else:
             defaults[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-    lines = [f"def __init__(self, {', '.join(params)}):", "    kept = self.__dict__"]
-    lines += [f"    kept[{name!r}] = {name}" for name in names]
+        defaults[f"_set_{f.name}"] = made.__dict__[f.name].__set__
+    lines = [f"def __init__(self, {', '.join(params)}):"]
+    lines += [f"    _set_{name}(self, {name})" for name in names] or ["    pass"]
     source = "\n".join(lines) + "\n"
     namespace: dict[str, Any] = {}
     exec(source, defaults, namespace)
