@@ -44,6 +44,7 @@ _STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island til
 SETUP, TURN, EMIGRATE, LAND = Phase.SETUP, Phase.TURN, Phase.EMIGRATE, Phase.LAND
 PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
+_FACING = tuple((direction + 3) % 6 for direction in range(6))  # the opposite direction
 _CHOICE_MADE, _EVENTS = ev.choice_made, ev.Events  # read at every choice: plain globals
 _NEW = object.__new__
 
@@ -775,15 +776,15 @@ class State:
         self, isle: IslandTally, beach: int
     ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
-        stop_at, pos = self._board.stop, isle.position
-        laid = self._board.tiles[pos]
+        board, pos = self._board, isle.position
+        laid = board.tiles[pos]
         jetties = _JETTIES.get(laid) or _jetties(*laid)
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
         ends = set()
         for direction, step, emigration in jetties[beach]:
-            end, stop = stop_at(pos + step, direction, colours)
+            end, stop = board.stop(pos + step, direction, colours)
             ends.add(stop)
             if not (end is ROYAL or (end is ISLAND and stop == pos)):
                 found.append(emigration)
@@ -1022,8 +1023,9 @@ class State:
         self._add_boats(pos, choice.beaches, events)
         if self._phase is SETUP:
             self._setup_placed += 1
-            if self._setup_placed < 2 * self.seats:
-                self._active = self._setup_placed % self.seats
+            seats = len(self._colours)
+            if self._setup_placed < 2 * seats:
+                self._active = self._setup_placed % seats
             else:
                 self._start_turn(0, events)
         elif self._phase is COLONY_BOAT:
@@ -1174,7 +1176,7 @@ class State:
                 return
             name = self._draw(events)  # an empty place: the tile drawn is put there
             if name is not None:
-                rotation = (direction + 3) % 6
+                rotation = _FACING[direction]  # its red edge faces the group
                 self._place_tile(name, target, rotation)
                 events.append((ev.tile_placed, name, target, rotation))
             if name is None or (name in SEAS and self._seas_left == 0):
@@ -1264,7 +1266,10 @@ class State:
             events.append((ev.game_ended, self._board, self._colours, self._ending))
             return
         colours = self._colours
-        seat = self._active = (self._active + 1) % len(colours)  # as _start_turn
+        seat = self._active + 1  # the next seat, as _start_turn (no modulo: a general path)
+        if seat == len(colours):
+            seat = 0
+        self._active = seat
         turn = self._turn = self._turn + 1
         self._phase = TURN
         events.append((ev.TurnStarted, colours[seat], turn))

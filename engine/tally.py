@@ -18,6 +18,7 @@ _SORTED: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...] = tuple
     )
     for n in range(7)
 )
+_BIT = tuple(1 << b for b in range(6))  # a beach's bit in `IslandTally.bits`
 
 
 class IslandTally:
@@ -162,9 +163,16 @@ class IslandTally:
         """A full beach changed (`before` or `after` its free berths were none)."""
         self.exits = None
         self.routes.pop(beach, None)
-        if (before > 0) is (after > 0):
+        # comparisons that jump and additions: the forms Python 3.11 runs at once (a shift,
+        # an exclusive or and a comparison kept as a value go through its general paths)
+        if before > 0:
+            if after > 0:
+                return False
+            bits = self.bits = self.bits + _BIT[beach]  # the beach became full
+        elif after <= 0:
             return False
-        bits = self.bits = self.bits ^ 1 << beach
+        else:
+            bits = self.bits = self.bits - _BIT[beach]  # it has room again
         self.full, self.open = self.sorts[bits]
         self.expansions = None
         return True
