@@ -672,7 +672,7 @@ class State:
                 expansions = isle.expansions
                 if expansions is None:
                     expansions = isle.expansions = _expand_choices(isle.name, isle.open)
-                choices += expansions[mine if mine < reserve else reserve]
+                choices.extend(expansions[mine if mine < reserve else reserve])
                 if isle.total == mine and isle.name != START_ISLAND:
                     royal.append(_ROYAL[isle.name])
         if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
@@ -719,7 +719,7 @@ class State:
             sources = [source for other, source in boats_at if other is not isle]
             name = isle.name
             for beach in isle.open:  # each beach's made at C speed, as a dict's lookups
-                choices += map(_borrows(name, beach).__getitem__, sources)
+                choices.extend(map(_borrows(name, beach).__getitem__, sources))
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
@@ -753,7 +753,7 @@ class State:
             if found is None:
                 found = isle.exits = self._open_exits(isle)
             if found:
-                choices += found
+                choices.extend(found)
             else:
                 doomed.append(isle.position)
         return choices, doomed
@@ -769,7 +769,7 @@ class State:
             known = routes.get(beach)
             if known is None:
                 known = routes[beach] = self._beach_exits(isle, beach)
-            found += known[0]
+            found.extend(known[0])
         return tuple(found)
 
     def _beach_exits(
@@ -879,8 +879,8 @@ class State:
         places = self._places
         if places is None:
             places = self._puts_at()
-        for around in places.values():  # a loop of += copies each place's six at once
-            puts += around
+        for around in places.values():  # each place's six copied at once
+            puts.extend(around)
         return puts
 
     # -- applying a choice -------------------------------------------------------------
