@@ -44,6 +44,7 @@ _STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island til
 SETUP, TURN, EMIGRATE, LAND = Phase.SETUP, Phase.TURN, Phase.EMIGRATE, Phase.LAND
 PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
+_COPY_ROW = list.copy  # read once: list's attribute is read through a general path
 _FACING = tuple((direction + 3) % 6 for direction in range(6))  # the opposite direction
 _CHOICE_MADE, _EVENTS = ev.choice_made, ev.Events  # read at every choice: plain globals
 _NEW = object.__new__
@@ -629,7 +630,7 @@ class State:
             if self._phase is PUT_TILE:  # the puts are many and never forced: not kept
                 return self._puts()
             legal = self._legal = _LISTINGS[self._phase](self)
-        return list(legal)
+        return [*legal]
 
     def _listed(self) -> Sequence[Choice]:
         legal = self._legal
@@ -677,9 +678,9 @@ class State:
                     royal.append(_ROYAL[isle.name])
         if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
             if self._may_found(seat):
-                choices += royal
+                choices.extend(royal)
         elif not choices and not any(isle.boats[seat] for isle in self._manned.values()):
-            choices += self._no_boat_placements()
+            choices.extend(self._no_boat_placements())
         choices.append(COLONISE)
         return choices
 
@@ -700,10 +701,9 @@ class State:
     def _may_found(self, seat: int) -> bool:
         """Whether `seat` may found a royal island (fewer than two of its own, or on the table)."""
         royal_islands = self._board.royal
-        return (
-            len(royal_islands) < MAX_ROYAL_ISLANDS
-            or [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
-        )
+        if len(royal_islands) < MAX_ROYAL_ISLANDS:
+            return True
+        return [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
 
     def _borrowing_expansions(self, homes: list[IslandTally]) -> list[Choice]:
         """§11: with an empty reserve, the expansion moves one boat from another island."""
@@ -732,11 +732,11 @@ class State:
             free = tuple(isle.room)
             if name == START_ISLAND:
                 count = min(2, sum(free), reserve)
-                choices += _place_choices(name, free, count)
+                choices.extend(_place_choices(name, free, count))
                 if count == 2:
                     choices.sort(key=lambda c: c.beaches if isinstance(c, Place) else ())
             else:
-                choices += _place_choices(name, free, 1)
+                choices.extend(_place_choices(name, free, 1))
         return choices
 
     def _emigration_options(self) -> tuple[list[Choice], list[Hex]]:
@@ -846,7 +846,7 @@ class State:
             self._reroute(place)
         empty = _EMPTY_BEACHES.get(name)
         if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
-            beaches = board.boats[place] = [*map(list.copy, empty[len(self._colours)])]
+            beaches = board.boats[place] = [*map(_COPY_ROW, empty[len(self._colours)])]
             self._isles[place] = self._manned[place] = IslandTally.placed(name, place, beaches)
         else:
             board.seas[place] = PASSES[name, rotation]
@@ -1058,7 +1058,7 @@ class State:
         pos = board.where[choice.island]
         isle = self._isles[pos]
         returned = isle.boats[seat] - 1
-        board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
+        board.boats[pos] = [*map(_COPY_ROW, _EMPTY_BEACHES[choice.island][len(self._colours)])]
         isle.empty(board.boats[pos])
         self._full.pop(pos, None)
         del self._manned[pos]
@@ -1254,7 +1254,7 @@ class State:
         self._manned.pop(pos, None)
         self._reroute(pos)
         self._places = None
-        totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
+        totals = [sum(beach[seat] for beach in beaches) for seat in range(len(self._colours))]
         self._return_to_reserves(totals)
         self._set_aside.append(name)
         events.append((ev.IslandRemoved, name, self.colours_of(totals)))

@@ -19,6 +19,9 @@ _SORTED: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...] = tuple
     for n in range(7)
 )
 _BIT = tuple(1 << b for b in range(6))  # a beach's bit in `IslandTally.bits`
+# no boat of any seat, by the number of seats (copied as `[*_NONE[seats]]`: a list repeated
+# by `*` goes through Python 3.11's general path of numbers)
+_NONE = tuple((0,) * seats for seats in range(7))
 
 
 class IslandTally:
@@ -69,7 +72,7 @@ class IslandTally:
         isle = cls.__new__(cls)
         isle.name, isle.position, isle.beaches = name, position, beaches
         isle.room = list(BERTHS[name])
-        isle.boats = [0] * len(beaches[0])
+        isle.boats = [*_NONE[len(beaches[0])]]
         isle.total = isle.bits = 0
         isle.sorts = _SORTED[len(beaches)]
         isle.full, isle.open = isle.sorts[0]
@@ -135,7 +138,7 @@ class IslandTally:
     def clear(self, beach: int) -> list[int]:
         """Take every boat off `beach`; returns them per seat."""
         taken = self.beaches[beach]
-        self.beaches[beach] = [0] * len(taken)
+        self.beaches[beach] = [*_NONE[len(taken)]]
         boats = self.boats
         for seat, n in enumerate(taken):
             if n:
