@@ -35,6 +35,7 @@ from engine.phase import Decision, Phase
 from engine.setup import Setup
 from engine.tally import IslandTally
 from engine.tiles import ISLANDS, SEAS, STACK_TILES, START_ISLAND
+from engine.values import maker
 
 MAX_ROYAL_ISLANDS = 2
 _STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island tiles in a stack
@@ -44,6 +45,7 @@ _STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island til
 SETUP, TURN, EMIGRATE, LAND = Phase.SETUP, Phase.TURN, Phase.EMIGRATE, Phase.LAND
 PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
+_DECISION = maker(Decision)  # Decision(...), made without calling the class
 _COPY_ROW = list.copy  # read once: list's attribute is read through a general path
 _FACING = tuple((direction + 3) % 6 for direction in range(6))  # the opposite direction
 _CHOICE_MADE, _EVENTS = ev.choice_made, ev.Events  # read at every choice: plain globals
@@ -252,8 +254,8 @@ def _plain_decision(
 ) -> Decision:
     """The decision after `made` choices, of a row that does not reach it yet."""
     if made >= _KEPT_DECISIONS:
-        return Decision(made + 1, seat, colour, phase, None, (), None)
-    row += [Decision(n + 1, seat, colour, phase, None, (), None) for n in range(len(row), made + 1)]
+        return _DECISION(made + 1, seat, colour, phase, None, (), None)
+    row += [_DECISION(n + 1, seat, colour, phase) for n in range(len(row), made + 1)]
     return row[made]
 
 
@@ -561,7 +563,7 @@ class State:
             island = self._board.tiles[self._target][0]
         else:
             tile = self._tile
-        return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
+        return _DECISION(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
     @property
     def outcome(self) -> Outcome | None:
