@@ -734,8 +734,11 @@ class State:
             free = tuple(isle.room)
             if name == START_ISLAND:
                 count = min(2, sum(free), reserve)
+                # two boats: the places so far in the order of their beaches; those of the
+                # start island alone come in that order already (it is the first placed)
+                unsorted = count == 2 and bool(choices)
                 choices.extend(_place_choices(name, free, count))
-                if count == 2:
+                if unsorted:
                     choices.sort(key=lambda c: c.beaches if isinstance(c, Place) else ())
             else:
                 choices.extend(_place_choices(name, free, 1))
