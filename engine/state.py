@@ -117,17 +117,28 @@ def _stepped_puts(name: str) -> tuple[tuple[Hex, tuple[PutTile, ...]], ...]:
     return stepped
 
 
-@lru_cache(maxsize=1024)
-def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Expand, ...], ...]:
-    """The expansions onto the open beaches of `name`, by the smaller of the player's boats
-    on it and in the reserve (RULES §4: the entry for n places min(n, beaches) boats, at
-    most one a beach)."""
-    beaches = len(BERTHS[name])
+Expansions = tuple[tuple[Expand, ...], ...]
+# the expansions onto an island's open beaches (`_expand_choices`), by its name, then by the
+# bits of its full beaches (`IslandTally.bits`): a list, read without hashing a tuple
+_EXPANSIONS: dict[str, list[Expansions | None]] = {
+    name: [None] * (1 << len(berths)) for name, berths in BERTHS.items()
+}
+
+
+def _expand_choices(isle: IslandTally) -> Expansions:
+    """The expansions onto the open beaches of an island, by the smaller of the player's
+    boats on it and in the reserve (RULES §4: the entry for n places min(n, beaches) boats,
+    at most one a beach), kept for the next island of its name with those beaches open."""
+    name, beaches = isle.name, len(isle.room)
     by_count = [
-        tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
+        tuple(Expand(name, combo) for combo in combinations(isle.open, count))
         for count in range(beaches + 1)
     ]
-    return (*by_count, *[by_count[-1]] * (BOATS_PER_PLAYER - beaches))
+    found = _EXPANSIONS[name][isle.bits] = (
+        *by_count,
+        *[by_count[-1]] * (BOATS_PER_PLAYER - beaches),
+    )
+    return found
 
 
 # one boat from the reserve onto each beach of an island, by its name
@@ -142,21 +153,20 @@ _EMIGRATIONS: dict[str, tuple[tuple[Emigrate, ...], ...]] = {
 }
 
 
-# the jetties of each beach of an island laid with a rotation, by (name, rotation): the board
-# direction of each, the step to the place it faces, the emigration by it
-_JETTIES: dict[tuple[str, int], tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]] = {}
-
-
 def _jetties(name: str, rotation: int) -> tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]:
     emigrations = _EMIGRATIONS[name]
-    found = _JETTIES[name, rotation] = tuple(
+    return tuple(
         tuple(
             (direction, HEX_STEPS[direction], emigrations[b][direction])
             for direction in [(edge + rotation) % 6 for edge in beach.jetties]
         )
         for b, beach in enumerate(ISLANDS[name].beaches)
     )
-    return found
+
+
+# the jetties of each beach of an island, by its name, then by the rotation it is laid with: the
+# board direction of each, the step to the place it faces, the emigration by it
+_JETTIES = {name: tuple(_jetties(name, rotation) for rotation in range(6)) for name in ISLANDS}
 
 
 class _Borrows(dict[tuple[str, int], Expand]):
@@ -224,7 +234,8 @@ def clear_listing_caches() -> None:
     _LANDINGS.clear()
     _PUTS.clear()
     _STEPPED_PUTS.clear()
-    _expand_choices.cache_clear()
+    for expansions in _EXPANSIONS.values():
+        expansions[:] = [None] * len(expansions)
     _BORROWS.clear()
     _place_choices.cache_clear()
 
@@ -674,7 +685,8 @@ class State:
             if mine:
                 expansions = isle.expansions
                 if expansions is None:
-                    expansions = isle.expansions = _expand_choices(isle.name, isle.open)
+                    expansions = _EXPANSIONS[isle.name][isle.bits] or _expand_choices(isle)
+                    isle.expansions = expansions
                 choices.extend(expansions[mine if mine < reserve else reserve])
                 if isle.total == mine and isle.name != START_ISLAND:
                     royal.append(_ROYAL[isle.name])
@@ -782,8 +794,8 @@ class State:
     ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
         board, pos = self._board, isle.position
-        laid = board.tiles[pos]
-        jetties = _JETTIES.get(laid) or _jetties(*laid)
+        name, rotation = board.tiles[pos]
+        jetties = _JETTIES[name][rotation]
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
