@@ -48,7 +48,7 @@ COLONISE = Colonise()
 _DECISION = maker(Decision)  # Decision(...), made without calling the class
 _COPY_ROW = list.copy  # read once: list's attribute is read through a general path
 _FACING = tuple((direction + 3) % 6 for direction in range(6))  # the opposite direction
-_CHOICE_MADE, _EVENTS = ev.choice_made, ev.Events  # read at every choice: plain globals
+_CHOICE_MADE, _APPLIED = ev.choice_made, ev.Applied  # read at every choice: plain globals
 _NEW = object.__new__
 
 
@@ -1013,9 +1013,8 @@ class State:
             choice = legal[0]
             forced = True
         self.decision = self._decide()  # type: ignore[misc]
-        # Events(events), without the call to its __init__ (made at every choice: 0.6% of a
-        # game's instructions); events.Events says so beside its fields
-        made = _NEW(_EVENTS)
+        # Events(events), without the call to its __init__ (made at every choice)
+        made: ev.Events = _APPLIED()
         made._noted, made._made = events, None
         return made
 
