@@ -109,11 +109,12 @@ def _puts_around(anchor: str | None) -> tuple[tuple[PutTile, ...], ...]:
 
 
 # the step to each place around a tile and the puts onto it, by the tile's name
-_STEPPED_PUTS: dict[str, tuple[tuple[Hex, tuple[PutTile, ...]], ...]] = {}
+# (a list: Python 3.11 runs a loop over a list at once, over a tuple through a general path)
+_STEPPED_PUTS: dict[str, list[tuple[Hex, tuple[PutTile, ...]]]] = {}
 
 
-def _stepped_puts(name: str) -> tuple[tuple[Hex, tuple[PutTile, ...]], ...]:
-    stepped = _STEPPED_PUTS[name] = tuple(zip(HEX_STEPS, _puts_around(name), strict=True))
+def _stepped_puts(name: str) -> list[tuple[Hex, tuple[PutTile, ...]]]:
+    stepped = _STEPPED_PUTS[name] = list(zip(HEX_STEPS, _puts_around(name), strict=True))
     return stepped
 
 
@@ -153,19 +154,20 @@ _EMIGRATIONS: dict[str, tuple[tuple[Emigrate, ...], ...]] = {
 }
 
 
-def _jetties(name: str, rotation: int) -> tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]:
+def _jetties(name: str, rotation: int) -> tuple[list[tuple[int, Hex, Emigrate]], ...]:
     emigrations = _EMIGRATIONS[name]
     return tuple(
-        tuple(
+        [
             (direction, HEX_STEPS[direction], emigrations[b][direction])
             for direction in [(edge + rotation) % 6 for edge in beach.jetties]
-        )
+        ]
         for b, beach in enumerate(ISLANDS[name].beaches)
     )
 
 
 # the jetties of each beach of an island, by its name, then by the rotation it is laid with: the
-# board direction of each, the step to the place it faces, the emigration by it
+# board direction of each, the step to the place it faces, the emigration by it (in a list, to
+# be looped over: see _STEPPED_PUTS)
 _JETTIES = {name: tuple(_jetties(name, rotation) for rotation in range(6)) for name in ISLANDS}
 
 
