@@ -49,7 +49,6 @@ _DECISION = maker(Decision)  # Decision(...), made without calling the class
 _COPY_ROW = list.copy  # read once: list's attribute is read through a general path
 _FACING = tuple((direction + 3) % 6 for direction in range(6))  # the opposite direction
 _CHOICE_MADE, _APPLIED = ev.choice_made, ev.Applied  # read at every choice: plain globals
-_NEW = object.__new__
 
 
 @lru_cache(maxsize=8192)
