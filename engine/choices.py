@@ -20,17 +20,22 @@ class _Written:
     """A choice whose canonical text is written once (the value never changes) and kept
     beside its fields: outside them, so that equality, hashing and `repr` ignore it."""
 
-    __slots__ = ()
+    __slots__ = ("_text",)
+    _text: str
 
     def __str__(self) -> str:
-        kept: dict[str, str] = self.__dict__
-        text = kept.get("_text")
-        if text is None:
-            text = kept["_text"] = self._write()
-        return text
+        try:
+            return self._text
+        except AttributeError:  # not written yet
+            text = self._write()
+            _KEEP_TEXT(self, text)
+            return text
 
     def _write(self) -> str:
         raise NotImplementedError
+
+
+_KEEP_TEXT = _Written.__dict__["_text"].__set__  # past the frozen dataclass's __setattr__
 
 
 @value

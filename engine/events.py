@@ -279,7 +279,7 @@ class Events(Sequence[Event]):
     a playout that never reads them makes none. Read like a list: it equals a list of the same
     events."""
 
-    # `State.apply` fills these two itself, as __init__ does, without calling it
+    # `State.apply` fills these two itself in an `Applied`, as __init__ does, without calling it
     __slots__ = ("_made", "_noted")
 
     def __init__(self, noted: list[Noted]) -> None:
@@ -322,3 +322,12 @@ class Events(Sequence[Event]):
 
     def __repr__(self) -> str:
         return repr(self._events())
+
+
+class Applied(Events):
+    """The events as `State.apply` makes them: made by calling the class without arguments
+    (no __init__ of Python run, no object.__new__ called with its class: the cheapest way to
+    make an object in Python 3.11), its two slots then filled."""
+
+    __slots__ = ()
+    __init__ = object.__init__

@@ -7,7 +7,7 @@ from functools import lru_cache
 from itertools import combinations, repeat
 from operator import add, is_
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import events as ev
 from engine.board import BERTHS, ISLAND, PASSES, ROYAL, Board, Voyage
@@ -35,6 +35,7 @@ from engine.phase import Decision, Phase
 from engine.setup import Setup
 from engine.tally import IslandTally
 from engine.tiles import ISLANDS, SEAS, STACK_TILES, START_ISLAND
+from engine.values import maker
 
 MAX_ROYAL_ISLANDS = 2
 _STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island tiles in a stack
@@ -44,8 +45,10 @@ _STACK_ISLANDS = sum(1 for tile in STACK_TILES if tile in ISLANDS)  # island til
 SETUP, TURN, EMIGRATE, LAND = Phase.SETUP, Phase.TURN, Phase.EMIGRATE, Phase.LAND
 PUT_TILE, COLONY_BOAT, OVER = Phase.PUT_TILE, Phase.COLONY_BOAT, Phase.OVER
 COLONISE = Colonise()
-_CHOICE_MADE, _EVENTS = ev.choice_made, ev.Events  # read at every choice: plain globals
-_NEW = object.__new__
+_DECISION = maker(Decision)  # Decision(...), made without calling the class
+_COPY_ROW = list.copy  # read once: list's attribute is read through a general path
+_FACING = tuple((direction + 3) % 6 for direction in range(6))  # the opposite direction
+_CHOICE_MADE, _APPLIED = ev.choice_made, ev.Applied  # read at every choice: plain globals
 
 
 @lru_cache(maxsize=8192)
@@ -105,25 +108,37 @@ def _puts_around(anchor: str | None) -> tuple[tuple[PutTile, ...], ...]:
 
 
 # the step to each place around a tile and the puts onto it, by the tile's name
-_STEPPED_PUTS: dict[str, tuple[tuple[Hex, tuple[PutTile, ...]], ...]] = {}
+# (a list: Python 3.11 runs a loop over a list at once, over a tuple through a general path)
+_STEPPED_PUTS: dict[str, list[tuple[Hex, tuple[PutTile, ...]]]] = {}
 
 
-def _stepped_puts(name: str) -> tuple[tuple[Hex, tuple[PutTile, ...]], ...]:
-    stepped = _STEPPED_PUTS[name] = tuple(zip(HEX_STEPS, _puts_around(name), strict=True))
+def _stepped_puts(name: str) -> list[tuple[Hex, tuple[PutTile, ...]]]:
+    stepped = _STEPPED_PUTS[name] = list(zip(HEX_STEPS, _puts_around(name), strict=True))
     return stepped
 
 
-@lru_cache(maxsize=1024)
-def _expand_choices(name: str, open_beaches: tuple[int, ...]) -> tuple[tuple[Expand, ...], ...]:
-    """The expansions onto the open beaches of `name`, by the smaller of the player's boats
-    on it and in the reserve (RULES §4: the entry for n places min(n, beaches) boats, at
-    most one a beach)."""
-    beaches = len(BERTHS[name])
+Expansions = tuple[tuple[Expand, ...], ...]
+# the expansions onto an island's open beaches (`_expand_choices`), by its name, then by the
+# bits of its full beaches (`IslandTally.bits`): a list, read without hashing a tuple
+_EXPANSIONS: dict[str, list[Expansions | None]] = {
+    name: [None] * (1 << len(berths)) for name, berths in BERTHS.items()
+}
+
+
+def _expand_choices(isle: IslandTally) -> Expansions:
+    """The expansions onto the open beaches of an island, by the smaller of the player's
+    boats on it and in the reserve (RULES §4: the entry for n places min(n, beaches) boats,
+    at most one a beach), kept for the next island of its name with those beaches open."""
+    name, beaches = isle.name, len(isle.room)
     by_count = [
-        tuple(Expand(name, combo) for combo in combinations(open_beaches, count))
+        tuple(Expand(name, combo) for combo in combinations(isle.open, count))
         for count in range(beaches + 1)
     ]
-    return (*by_count, *[by_count[-1]] * (BOATS_PER_PLAYER - beaches))
+    found = _EXPANSIONS[name][isle.bits] = (
+        *by_count,
+        *[by_count[-1]] * (BOATS_PER_PLAYER - beaches),
+    )
+    return found
 
 
 # one boat from the reserve onto each beach of an island, by its name
@@ -138,21 +153,21 @@ _EMIGRATIONS: dict[str, tuple[tuple[Emigrate, ...], ...]] = {
 }
 
 
-# the jetties of each beach of an island laid with a rotation, by (name, rotation): the board
-# direction of each, the step to the place it faces, the emigration by it
-_JETTIES: dict[tuple[str, int], tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]] = {}
-
-
-def _jetties(name: str, rotation: int) -> tuple[tuple[tuple[int, Hex, Emigrate], ...], ...]:
+def _jetties(name: str, rotation: int) -> tuple[list[tuple[int, Hex, Emigrate]], ...]:
     emigrations = _EMIGRATIONS[name]
-    found = _JETTIES[name, rotation] = tuple(
-        tuple(
+    return tuple(
+        [
             (direction, HEX_STEPS[direction], emigrations[b][direction])
             for direction in [(edge + rotation) % 6 for edge in beach.jetties]
-        )
+        ]
         for b, beach in enumerate(ISLANDS[name].beaches)
     )
-    return found
+
+
+# the jetties of each beach of an island, by its name, then by the rotation it is laid with: the
+# board direction of each, the step to the place it faces, the emigration by it (in a list, to
+# be looped over: see _STEPPED_PUTS)
+_JETTIES = {name: tuple(_jetties(name, rotation) for rotation in range(6)) for name in ISLANDS}
 
 
 class _Borrows(dict[tuple[str, int], Expand]):
@@ -220,7 +235,8 @@ def clear_listing_caches() -> None:
     _LANDINGS.clear()
     _PUTS.clear()
     _STEPPED_PUTS.clear()
-    _expand_choices.cache_clear()
+    for expansions in _EXPANSIONS.values():
+        expansions[:] = [None] * len(expansions)
     _BORROWS.clear()
     _place_choices.cache_clear()
 
@@ -250,14 +266,22 @@ def _plain_decision(
 ) -> Decision:
     """The decision after `made` choices, of a row that does not reach it yet."""
     if made >= _KEPT_DECISIONS:
-        return Decision(made + 1, seat, colour, phase, None, (), None)
-    row += [Decision(n + 1, seat, colour, phase, None, (), None) for n in range(len(row), made + 1)]
+        return _DECISION(made + 1, seat, colour, phase, None, (), None)
+    row += [_DECISION(n + 1, seat, colour, phase) for n in range(len(row), made + 1)]
     return row[made]
 
 
-def _colour_order(colours: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+_ORDERS: dict[tuple[str, ...], Order] = {}  # the colour orders worked out, by seat order
+
+
+def _colour_order(colours: tuple[str, ...]) -> Order:
     """(seat, colour) pairs in the fixed colour order."""
-    return tuple(sorted(enumerate(colours), key=lambda pair: COLOURS.index(pair[1])))
+    order = _ORDERS.get(colours)
+    if order is None:
+        order = _ORDERS[colours] = tuple(
+            sorted(enumerate(colours), key=lambda pair: COLOURS.index(pair[1]))
+        )
+    return order
 
 
 class State:
@@ -274,7 +298,6 @@ class State:
         "_board",
         "_colonising",
         "_colours",
-        "_decision",
         "_drawn",
         "_ending",
         "_full",
@@ -300,7 +323,19 @@ class State:
         "_target",
         "_tile",
         "_turn",
+        "decision",
     )
+
+    if TYPE_CHECKING:
+
+        @property
+        def decision(self) -> Decision | None:
+            """Who must decide what now; None once the game is over."""
+
+    # `decision` is a slot that the state keeps up to date, read-only to the type checker: a
+    # caller reads it before every choice, and Python 3.11 reads a slot at once where a
+    # property runs its function through the interpreter's slow path (3-4% of a game's cache
+    # misses)
 
     def __init__(self, setup: Setup) -> None:
         n = len(setup.colours)
@@ -338,9 +373,9 @@ class State:
         self._log: list[Choice] = []
         # the listed choices (a tuple where a cache lists them: never changed in place)
         self._legal: Sequence[Choice] | None = None
-        self._decision: Decision | None = None
         # the first decision: the beaches of the start island that take two boats (all)
         self._legal = self._setup_places()
+        self.decision = self._decide()  # type: ignore[misc]
 
     def _rows(self, colours: tuple[str, ...]) -> None:
         rows = _PLAIN_ROWS.get(colours)
@@ -510,29 +545,22 @@ class State:
             named = self._landings_known.name(key)
         return named
 
-    @property
-    def decision(self) -> Decision | None:
-        """Who must decide what now; None once the game is over."""
-        decision = self._decision
-        if decision is not None:
-            return decision
+    def _decide(self) -> Decision | None:
+        """The open decision (`decision`), worked out after a change."""
         phase = self._phase
         rows = self._plain_rows.get(phase)  # a turn's, an emigration's, a set-up boat's
         if rows is None:
             if phase is OVER:
                 return None
-            decision = self._decision = self._open_decision(phase, self._active)
-            return decision
+            return self._open_decision(phase, self._active)
         # a value: the same decision of another game, or of a copy, is shared
         made = len(self._log)
         row = rows[self._active]
         try:
-            decision = row[made]
+            return row[made]
         except IndexError:  # the first game of these colours to get this far
             seat = self._active
-            decision = _plain_decision(row, made, phase, seat, self._colours[seat])
-        self._decision = decision
-        return decision
+            return _plain_decision(row, made, phase, seat, self._colours[seat])
 
     def _open_decision(self, phase: Phase, seat: int) -> Decision:
         island = tile = None
@@ -547,7 +575,7 @@ class State:
             island = self._board.tiles[self._target][0]
         else:
             tile = self._tile
-        return Decision(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
+        return _DECISION(len(self._log) + 1, seat, self._colours[seat], phase, island, boats, tile)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -585,11 +613,8 @@ class State:
         # the values, shared
         other._setup, other._colours, other._order = self._setup, self._colours, self._order
         other._landings_known, other._named = self._landings_known, self._named
-        other._plain_rows, other._legal, other._decision = (
-            self._plain_rows,
-            self._legal,
-            self._decision,
-        )
+        other._plain_rows, other._legal = self._plain_rows, self._legal
+        other.decision = self.decision  # type: ignore[misc]
         other._phase, other._active, other._turn = self._phase, self._active, self._turn
         other._setup_placed, other._drawn = self._setup_placed, self._drawn
         other._islands_left, other._seas_left = self._islands_left, self._seas_left
@@ -619,7 +644,7 @@ class State:
             if self._phase is PUT_TILE:  # the puts are many and never forced: not kept
                 return self._puts()
             legal = self._legal = _LISTINGS[self._phase](self)
-        return list(legal)
+        return [*legal]
 
     def _listed(self) -> Sequence[Choice]:
         legal = self._legal
@@ -648,7 +673,6 @@ class State:
         """Forget the listed legal choices, so that the next `legal_choices` works them out
         again (`engine.hooks.relist`)."""
         self._legal = None
-        self._decision = None
 
     def _turn_choices(self) -> list[Choice]:
         seat = self._active
@@ -662,15 +686,16 @@ class State:
             if mine:
                 expansions = isle.expansions
                 if expansions is None:
-                    expansions = isle.expansions = _expand_choices(isle.name, isle.open)
-                choices += expansions[mine if mine < reserve else reserve]
+                    expansions = _EXPANSIONS[isle.name][isle.bits] or _expand_choices(isle)
+                    isle.expansions = expansions
+                choices.extend(expansions[mine if mine < reserve else reserve])
                 if isle.total == mine and isle.name != START_ISLAND:
                     royal.append(_ROYAL[isle.name])
         if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
             if self._may_found(seat):
-                choices += royal
+                choices.extend(royal)
         elif not choices and not any(isle.boats[seat] for isle in self._manned.values()):
-            choices += self._no_boat_placements()
+            choices.extend(self._no_boat_placements())
         choices.append(COLONISE)
         return choices
 
@@ -691,10 +716,9 @@ class State:
     def _may_found(self, seat: int) -> bool:
         """Whether `seat` may found a royal island (fewer than two of its own, or on the table)."""
         royal_islands = self._board.royal
-        return (
-            len(royal_islands) < MAX_ROYAL_ISLANDS
-            or [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
-        )
+        if len(royal_islands) < MAX_ROYAL_ISLANDS:
+            return True
+        return [*royal_islands.values()].count(seat) < MAX_ROYAL_ISLANDS
 
     def _borrowing_expansions(self, homes: list[IslandTally]) -> list[Choice]:
         """§11: with an empty reserve, the expansion moves one boat from another island."""
@@ -710,7 +734,7 @@ class State:
             sources = [source for other, source in boats_at if other is not isle]
             name = isle.name
             for beach in isle.open:  # each beach's made at C speed, as a dict's lookups
-                choices += map(_borrows(name, beach).__getitem__, sources)
+                choices.extend(map(_borrows(name, beach).__getitem__, sources))
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
@@ -723,11 +747,14 @@ class State:
             free = tuple(isle.room)
             if name == START_ISLAND:
                 count = min(2, sum(free), reserve)
-                choices += _place_choices(name, free, count)
-                if count == 2:
+                # two boats: the places so far in the order of their beaches; those of the
+                # start island alone come in that order already (it is the first placed)
+                unsorted = count == 2 and bool(choices)
+                choices.extend(_place_choices(name, free, count))
+                if unsorted:
                     choices.sort(key=lambda c: c.beaches if isinstance(c, Place) else ())
             else:
-                choices += _place_choices(name, free, 1)
+                choices.extend(_place_choices(name, free, 1))
         return choices
 
     def _emigration_options(self) -> tuple[list[Choice], list[Hex]]:
@@ -744,7 +771,7 @@ class State:
             if found is None:
                 found = isle.exits = self._open_exits(isle)
             if found:
-                choices += found
+                choices.extend(found)
             else:
                 doomed.append(isle.position)
         return choices, doomed
@@ -760,22 +787,22 @@ class State:
             known = routes.get(beach)
             if known is None:
                 known = routes[beach] = self._beach_exits(isle, beach)
-            found += known[0]
+            found.extend(known[0])
         return tuple(found)
 
     def _beach_exits(
         self, isle: IslandTally, beach: int
     ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
-        stop_at, pos = self._board.stop, isle.position
-        laid = self._board.tiles[pos]
-        jetties = _JETTIES.get(laid) or _jetties(*laid)
+        board, pos = self._board, isle.position
+        name, rotation = board.tiles[pos]
+        jetties = _JETTIES[name][rotation]
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
         ends = set()
         for direction, step, emigration in jetties[beach]:
-            end, stop = stop_at(pos + step, direction, colours)
+            end, stop = board.stop(pos + step, direction, colours)
             ends.add(stop)
             if not (end is ROYAL or (end is ISLAND and stop == pos)):
                 found.append(emigration)
@@ -837,7 +864,7 @@ class State:
             self._reroute(place)
         empty = _EMPTY_BEACHES.get(name)
         if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
-            beaches = board.boats[place] = [*map(list.copy, empty[len(self._colours)])]
+            beaches = board.boats[place] = [*map(_COPY_ROW, empty[len(self._colours)])]
             self._isles[place] = self._manned[place] = IslandTally.placed(name, place, beaches)
         else:
             board.seas[place] = PASSES[name, rotation]
@@ -870,8 +897,8 @@ class State:
         places = self._places
         if places is None:
             places = self._puts_at()
-        for around in places.values():  # a loop of += copies each place's six at once
-            puts += around
+        for around in places.values():  # each place's six copied at once
+            puts.extend(around)
         return puts
 
     # -- applying a choice -------------------------------------------------------------
@@ -975,7 +1002,7 @@ class State:
         while True:  # the choice, then the forced ones that follow, until a decision has more
             # than one option (or none: the game is over)
             events.append((_CHOICE_MADE, colours[self._active], choice, forced))
-            self._legal = self._decision = None
+            self._legal = None
             _STEPS[type(choice)](self, choice, events)
             legal = self._legal
             if legal is None:
@@ -986,9 +1013,9 @@ class State:
                 break
             choice = legal[0]
             forced = True
-        # Events(events), without the call to its __init__ (made at every choice: 0.6% of a
-        # game's instructions); events.Events says so beside its fields
-        made = _NEW(_EVENTS)
+        self.decision = self._decide()  # type: ignore[misc]
+        # Events(events), without the call to its __init__ (made at every choice)
+        made: ev.Events = _APPLIED()
         made._noted, made._made = events, None
         return made
 
@@ -1013,8 +1040,9 @@ class State:
         self._add_boats(pos, choice.beaches, events)
         if self._phase is SETUP:
             self._setup_placed += 1
-            if self._setup_placed < 2 * self.seats:
-                self._active = self._setup_placed % self.seats
+            seats = len(self._colours)
+            if self._setup_placed < 2 * seats:
+                self._active = self._setup_placed % seats
             else:
                 self._start_turn(0, events)
         elif self._phase is COLONY_BOAT:
@@ -1047,7 +1075,7 @@ class State:
         pos = board.where[choice.island]
         isle = self._isles[pos]
         returned = isle.boats[seat] - 1
-        board.boats[pos] = [[0] * self.seats for _ in board.boats[pos]]
+        board.boats[pos] = [*map(_COPY_ROW, _EMPTY_BEACHES[choice.island][len(self._colours)])]
         isle.empty(board.boats[pos])
         self._full.pop(pos, None)
         del self._manned[pos]
@@ -1165,7 +1193,7 @@ class State:
                 return
             name = self._draw(events)  # an empty place: the tile drawn is put there
             if name is not None:
-                rotation = (direction + 3) % 6
+                rotation = _FACING[direction]  # its red edge faces the group
                 self._place_tile(name, target, rotation)
                 events.append((ev.tile_placed, name, target, rotation))
             if name is None or (name in SEAS and self._seas_left == 0):
@@ -1243,7 +1271,7 @@ class State:
         self._manned.pop(pos, None)
         self._reroute(pos)
         self._places = None
-        totals = [sum(beach[seat] for beach in beaches) for seat in range(self.seats)]
+        totals = [sum(beach[seat] for beach in beaches) for seat in range(len(self._colours))]
         self._return_to_reserves(totals)
         self._set_aside.append(name)
         events.append((ev.IslandRemoved, name, self.colours_of(totals)))
@@ -1255,7 +1283,10 @@ class State:
             events.append((ev.game_ended, self._board, self._colours, self._ending))
             return
         colours = self._colours
-        seat = self._active = (self._active + 1) % len(colours)  # as _start_turn
+        seat = self._active + 1  # the next seat, as _start_turn (no modulo: a general path)
+        if seat == len(colours):
+            seat = 0
+        self._active = seat
         turn = self._turn = self._turn + 1
         self._phase = TURN
         events.append((ev.TurnStarted, colours[seat], turn))
@@ -1334,7 +1365,7 @@ class State:
         state._ending = None if data["ending"] is None else Termination(data["ending"])
         state._log = [parse_choice(text) for text in data["log"]]
         state._legal = None
-        state._decision = None
+        state.decision = state._decide()  # type: ignore[misc]
         return state
 
     @classmethod

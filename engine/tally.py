@@ -18,6 +18,10 @@ _SORTED: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...] = tuple
     )
     for n in range(7)
 )
+_BIT = tuple(1 << b for b in range(6))  # a beach's bit in `IslandTally.bits`
+# no boat of any seat, by the number of seats (copied as `[*_NONE[seats]]`: a list repeated
+# by `*` goes through Python 3.11's general path of numbers)
+_NONE = tuple((0,) * seats for seats in range(7))
 
 
 class IslandTally:
@@ -68,7 +72,7 @@ class IslandTally:
         isle = cls.__new__(cls)
         isle.name, isle.position, isle.beaches = name, position, beaches
         isle.room = list(BERTHS[name])
-        isle.boats = [0] * len(beaches[0])
+        isle.boats = [*_NONE[len(beaches[0])]]
         isle.total = isle.bits = 0
         isle.sorts = _SORTED[len(beaches)]
         isle.full, isle.open = isle.sorts[0]
@@ -134,7 +138,7 @@ class IslandTally:
     def clear(self, beach: int) -> list[int]:
         """Take every boat off `beach`; returns them per seat."""
         taken = self.beaches[beach]
-        self.beaches[beach] = [0] * len(taken)
+        self.beaches[beach] = [*_NONE[len(taken)]]
         boats = self.boats
         for seat, n in enumerate(taken):
             if n:
@@ -162,9 +166,16 @@ class IslandTally:
         """A full beach changed (`before` or `after` its free berths were none)."""
         self.exits = None
         self.routes.pop(beach, None)
-        if (before > 0) is (after > 0):
+        # comparisons that jump and additions: the forms Python 3.11 runs at once (a shift,
+        # an exclusive or and a comparison kept as a value go through its general paths)
+        if before > 0:
+            if after > 0:
+                return False
+            bits = self.bits = self.bits + _BIT[beach]  # the beach became full
+        elif after <= 0:
             return False
-        bits = self.bits = self.bits ^ 1 << beach
+        else:
+            bits = self.bits = self.bits - _BIT[beach]  # it has room again
         self.full, self.open = self.sorts[bits]
         self.expansions = None
         return True

@@ -310,7 +310,13 @@ def test_views_cannot_change_the_game() -> None:
     assert state.legal_choices() != []
     assert isinstance(state.log, tuple) and isinstance(state.set_aside, tuple)
     public = [name for name in State.__slots__ if not name.startswith("_")]
-    assert public == [], "a State keeps its data in private attributes behind queries"
+    # but the open decision, a slot read as it is (a property to the type checker, which
+    # refuses a write), kept up to date by the state itself
+    assert public == ["decision"], "a State keeps its data in private attributes behind queries"
+    before = state.decision
+    assert before is not None
+    state.apply(state.legal_choices()[0])
+    assert state.decision is not None and state.decision.number == before.number + 1
     with pytest.raises(AttributeError):  # and has no room for any other
         state.board = None  # type: ignore[attr-defined]
 
