@@ -18,8 +18,10 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, Executable, event, text
+from sqlalchemy import Engine, Executable, Update, bindparam, event, inspect, text, update
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Mapper
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, create_engine
 
 from pbem.core.config import POSTGRES_URL, shown_url
@@ -146,9 +148,14 @@ def hold(db: Session, kind: int, key: int) -> None:
         )
 
 
+class _Writing(Session):
+    """A session that writes its changed rows through the connection at a commit
+    (`write_changed`, a hook the commit runs)."""
+
+
 def session(engine: Engine) -> Session:
     """A session whose objects stay readable after commit."""
-    return Session(engine, expire_on_commit=False)
+    return _Writing(engine, expire_on_commit=False)
 
 
 def written_alone(db: Session) -> bool:
@@ -178,6 +185,65 @@ def found_any(db: Session, kind: type, query: Executable, params: Mapping[str, A
     always finds nothing, before the ORM reads the objects."""
     with read_rows_of(db, kind):
         return db.connection().execute(query, params).first() is not None
+
+
+def write_changed(db: Session) -> None:
+    """Write the changed columns of the rows `db` holds (a game, its seats) through the
+    connection, and take them as written: the commit's flush then finds nothing to do (the
+    ORM's unit of work costs several times the statements). Rows of a table with the same
+    columns changed go in one statement, as the flush sends them. Only when the session has
+    no new or deleted rows pending, whose order the flush keeps."""
+    if db.new or db.deleted:
+        return
+    batches: dict[tuple[Mapper[Any], tuple[str, ...]], list[dict[str, Any]]] = {}
+    written = []
+    for row in db.dirty:
+        state = inspect(row)
+        changed = state.committed_state
+        _, columns, key = _updating(state.mapper)
+        if not changed or not changed.keys() <= columns.keys():
+            continue  # nothing, or a change that is not a plain column's: left to the flush
+        values = state.dict
+        params = {
+            columns[name]: values[name]
+            for name, before in changed.items()
+            if not state.manager[name].impl.is_equal(values[name], before)
+        }
+        if params:
+            batch = batches.setdefault((state.mapper, tuple(sorted(params))), [])
+            batch.append({**params, _ROW: values[key]})
+        written.append(state)
+    for (mapper, _), rows in batches.items():
+        connection = db.connection()
+        found = connection.execute(_updating(mapper)[0], rows).rowcount
+        dialect = connection.dialect
+        counted = dialect.supports_sane_multi_rowcount if len(rows) > 1 else True
+        if counted and dialect.supports_sane_rowcount and found != len(rows):
+            raise StaleDataError(f"{mapper.class_.__name__}: {found} of {len(rows)} rows")
+    for state in written:
+        state._commit_all(state.dict, db.identity_map)  # as the flush takes what it wrote
+
+
+_ROW = "written_row"  # the bound parameter of the UPDATE's row (no column is named so)
+_updates: dict[Mapper[Any], tuple[Update, dict[str, str], str]] = {}
+
+
+event.listen(_Writing, "before_commit", write_changed)  # a savepoint's end too
+
+
+def _updating(mapper: Mapper[Any]) -> tuple[Update, dict[str, str], str]:
+    """The UPDATE of one row of `mapper`'s table by its key, the columns by attribute name,
+    and the key's attribute: built once."""
+    known = _updates.get(mapper)
+    if known is None:
+        (primary,) = mapper.primary_key
+        table = mapper.local_table
+        attributes = {prop.key: prop.columns[0] for prop in mapper.column_attrs}
+        key = next(name for name, column in attributes.items() if column is primary)
+        columns = {name: column.key for name, column in attributes.items() if name != key}
+        statement = update(table).where(primary == bindparam(_ROW))  # type: ignore[arg-type]
+        known = _updates[mapper] = (statement, columns, key)
+    return known
 
 
 def reading(engine: Engine) -> Session:
