@@ -36,7 +36,9 @@ from pbem.game import decision_clock
 from pbem.store import Game, Move, Observer, Seat, found_any
 
 # the statements every mail's table is loaded with, built once: building a statement and its
-# cache key costs more than SQLite takes to run it
+# cache key costs more than SQLite takes to run it (the game's too: `Session.get` builds its
+# query for each call)
+_GAME = select(Game).where(col(Game.id) == bindparam("game"))
 _SEATS = select(Seat).where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
 _WATCHER = (
     Observer.game_id == bindparam("game"),
@@ -118,7 +120,7 @@ class Table:
         cls, db: Session, game_id: int, now: datetime, settings: Settings, cache: StateCache
     ) -> Table:
         """The game `game_id` as stored; raises GameError if there is none."""
-        game = db.get(Game, game_id)
+        game = db.exec(_GAME, params={"game": game_id}).first()
         if game is None:
             raise GameError(f"There is no game {game_id}.")
         seats = list(db.exec(_SEATS, params={"game": game_id}))

@@ -6,6 +6,7 @@ why the mail is read no further and who hears of it."""
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -16,11 +17,11 @@ from sqlmodel import Session, select
 from pbem.commands.player import wants_stop
 from pbem.commands.writer import Writer
 from pbem.core import MailOutcome, Settings
-from pbem.game.table import StateCache, Table
+from pbem.game.table import GameError, StateCache, Table
 from pbem.mail_in.door import Letter, read
 from pbem.mail_in.inbound import Arrival
 from pbem.mail_in.who import Refused, identify
-from pbem.store import Game, Inbound, Seat, hold_game, written_alone
+from pbem.store import Inbound, Seat, hold_game, written_alone
 
 log = logging.getLogger(__name__)
 # The message's row is written through the connection, not the session's unit of work: an
@@ -57,14 +58,15 @@ def admit(db: Session, raw: bytes, now: datetime, settings: Settings, cache: Sta
     if letter.turned_away:
         outcome, detail = letter.turned_away
         return Entry(inbound, letter, outcome, detail)
+    table = None
     if tag is not None:
         hold_game(db, tag.game)  # other services wait: one mail at a time acts on a game
-    game = db.get(Game, tag.game) if tag else None
-    if tag is None or game is None:
+        with suppress(GameError):  # no such game
+            table = Table.load(db, tag.game, now, settings, cache)
+    if tag is None or table is None:
         detail = "no game tag" if tag is None else f"no game {tag.game}"
         return Entry(inbound, letter, MailOutcome.REFUSED, detail, lost=not letter.automatic)
-    inbound.game_id = game.id
-    table = Table.load(db, tag.game, now, settings, cache)
+    inbound.game_id = table.game.id
     lifetime = timedelta(seconds=settings.token_lifetime_seconds)
     writer = identify(
         table, arrival.sender, tag, letter.lines, lifetime, automatic=letter.automatic
