@@ -6,10 +6,13 @@ each, not one per mail."""
 from __future__ import annotations
 
 import json
+import quopri
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import event
 from sqlmodel import Session, col, select
 
@@ -17,6 +20,7 @@ from engine import Message
 from pbem.flow.service import SeatSpec, Service
 from pbem.game.table import Table
 from pbem.mail_out import outbox
+from pbem.mail_out.compose import quoted_printable
 from pbem.mail_out.envelope import addressed, marked
 from pbem.store.db import session
 from pbem.store.models import Held, Outbox, Talk
@@ -135,3 +139,15 @@ def test_mails_gathered_in_a_block_that_fails_are_not_put(tmp_path: Path) -> Non
     with session(service.engine) as db:
         mails = list(db.exec(select(Outbox).order_by(col(Outbox.id))))
     assert [m.message for m in mails] == [b"first", b"second", b"alone"]
+
+
+# lines as mails have them, and those the encoder treats apart: '=', a lone '.', spaces and
+# tabs at the end, long lines (soft breaks at 76), characters past ASCII, a CR
+_LINE = st.text(alphabet=st.sampled_from("ab =.\t\u00a0é→\r-"), max_size=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=12))
+def test_a_body_quoted_line_by_line_is_what_quopri_makes_of_it_whole(lines: list[str]) -> None:
+    body = "\n".join(lines) + "\n"
+    assert quoted_printable(body) == quopri.encodestring(body.encode("utf-8"))
