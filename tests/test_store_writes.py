@@ -55,12 +55,12 @@ def test_changed_columns_are_written_and_the_commit_flushes_nothing(
         game = db.get(Game, game_id)
         assert game is not None
         ann, bob = _seats(db, game_id)
+        bob.tz = "Europe/Rome"  # changed first, written last
+        bob.talk_seen, ann.talk_seen = 6, 5
         game.decision, game.lang = 7, game.lang  # the language set to what it was: unchanged
-        ann.talk_seen, bob.talk_seen = 5, 6  # the same column of two seats: one statement
-        bob.tz = "Europe/Rome"
         write_changed(db)
         assert not db.dirty
-        assert sorted(updates) == [  # in the order the session holds them
+        assert updates == [  # in the flush's order: the game, then its seats by key
             ("UPDATE game SET decision=?", 1),
             ("UPDATE seat SET talk_seen=?", 1),
             ("UPDATE seat SET tz=?, talk_seen=?", 1),
