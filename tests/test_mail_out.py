@@ -6,16 +6,21 @@ each, not one per mail."""
 from __future__ import annotations
 
 import json
+import quopri
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import event
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from engine import Message
 from pbem.flow.service import SeatSpec, Service
 from pbem.game.table import Table
+from pbem.mail_out import outbox
+from pbem.mail_out.compose import quoted_printable
 from pbem.mail_out.envelope import addressed, marked
 from pbem.store.db import session
 from pbem.store.models import Held, Outbox, Talk
@@ -100,3 +105,49 @@ def test_a_rounds_readers_are_read_for_once_and_their_held_news_goes_once_told(
     told = [m for m in mails if b"held news for seat" in m.message]
     assert len(mails) == 3 and len(told) == 2
     assert all(b"a word to the table" in m.message for m in mails if b"bob@" in m.message)
+
+
+def test_a_rounds_mails_go_in_the_outbox_in_one_statement_in_their_order(tmp_path: Path) -> None:
+    service, game_id = _service(tmp_path)
+    with session(service.engine) as db:
+        table = service.table(db, game_id, START)
+        with _statements(service) as sent:
+            service.mail.queue_round(table, [], announced=[Message("Hello.")], quiet=False)
+        assert len([s for s in sent if s.startswith("INSERT INTO outbox")]) == 1, sent
+        db.commit()
+    with session(service.engine) as db:
+        mails = list(db.exec(select(Outbox).order_by(col(Outbox.id))))
+    assert [m.recipient for m in mails] == [f"{n.lower()}@example.test" for n in NAMES]
+
+
+def test_mails_gathered_in_a_block_that_fails_are_not_put(tmp_path: Path) -> None:
+    service, game_id = _service(tmp_path)
+    with session(service.engine) as db:
+        with outbox.gathered(db):
+            with outbox.gathered(db):  # inside another: put with the outer block's
+                outbox.put(db, game_id, "ann@example.test", b"first", START)
+            outbox.put(db, game_id, "bob@example.test", b"second", START)
+            assert not list(db.exec(select(Outbox)))  # not yet
+        try:
+            with outbox.gathered(db):
+                outbox.put(db, game_id, "cy@example.test", b"lost", START)
+                raise RuntimeError("a mail failed")
+        except RuntimeError:
+            pass
+        outbox.put(db, game_id, "cy@example.test", b"alone", START)  # no block: at once
+        db.commit()
+    with session(service.engine) as db:
+        mails = list(db.exec(select(Outbox).order_by(col(Outbox.id))))
+    assert [m.message for m in mails] == [b"first", b"second", b"alone"]
+
+
+# lines as mails have them, and those the encoder treats apart: '=', a lone '.', spaces and
+# tabs at the end, long lines (soft breaks at 76), characters past ASCII, a CR
+_LINE = st.text(alphabet=st.sampled_from("ab =.\t\u00a0é→\r-"), max_size=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=12))
+def test_a_body_quoted_line_by_line_is_what_quopri_makes_of_it_whole(lines: list[str]) -> None:
+    body = "\n".join(lines) + "\n"
+    assert quoted_printable(body) == quopri.encodestring(body.encode("utf-8"))

@@ -22,6 +22,7 @@ from pbem.flow.service import Service
 from pbem.game.table import LineFault, Table
 from pbem.mail_in import (
     Entry,
+    Received,
     admit,
     door,
     first_time,
@@ -193,7 +194,7 @@ class Replies:
         )
 
 
-def _settle(db: Session, inbound: Inbound) -> None:
+def _settle(db: Session, inbound: Received) -> None:
     """Write what a message's row holds now: its game, what it came to and why (and its
     Message-ID and sender, which a mail too large is read for after `first_time`)."""
     changes = {name: getattr(inbound, name) for name in _CHANGING}

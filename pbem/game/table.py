@@ -17,7 +17,7 @@ from datetime import datetime
 from hashlib import sha256
 from time import monotonic
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import bindparam, exists, insert
 from sqlmodel import Session, col, select
 
 from engine import (
@@ -33,18 +33,25 @@ from engine import (
 )
 from pbem.core import GameStatus, MoveSource, PbemError, Settings
 from pbem.game import decision_clock
-from pbem.store import Game, Move, Observer, Seat, found_any
+from pbem.store import Game, Move, Observer, Seat
 
 # the statements every mail's table is loaded with, built once: building a statement and its
-# cache key costs more than SQLite takes to run it
-_SEATS = select(Seat).where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
+# cache key costs more than SQLite takes to run it (the game's too: `Session.get` builds its
+# query for each call)
+_GAME = select(Game).where(col(Game.id) == bindparam("game"))
 _WATCHER = (
-    Observer.game_id == bindparam("game"),
+    col(Observer.game_id) == bindparam("game"),
     col(Observer.confirmed_at).is_not(None),
     col(Observer.ended_at).is_(None),
 )
 _WATCHING = select(Observer).where(*_WATCHER).order_by(col(Observer.id))
-_ANY_WATCHING = select(col(Observer.id)).where(*_WATCHER).limit(1)  # mostly none: asked first
+# the seats, each row with whether anyone watches (mostly no one: the observers are read only
+# if so), in one statement
+_SEATS = (
+    select(Seat, exists().where(*_WATCHER).label("watched"))
+    .where(Seat.game_id == bindparam("game"))
+    .order_by(col(Seat.seat))
+)
 
 # a move is written by one INSERT (nothing reads it back as an object: the ORM's unit of work
 # would flush it at the end of the line's savepoint, which costs more than the statement)
@@ -118,11 +125,12 @@ class Table:
         cls, db: Session, game_id: int, now: datetime, settings: Settings, cache: StateCache
     ) -> Table:
         """The game `game_id` as stored; raises GameError if there is none."""
-        game = db.get(Game, game_id)
+        game = db.exec(_GAME, params={"game": game_id}).first()
         if game is None:
             raise GameError(f"There is no game {game_id}.")
-        seats = list(db.exec(_SEATS, params={"game": game_id}))
-        watched = found_any(db, Observer, _ANY_WATCHING, {"game": game_id})
+        rows = db.exec(_SEATS, params={"game": game_id}).all()
+        seats = [seat for seat, _ in rows]
+        watched = bool(rows) and rows[0][1]
         observers = list(db.exec(_WATCHING, params={"game": game_id})) if watched else []
         state = _stored_state(db, game, cache)
         return cls(db, game, seats, state, now, settings, cache, observers)

@@ -11,7 +11,7 @@ _NAMES = {
     "authres": "FROM_LIMIT sender_refusal",
     "automatic": "automatic_reason",
     "door": "MAX_LINES MAX_LINE Letter read turned_away_why reply_lines",
-    "entry": "Entry admit first_time",
+    "entry": "Entry Received admit first_time",
     "inbound": (
         "MAX_FIELDS MAX_FIELD MAX_CONTENT_FIELD MAX_ADDRESS_FIELD ADDRESS_FIELDS "
         "MAX_COPIES MANY_COPIES MAX_MANY_COPIES MAX_HEAD MAX_DEPTH MAX_MULTIPARTS "

@@ -4,6 +4,8 @@ transaction. Sending is the runner's job."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 
 from sqlalchemy import insert
@@ -77,6 +79,10 @@ class Post:
         )
         put(table.db, game.id, address, message, now)
 
+    def gathered(self, db: Session) -> AbstractContextManager[None]:
+        """A block whose mails go in the outbox in one statement (`gathered`)."""
+        return gathered(db)
+
     def notice(
         self,
         address: str,
@@ -124,7 +130,7 @@ class Post:
 def put(db: Session, game_id: int | None, address: str, message: bytes, now: datetime) -> None:
     """Put a composed mail in the outbox, to go out at once: one INSERT of the table's row
     (the ORM's unit of work would keep a copy of the mail and flush it, which costs more than
-    the statement; nothing here reads the row back)."""
+    the statement; nothing here reads the row back), or one for all the mails `gathered`."""
     row = {
         **_NEW,
         "game_id": game_id,
@@ -133,7 +139,32 @@ def put(db: Session, game_id: int | None, address: str, message: bytes, now: dat
         "created_at": now,
         "next_attempt_at": now,
     }
-    db.connection().execute(_PUT, row)
+    waiting = db.info.get(_GATHERED)
+    if waiting is not None:
+        waiting.append(row)
+    else:
+        db.connection().execute(_PUT, row)
+
+
+_GATHERED = "outbox gathered"  # the session's key of the rows `gathered` waits to put
+
+
+@contextmanager
+def gathered(db: Session) -> Iterator[None]:
+    """A block whose mails are put in the outbox together at its end, in their order (one
+    statement for a round's mails: nothing reads the outbox before the commit); a block
+    that raises puts none."""
+    if _GATHERED in db.info:  # inside another: that one puts them
+        yield
+        return
+    rows: list[dict[str, object]] = []
+    db.info[_GATHERED] = rows
+    try:
+        yield
+    finally:
+        del db.info[_GATHERED]
+    if rows:
+        db.connection().execute(_PUT, rows)
 
 
 def headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
@@ -147,4 +178,4 @@ def headers(mail: view.Mail | view.GmMail) -> dict[str, str]:
     return found
 
 
-__all__ = ["Post", "headers", "put"]
+__all__ = ["Post", "gathered", "headers", "put"]

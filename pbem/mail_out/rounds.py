@@ -73,17 +73,18 @@ class RoundMails:
         happening = self.happening(table, at, answering, events, announced, cause, quiet)
         readers = [self.reader(table, seat) for seat in table.seats if seat.address]
         kept = Kept(table)  # what the readers were not told yet: read once for all of them
-        for each in policy.deliveries(happening, readers):
-            seat = table.seats[each.seat]
-            send = each.send
-            if cause and each.charged and not may_cause(self.post.settings, table, cause, seat):
-                send = each.past_bound
-            if send is policy.Send.NOW:
-                self._now(table, seat, at, picture, happening, answering, each, kept)
-            elif send is not policy.Send.NOTHING:
-                hold(table, seat, at.happened, cause, soon=send is policy.Send.SOON)
-        if happening.news and not happening.quiet:
-            self.watchers.watchers_hear(table, at, picture, skip=welcomed, cause=cause)
+        with self.post.gathered(table.db):  # the round's mails put in the outbox in one statement
+            for each in policy.deliveries(happening, readers):
+                seat = table.seats[each.seat]
+                send = each.send
+                if cause and each.charged and not may_cause(self.post.settings, table, cause, seat):
+                    send = each.past_bound
+                if send is policy.Send.NOW:
+                    self._now(table, seat, at, picture, happening, answering, each, kept)
+                elif send is not policy.Send.NOTHING:
+                    hold(table, seat, at.happened, cause, soon=send is policy.Send.SOON)
+            if happening.news and not happening.quiet:
+                self.watchers.watchers_hear(table, at, picture, skip=welcomed, cause=cause)
 
     def happening(
         self,

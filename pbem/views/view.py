@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 
 from engine import (
     BEACH_LETTERS,
@@ -693,8 +694,10 @@ def _verbs(legal: Sequence[object]) -> set[str]:
     return {str(choice).split(" ", 1)[0] for choice in legal}
 
 
+@lru_cache(maxsize=256)
 def deadline(moment: datetime, tz: str | None = None) -> Deadline:
-    """A deadline in UTC, and also in the zone `tz` when that names a known time zone."""
+    """A deadline in UTC, and also in the zone `tz` when that names a known time zone (the
+    mails of a round tell the same one: made once)."""
     utc = stamp(moment, "UTC")
     assert utc is not None
     return Deadline(utc, stamp(moment, tz, year=False) if tz else None)
