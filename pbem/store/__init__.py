@@ -11,7 +11,7 @@ _NAMES = {
     "db": (
         "LASTING FOR_NOW ROOM CONNECT_SECONDS GAME_LOCK CLOCK_LOCK NO_GAME open_database "
         "postgres_arguments on_postgres hold_game hold session written_alone read_rows_of "
-        "found_any write_changed reading compact "
+        "found_any reading compact "
         "incremental backup Unusable damage problems check_intact damaged explain "
         "storage_problem"
     ),

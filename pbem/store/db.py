@@ -18,11 +18,9 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, Executable, Update, bindparam, event, inspect, text, update
+from sqlalchemy import Engine, Executable, event, text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import InstanceState, Mapper
-from sqlalchemy.orm.exc import StaleDataError
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
 from pbem.core.config import POSTGRES_URL, shown_url
 from pbem.core.errors import PbemError
@@ -148,14 +146,9 @@ def hold(db: Session, kind: int, key: int) -> None:
         )
 
 
-class _Writing(Session):
-    """A session that writes its changed rows through the connection at a commit
-    (`write_changed`, a hook the commit runs)."""
-
-
 def session(engine: Engine) -> Session:
     """A session whose objects stay readable after commit."""
-    return _Writing(engine, expire_on_commit=False)
+    return Session(engine, expire_on_commit=False)
 
 
 def written_alone(db: Session) -> bool:
@@ -185,75 +178,6 @@ def found_any(db: Session, kind: type, query: Executable, params: Mapping[str, A
     always finds nothing, before the ORM reads the objects."""
     with read_rows_of(db, kind):
         return db.connection().execute(query, params).first() is not None
-
-
-def write_changed(db: Session) -> None:
-    """Write the changed columns of the rows `db` holds (a game, its seats) through the
-    connection, and take them as written: the commit's flush then finds nothing to do (the
-    ORM's unit of work costs several times the statements). The same statements in the same
-    order as the flush sends them: by table (a game before its seats), by key, rows next to
-    each other with the same columns changed in one. Only when the session has no new or
-    deleted rows pending, whose order the flush keeps."""
-    if db.new or db.deleted:
-        return
-    batches: list[tuple[Mapper[Any], tuple[str, ...], list[dict[str, Any]]]] = []
-    written = []
-    for state in sorted((inspect(row) for row in db.dirty), key=_flush_order):
-        changed = state.committed_state
-        _, columns, key, _ = _updating(state.mapper)
-        if not changed or not changed.keys() <= columns.keys():
-            continue  # nothing, or a change that is not a plain column's: left to the flush
-        values = state.dict
-        params = {
-            columns[name]: values[name]
-            for name, before in changed.items()
-            if not state.manager[name].impl.is_equal(values[name], before)
-        }
-        if params:
-            names = tuple(sorted(params))
-            if not batches or batches[-1][:2] != (state.mapper, names):
-                batches.append((state.mapper, names, []))
-            batches[-1][2].append({**params, _ROW: values[key]})
-        written.append(state)
-    for mapper, _, rows in batches:
-        connection = db.connection()
-        found = connection.execute(_updating(mapper)[0], rows).rowcount
-        dialect = connection.dialect
-        counted = dialect.supports_sane_multi_rowcount if len(rows) > 1 else True
-        if counted and dialect.supports_sane_rowcount and found != len(rows):
-            raise StaleDataError(f"{mapper.class_.__name__}: {found} of {len(rows)} rows")
-    for state in written:
-        state._commit_all(state.dict, db.identity_map)  # as the flush takes what it wrote
-
-
-def _flush_order(state: InstanceState[Any]) -> tuple[int, tuple[Any, ...]]:
-    """Where the flush writes a row: its table's place among the tables (those a table refers
-    to first), then its key."""
-    return _updating(state.mapper)[3], state.key[1] if state.key else ()
-
-
-_ROW = "written_row"  # the bound parameter of the UPDATE's row (no column is named so)
-_updates: dict[Mapper[Any], tuple[Update, dict[str, str], str, int]] = {}
-
-
-event.listen(_Writing, "before_commit", write_changed)  # a savepoint's end too
-
-
-def _updating(mapper: Mapper[Any]) -> tuple[Update, dict[str, str], str, int]:
-    """The UPDATE of one row of `mapper`'s table by its key, the columns by attribute name,
-    the key's attribute, and the table's place in the order the flush writes tables in:
-    made once."""
-    known = _updates.get(mapper)
-    if known is None:
-        (primary,) = mapper.primary_key
-        table = mapper.local_table
-        attributes = {prop.key: prop.columns[0] for prop in mapper.column_attrs}
-        key = next(name for name, column in attributes.items() if column is primary)
-        columns = {name: column.key for name, column in attributes.items() if name != key}
-        statement = update(table).where(primary == bindparam(_ROW))  # type: ignore[arg-type]
-        order = SQLModel.metadata.sorted_tables.index(table)  # type: ignore[arg-type]
-        known = _updates[mapper] = (statement, columns, key, order)
-    return known
 
 
 def reading(engine: Engine) -> Session:
