@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager, suppress
 from datetime import datetime, timedelta
 
 import aiosmtplib
-from sqlalchemy import Engine
+from sqlalchemy import Engine, bindparam
 from sqlmodel import col, delete, or_, select, update
 
 from pbem.core import as_utc
@@ -65,13 +65,15 @@ async def flush_outbox(
             sent, failed = sent + done[0], failed + done[1]
             if len(due) < BATCH or done[1]:
                 return sent, failed
-    query = select(Outbox).order_by(col(Outbox.id))
-    if not force:
-        query = query.where(Outbox.next_attempt_at <= now)
     with reading(engine) as db:  # in the event loop: never waits for the reader's batch
-        due = list(db.exec(query))
+        due = list(db.exec(_WAITING if force else _DUE, params={"now": now}))
         db.commit()
     return await _send_due(engine, senders, due, from_address, now)
+
+
+_WAITING = select(Outbox).order_by(col(Outbox.id))  # statements built once: a flush follows
+_DUE = _WAITING.where(Outbox.next_attempt_at <= bindparam("now"))  # every cycle with mail
+_SENT = delete(Outbox).where(col(Outbox.id).in_(bindparam("ids", expanding=True)))
 
 
 def _claim(engine: Engine, now: datetime, force: bool, claim: timedelta) -> list[Outbox]:
@@ -211,7 +213,7 @@ async def _send_lane(
 def _delete(engine: Engine, mail_ids: list[int | None]) -> None:
     """Take sent mails out of the outbox, in one transaction."""
     with session(engine) as db:
-        db.exec(delete(Outbox).where(col(Outbox.id).in_(mail_ids)))
+        db.exec(_SENT, params={"ids": mail_ids})
         db.commit()
 
 
