@@ -124,13 +124,8 @@ def test_a_mail_that_cannot_be_sent_is_logged_as_retried(
     assert any(re.fullmatch(r"mail 1 sent to \S+ \(game 1\) after 1 failed tries", m) for m in sent)
 
 
-def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
-    service: Service, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """120 waiting mails over one connection leave the outbox in three transactions (one
-    per DELETE_BATCH sent mails, the rest at the end), and all of them leave it."""
-    for _ in range(40):
-        _two_players(service)  # two welcomes and a prompt each
+def _counted_deletes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the outbox's deletes of sent mails, one a transaction, from now on."""
     deleted: list[int] = []
     delete = sending._delete
 
@@ -139,6 +134,17 @@ def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
         delete(engine, ids)  # type: ignore[arg-type]
 
     monkeypatch.setattr("pbem.host.sending._delete", counted)
+    return deleted
+
+
+def test_sent_mail_leaves_the_outbox_a_batch_at_a_time(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """120 waiting mails over one connection leave the outbox in three transactions (one
+    per DELETE_BATCH sent mails, the rest at the end), and all of them leave it."""
+    for _ in range(40):
+        _two_players(service)  # two welcomes and a prompt each
+    deleted = _counted_deletes(monkeypatch)
     local = MaildirSender(service.settings.outbox_dir)
     assert asyncio.run(flush_outbox(service.engine, [local], "t@example.test", START)) == (120, 0)
     assert deleted == [DELETE_BATCH, DELETE_BATCH, 120 - 2 * DELETE_BATCH]
@@ -152,14 +158,7 @@ def test_mail_sent_over_several_connections_leaves_the_outbox_in_shared_batches(
 ) -> None:
     """The connections of a flush share their batches: 30 mails to two players over four
     connections leave the outbox in one transaction, 120 in three."""
-    deleted: list[int] = []
-    delete = sending._delete
-
-    def counted(engine: object, ids: list[int | None]) -> None:
-        deleted.append(len(ids))
-        delete(engine, ids)  # type: ignore[arg-type]
-
-    monkeypatch.setattr("pbem.host.sending._delete", counted)
+    deleted = _counted_deletes(monkeypatch)
     lanes = [MaildirSender(service.settings.outbox_dir) for _ in range(4)]
     for games, batches in ((10, [30]), (40, [DELETE_BATCH, DELETE_BATCH, 20])):
         for _ in range(games):

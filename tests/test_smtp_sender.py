@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
+from pathlib import Path
 
 import aiosmtplib
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from pbem.core import SmtpSettings
 from pbem.host import transport
 from pbem.host.transport import SmtpSender, crlf_lines, dot_stuffed
-from tests.support.mailservers import Mail, address
+from tests.support.mailservers import Mail, address, mail_settings
 
 MESSAGES = [
     b"Subject: plain\n\nline one\nline two\n",
@@ -33,14 +34,7 @@ def test_wire_form_is_aiosmtplibs(raw: bytes) -> None:
 
 
 def _settings(mail: Mail) -> SmtpSettings:
-    return SmtpSettings(
-        host="127.0.0.1",
-        port=mail.smtp.port,
-        tls="starttls",
-        user="tongiaki",
-        password=mail.password,
-        ca_file=str(mail.ca_file),
-    )
+    return mail_settings(mail, Path("unused")).smtp  # the service's SMTP settings
 
 
 async def _by_sendmail(mail: Mail, raws: list[bytes], sender: str, recipient: str) -> None:
