@@ -4,6 +4,7 @@ the outbox, and looking at games while the service holds the database."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import logging
 import os
@@ -30,7 +31,7 @@ from pbem.flow.replies import handle
 from pbem.flow.service import SeatSpec, Service
 from pbem.host import sending
 from pbem.host.cli import app
-from pbem.host.runner import Outage, Serving, run_cycle
+from pbem.host.runner import YOUNG_COLLECTED_AFTER, Outage, Serving, run_cycle, serve
 from pbem.host.sending import DELETE_BATCH, flush_outbox
 from pbem.host.transport import MaildirSender, SmtpSender
 from pbem.store.db import open_database, session
@@ -406,3 +407,25 @@ def test_a_poll_that_mail_never_lets_end_still_keeps_the_deadlines(service: Serv
     with session(service.engine) as db:
         moves = [(m.choice, m.source) for m in db.exec(select(Move))]
     assert moves == [("place Tonga a", "auto")], "the deadline made the automatic move"
+
+
+def test_serve_lets_the_collector_look_at_new_objects_less_often(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pbem serve` (a long-running process, where a reply makes thousands of objects) runs
+    with the young generation's threshold raised from Python's default, the older
+    generations' as they were."""
+    seen: list[tuple[int, ...]] = []
+
+    async def served(self: Serving) -> None:
+        seen.append(gc.get_threshold())
+
+    suite = gc.get_threshold()  # tests/conftest.py's own
+    monkeypatch.setattr(Serving, "run", served)
+    gc.set_threshold(700, 10, 10)  # Python's default
+    try:
+        serve(service, lambda: START)
+    finally:
+        gc.set_threshold(*suite)
+    assert seen == [(YOUNG_COLLECTED_AFTER, 10, 10)]
+    assert YOUNG_COLLECTED_AFTER > 700
