@@ -1003,12 +1003,29 @@ class State:
             # than one option (or none: the game is over)
             events.append((_CHOICE_MADE, colours[self._active], choice, forced))
             self._legal = None
-            _STEPS[type(choice)](self, choice, events)
+            # the frequent steps and listings called by name: a call site that always calls
+            # the same function is specialized by Python 3.11, one through a table is not
+            # (each such call sets up its frame by the general path)
+            kind = type(choice)
+            if kind is Expand:
+                self._expand(choice, events)  # type: ignore[arg-type]
+            elif kind is Emigrate:
+                self._emigrate(choice, events)  # type: ignore[arg-type]
+            elif kind is Land:
+                self._land(choice, events)  # type: ignore[arg-type]
+            elif kind is Place:
+                self._place(choice, events)  # type: ignore[arg-type]
+            else:
+                _STEPS[kind](self, choice, events)
             legal = self._legal
             if legal is None:
-                if self._phase is PUT_TILE:  # six puts at least: listed only when asked for
+                phase = self._phase
+                if phase is TURN:
+                    legal = self._legal = self._turn_choices()
+                elif phase is PUT_TILE:  # six puts at least: listed only when asked for
                     break
-                legal = self._legal = _LISTINGS[self._phase](self)
+                else:
+                    legal = self._legal = _LISTINGS[phase](self)
             if len(legal) != 1:
                 break
             choice = legal[0]
