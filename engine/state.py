@@ -1024,6 +1024,10 @@ class State:
                     legal = self._legal = self._turn_choices()
                 elif phase is PUT_TILE:  # six puts at least: listed only when asked for
                     break
+                elif phase is EMIGRATE:
+                    legal = self._legal = self._emigrations()
+                elif phase is LAND:
+                    legal = self._legal = self._landings()
                 else:
                     legal = self._legal = _LISTINGS[phase](self)
             if len(legal) != 1:
