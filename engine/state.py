@@ -847,11 +847,17 @@ class State:
         """The puts onto each place of Board.empty_places, kept up to date as tiles are placed
         (found again after one is removed)."""
         places = self._places
-        if places is None:
-            empty = self._board.empty_places().items()
-            places = self._places = {
-                place: _puts_around(anchor)[direction] for place, (anchor, direction) in empty
-            }
+        if places is None:  # each place named by the first tile placed next to it
+            tiles = self._board.tiles
+            if not tiles:
+                places = self._places = {CENTRE_HEX: _puts_around(None)[0]}
+                return places
+            places = self._places = {}
+            for position, (name, _) in tiles.items():
+                for step, puts in _STEPPED_PUTS.get(name) or _stepped_puts(name):
+                    near = position + step
+                    if near not in tiles and near not in places:
+                        places[near] = puts
         return places
 
     def _place_tile(self, name: str, place: Hex, rotation: int) -> None:
