@@ -5,10 +5,13 @@ also in copies and reloaded states. Read through the public queries only."""
 from __future__ import annotations
 
 import random
+from dataclasses import FrozenInstanceError
 
 import pytest
 
 from engine import COLOURS, ISLANDS, Setup, State, empty_places
+from engine.phase import Decision, Phase
+from engine.values import maker
 
 
 def _kept_equals_scanned(state: State) -> None:
@@ -43,3 +46,13 @@ def test_kept_full_beaches_and_empty_places_equal_a_scan(players: int) -> None:
             state.apply(rng.choice(state.legal_choices()))
         _kept_equals_scanned(state)
         _kept_equals_replayed(state)
+
+
+def test_a_value_made_by_its_maker_is_the_value_its_class_makes() -> None:
+    made = maker(Decision)(7, 2, "red", Phase.LAND, "Hiva", ("red", "blue"))
+    called = Decision(7, 2, "red", Phase.LAND, "Hiva", ("red", "blue"))
+    assert type(made) is Decision
+    assert made == called and hash(made) == hash(called) and repr(made) == repr(called)
+    assert made.tile is None  # the default
+    with pytest.raises(FrozenInstanceError):
+        made.seat = 3  # type: ignore[misc]
