@@ -48,7 +48,7 @@ def value(cls: type[T]) -> type[T]:
     lines += [f"def make({', '.join(params)}):", "    self = _new(_draft)", *drafts]
     lines += ["    self.__class__ = _cls", "    return self"]
     source = "\n".join(lines) + "\n"
-    draft = type(f"{cls.__name__}Draft", made.__bases__, {"__slots__": made.__slots__})
+    draft = type(f"{cls.__name__}Draft", made.__bases__, {"__slots__": made.__dict__["__slots__"]})
     namespace: dict[str, Any] = {}
     exec(source, {**defaults, "_new": object.__new__, "_cls": made, "_draft": draft}, namespace)
     init = namespace["__init__"]
