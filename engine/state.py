@@ -1029,8 +1029,8 @@ class State:
 
     def _add_boats(self, pos: Hex, beaches: tuple[int, ...], events: list[ev.Noted]) -> None:
         seat, isle = self._active, self._isles[pos]
-        if isle.add(beaches, seat):  # boats only come: the island joins the full ones, if at all
-            self._note_full(isle)
+        if isle.add(beaches, seat):  # a beach filled: the island has a full one (`_note_full`)
+            self._full[pos] = isle
         self._reserve[seat] -= len(beaches)
         events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
 
@@ -1055,8 +1055,8 @@ class State:
         pos = board.where[choice.island]
         if choice.borrow is None:  # `_add_boats`, written out (the most frequent choice)
             isle, beaches = self._isles[pos], choice.beaches
-            if isle.add(beaches, seat):
-                self._note_full(isle)
+            if isle.add(beaches, seat):  # a beach filled (`_note_full`, written out)
+                self._full[pos] = isle
             self._reserve[seat] -= len(beaches)
             events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
         else:

@@ -108,15 +108,22 @@ class IslandTally:
         """One boat of `seat` onto each of `beaches` (`move` for each); True when a beach
         became full."""
         rows, room = self.beaches, self.room
-        changed = False
+        filled = False
         for b in beaches:
             rows[b][seat] += 1
             after = room[b] = room[b] - 1
-            if after <= 0 and self._changed(b, after + 1, after):
-                changed = True
+            if after <= 0:  # `_changed`, written out: most expansions fill no beach
+                self.exits = None
+                self.routes.pop(b, None)
+                if after == 0:  # the beach became full
+                    self.bits += _BIT[b]
+                    filled = True
         self.boats[seat] += len(beaches)
         self.total += len(beaches)
-        return changed
+        if filled:
+            self.full, self.open = self.sorts[self.bits]
+            self.expansions = None
+        return filled
 
     def land(self, moves: tuple[tuple[int, int, int], ...]) -> bool:
         """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves` (`move` for
