@@ -1077,7 +1077,10 @@ class State:
                 self._note_full(isle)
             colour, to_beach = self._colours[seat], choice.beaches[0]
             events.append((ev.BoatMoved, colour, source, source_beach, choice.island, to_beach))
-        self._emigrations_or_end(events)
+        if self._full or self._redraw_due:
+            self._emigrations_or_end(events)
+        else:  # `_emigrations_or_end`'s way when no beach is full: one call the fewer
+            self._end_turn(events)
 
     def _found_royal(self, choice: FoundRoyal, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
