@@ -691,7 +691,8 @@ class State:
             if isle.total == mine and isle.name != START_ISLAND:
                 royal.append(_ROYAL[isle.name])
         if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
-            if self._may_found(seat):
+            # `_may_found`'s first test made here: most turns come before a second royal island
+            if len(self._board.royal) < MAX_ROYAL_ISLANDS or self._may_found(seat):
                 choices.extend(royal)
         elif not homes:
             choices.extend(self._no_boat_placements())
@@ -1032,19 +1033,17 @@ class State:
         self._remove_closed(self._board.where[choice.island], events)
         self._emigrations_or_end(events)
 
-    def _add_boats(self, pos: Hex, beaches: tuple[int, ...], events: list[ev.Noted]) -> None:
-        seat, isle = self._active, self._isles[pos]
+    def _place(self, choice: Place, events: list[ev.Noted]) -> None:
+        assert choice.island is not None
+        seat, beaches = self._active, choice.beaches
+        pos = self._board.where[choice.island]
+        isle = self._isles[pos]
         if not isle.boats[seat]:  # the seat's first boats here
             join_home(self._homes[seat], isle)
         if isle.add(beaches, seat):  # a beach filled: the island has a full one (`_note_full`)
             self._full[pos] = isle
         self._reserve[seat] -= len(beaches)
         events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
-
-    def _place(self, choice: Place, events: list[ev.Noted]) -> None:
-        assert choice.island is not None
-        pos = self._board.where[choice.island]
-        self._add_boats(pos, choice.beaches, events)
         if self._phase is SETUP:
             self._setup_placed += 1
             seats = len(self._colours)
@@ -1060,7 +1059,7 @@ class State:
     def _expand(self, choice: Expand, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
-        if choice.borrow is None:  # `_add_boats`, written out (the most frequent choice)
+        if choice.borrow is None:  # as `_place`, onto an island of the seat's
             isle, beaches = self._isles[pos], choice.beaches
             if isle.add(beaches, seat):  # a beach filled (`_note_full`, written out)
                 self._full[pos] = isle
