@@ -1102,10 +1102,10 @@ class State:
         recalled = 0
         homes = self._homes[seat]
         for isle in homes:
-            recalled += isle.boats[seat]
-            for b, beach in enumerate(isle.beaches):
-                if beach[seat] and isle.move(b, seat, -beach[seat]):
-                    self._note_full(isle)
+            recalled += isle.recall(seat)
+        if self._full:  # a full beach that lost boats has room again (none at a turn's start)
+            for isle in homes:
+                self._note_full(isle)
         homes.clear()  # no boat of the seat's left on a beach
         self._reserve[seat] += recalled
         events.append((ev.BoatsRecalled, self._colours[seat], recalled))

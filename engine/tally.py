@@ -144,6 +144,24 @@ class IslandTally:
             self.expansions = None
         return filled
 
+    def recall(self, seat: int) -> int:
+        """Take every boat of `seat` off the island (`move` for each of its beaches); returns
+        how many."""
+        room = self.room
+        count = 0
+        for b, row in enumerate(self.beaches):
+            n = row[seat]
+            if n:
+                row[seat] = 0
+                before = room[b]
+                room[b] = before + n
+                count += n
+                if before <= 0:  # a full beach (none at a turn's start)
+                    self._changed(b, before, before + n)
+        self.boats[seat] = 0
+        self.total -= count
+        return count
+
     def land(self, moves: tuple[tuple[int, int, int], ...], homes: Homes) -> bool:
         """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves` (`move` for
         each; the island joins the `homes` of a seat that had no boat on it); True when a
