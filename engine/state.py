@@ -33,7 +33,7 @@ from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
 from engine.phase import Decision, Phase
 from engine.setup import Setup
-from engine.tally import IslandTally
+from engine.tally import Homes, IslandTally, join_home
 from engine.tiles import ISLANDS, SEAS, STACK_TILES, START_ISLAND
 from engine.values import maker
 
@@ -302,6 +302,7 @@ class State:
         "_ending",
         "_full",
         "_group",
+        "_homes",
         "_islands_left",
         "_isles",
         "_landings_known",
@@ -351,12 +352,14 @@ class State:
         self._full: dict[Hex, IslandTally] = {}  # the islands with a full beach
         # the islands that are not royal (a royal island has no boats), in the order placed
         self._manned: dict[Hex, IslandTally] = {}
+        # the islands where each seat has boats on a beach, in the order placed (`Homes`)
+        self._homes: Homes = [[] for _ in range(n)]
         # the puts onto each empty place, by place (as Board.empty_places orders and names them)
         self._places: dict[Hex, tuple[PutTile, ...]] | None = {CENTRE_HEX: _puts_around(None)[0]}
+        self._drawn = 0  # before the start island: the tiles drawn rank the islands placed
         self._place_tile(START_ISLAND, CENTRE_HEX, 0)
         self._reserve = [BOATS_PER_PLAYER] * n
         self._out_of_play = [0] * n
-        self._drawn = 0
         self._islands_left = _STACK_ISLANDS  # a stack holds each tile once (Setup checks)
         self._seas_left = len(setup.stack) - _STACK_ISLANDS
         self._set_aside: list[str] = []
@@ -590,7 +593,7 @@ class State:
 
     def boats_on_board(self, seat: int) -> int:
         """Boats on beaches, royal boats, and boats of a group waiting to land."""
-        on_beaches = sum(isle.boats[seat] for isle in self._isles.values())
+        on_beaches = sum([isle.boats[seat] for isle in self._homes[seat]])
         in_transit = self._group[seat] if self._group is not None else 0
         royal = sum(1 for owner in self._board.royal.values() if owner == seat)
         return on_beaches + in_transit + royal
@@ -600,13 +603,8 @@ class State:
         return sum(1 for owner in self._board.royal.values() if owner == seat)
 
     def home_islands(self, seat: int) -> tuple[str, ...]:
-        """Non-royal islands where `seat` has boats on beaches."""
-        tiles = self._board.tiles
-        return tuple(
-            tiles[pos][0]
-            for pos, beaches in self._board.boats.items()
-            if any(b[seat] for b in beaches)
-        )
+        """Non-royal islands where `seat` has boats on beaches, in the order placed."""
+        return tuple([isle.name for isle in self._homes[seat]])
 
     def copy(self) -> State:
         other = State.__new__(State)
@@ -625,6 +623,7 @@ class State:
         boats = other._board.boats
         other._isles = {pos: isle.copy(boats[pos]) for pos, isle in self._isles.items()}
         other._full = {pos: other._isles[pos] for pos in self._full}
+        other._homes = [[other._isles[isle.position] for isle in row] for row in self._homes]
         other._manned = {pos: other._isles[pos] for pos in self._manned}
         other._places = None if self._places is None else dict(self._places)
         other._reserve = list(self._reserve)
@@ -681,27 +680,28 @@ class State:
             return self._turn_without_reserve(seat)
         choices: list[Choice] = []
         royal: list[Choice] = []
-        for isle in self._manned.values():
+        homes = self._homes[seat]
+        for isle in homes:
             mine = isle.boats[seat]
-            if mine:
-                expansions = isle.expansions
-                if expansions is None:
-                    expansions = _EXPANSIONS[isle.name][isle.bits] or _expand_choices(isle)
-                    isle.expansions = expansions
-                choices.extend(expansions[mine if mine < reserve else reserve])
-                if isle.total == mine and isle.name != START_ISLAND:
-                    royal.append(_ROYAL[isle.name])
+            expansions = isle.expansions
+            if expansions is None:
+                expansions = _EXPANSIONS[isle.name][isle.bits] or _expand_choices(isle)
+                isle.expansions = expansions
+            choices.extend(expansions[mine if mine < reserve else reserve])
+            if isle.total == mine and isle.name != START_ISLAND:
+                royal.append(_ROYAL[isle.name])
         if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
-            if self._may_found(seat):
+            # `_may_found`'s first test made here: most turns come before a second royal island
+            if len(self._board.royal) < MAX_ROYAL_ISLANDS or self._may_found(seat):
                 choices.extend(royal)
-        elif not choices and not any(isle.boats[seat] for isle in self._manned.values()):
+        elif not homes:
             choices.extend(self._no_boat_placements())
         choices.append(COLONISE)
         return choices
 
     def _turn_without_reserve(self, seat: int) -> list[Choice]:
         """A turn's choices with no boat in the reserve: an expansion borrows a boat (§11)."""
-        homes = [isle for isle in self._manned.values() if isle.boats[seat]]
+        homes = self._homes[seat]
         choices = self._borrowing_expansions(homes) if homes else []
         royal: list[Choice] = [
             _ROYAL[isle.name]
@@ -836,12 +836,16 @@ class State:
         """Count the boats on the whole board (a state loaded from its snapshot)."""
         tiles = self._board.tiles
         self._isles = {
-            pos: IslandTally(tiles[pos][0], pos, beaches)
-            for pos, beaches in self._board.boats.items()
+            pos: IslandTally(tiles[pos][0], pos, beaches, rank)
+            for rank, (pos, beaches) in enumerate(self._board.boats.items())
         }
         self._full = {pos: isle for pos, isle in self._isles.items() if isle.full}
         royal = self._board.royal
         self._manned = {pos: isle for pos, isle in self._isles.items() if pos not in royal}
+        manned = self._manned.values()
+        self._homes = [
+            [isle for isle in manned if isle.boats[seat]] for seat in range(len(self._colours))
+        ]
 
     def _puts_at(self) -> dict[Hex, tuple[PutTile, ...]]:
         """The puts onto each place of Board.empty_places, kept up to date as tiles are placed
@@ -871,7 +875,9 @@ class State:
         empty = _EMPTY_BEACHES.get(name)
         if empty is not None:  # an island: no boat on its beaches yet (as Board.place)
             beaches = board.boats[place] = [*map(_COPY_ROW, empty[len(self._colours)])]
-            self._isles[place] = self._manned[place] = IslandTally.placed(name, place, beaches)
+            self._isles[place] = self._manned[place] = IslandTally.placed(
+                name, place, beaches, self._drawn
+            )
         else:
             board.seas[place] = PASSES[name, rotation]
         places = self._places
@@ -1054,17 +1060,17 @@ class State:
         self._remove_closed(self._board.where[choice.island], events)
         self._emigrations_or_end(events)
 
-    def _add_boats(self, pos: Hex, beaches: tuple[int, ...], events: list[ev.Noted]) -> None:
-        seat, isle = self._active, self._isles[pos]
-        if isle.add(beaches, seat):  # boats only come: the island joins the full ones, if at all
-            self._note_full(isle)
-        self._reserve[seat] -= len(beaches)
-        events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
-
     def _place(self, choice: Place, events: list[ev.Noted]) -> None:
         assert choice.island is not None
+        seat, beaches = self._active, choice.beaches
         pos = self._board.where[choice.island]
-        self._add_boats(pos, choice.beaches, events)
+        isle = self._isles[pos]
+        if not isle.boats[seat]:  # the seat's first boats here
+            join_home(self._homes[seat], isle)
+        if isle.add(beaches, seat):  # a beach filled: the island has a full one (`_note_full`)
+            self._full[pos] = isle
+        self._reserve[seat] -= len(beaches)
+        events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
         if self._phase is SETUP:
             self._setup_placed += 1
             seats = len(self._colours)
@@ -1080,10 +1086,10 @@ class State:
     def _expand(self, choice: Expand, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
         pos = board.where[choice.island]
-        if choice.borrow is None:  # `_add_boats`, written out (the most frequent choice)
+        if choice.borrow is None:  # as `_place`, onto an island of the seat's
             isle, beaches = self._isles[pos], choice.beaches
-            if isle.add(beaches, seat):
-                self._note_full(isle)
+            if isle.add(beaches, seat):  # a beach filled (`_note_full`, written out)
+                self._full[pos] = isle
             self._reserve[seat] -= len(beaches)
             events.append((ev.BoatsPlaced, self._colours[seat], isle.name, beaches))
         else:
@@ -1091,11 +1097,16 @@ class State:
             source_isle, isle = self._isles[board.where[source]], self._isles[pos]
             if source_isle.move(source_beach, seat, -1):
                 self._note_full(source_isle)
+            if not source_isle.boats[seat]:  # its last boat of the seat's
+                self._homes[seat].remove(source_isle)
             if isle.move(choice.beaches[0], seat, 1):
                 self._note_full(isle)
             colour, to_beach = self._colours[seat], choice.beaches[0]
             events.append((ev.BoatMoved, colour, source, source_beach, choice.island, to_beach))
-        self._emigrations_or_end(events)
+        if self._full or self._redraw_due:
+            self._emigrations_or_end(events)
+        else:  # `_emigrations_or_end`'s way when no beach is full: one call the fewer
+            self._end_turn(events)
 
     def _found_royal(self, choice: FoundRoyal, events: list[ev.Noted]) -> None:
         board, seat = self._board, self._active
@@ -1103,6 +1114,7 @@ class State:
         isle = self._isles[pos]
         returned = isle.boats[seat] - 1
         board.boats[pos] = [*map(_COPY_ROW, _EMPTY_BEACHES[choice.island][len(self._colours)])]
+        self._homes[seat].remove(isle)  # the seat's boats alone were on it
         isle.empty(board.boats[pos])
         self._full.pop(pos, None)
         del self._manned[pos]
@@ -1115,13 +1127,13 @@ class State:
     def _colonise(self, choice: Colonise, events: list[ev.Noted]) -> None:
         seat = self._active
         recalled = 0
-        for isle in self._manned.values():
-            if not isle.boats[seat]:
-                continue
-            recalled += isle.boats[seat]
-            for b, beach in enumerate(isle.beaches):
-                if beach[seat] and isle.move(b, seat, -beach[seat]):
-                    self._note_full(isle)
+        homes = self._homes[seat]
+        for isle in homes:
+            recalled += isle.recall(seat)
+        if self._full:  # a full beach that lost boats has room again (none at a turn's start)
+            for isle in homes:
+                self._note_full(isle)
+        homes.clear()  # no boat of the seat's left on a beach
         self._reserve[seat] += recalled
         events.append((ev.BoatsRecalled, self._colours[seat], recalled))
         self._colonising = True
@@ -1179,7 +1191,7 @@ class State:
         board = self._board
         home = board.where[choice.island]
         isle = self._isles[home]
-        group = isle.clear(choice.beach)
+        group = isle.clear(choice.beach, self._homes)
         self._note_full(isle)
         key = tuple(group)
         boats = self._named.get(key) or self._landings_known.name(key)  # `colours_of`
@@ -1243,7 +1255,8 @@ class State:
         assert self._target is not None and self._group is not None
         isle = self._isles[self._target]
         moves = self._landings_known.moves(choice.placement)
-        if isle.land(moves):  # boats only come: the island joins the full ones, if at all
+        # boats only come: the island joins the full ones, if at all
+        if isle.land(moves, self._homes):
             self._note_full(isle)
         reserve = self._reserve  # the boats that stay out go back: the group, less those landed
         for seat, n in enumerate(self._group):
@@ -1294,7 +1307,7 @@ class State:
         name = self._board.name(pos)
         beaches = self._board.remove(pos)
         self._full.pop(pos, None)
-        del self._isles[pos]
+        self._isles.pop(pos).leave(self._homes)
         self._manned.pop(pos, None)
         self._reroute(pos)
         self._places = None

@@ -3,6 +3,8 @@ listing the choices never counts the boats again."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from engine.board import BERTHS
 from engine.choices import Emigrate, Expand
 from engine.hexgrid import Hex
@@ -22,6 +24,19 @@ _BIT = tuple(1 << b for b in range(6))  # a beach's bit in `IslandTally.bits`
 # no boat of any seat, by the number of seats (copied as `[*_NONE[seats]]`: a list repeated
 # by `*` goes through Python 3.11's general path of numbers)
 _NONE = tuple((0,) * seats for seats in range(7))
+_RANK = attrgetter("rank")
+
+# the islands where each seat has boats on a beach, by seat, each in the order placed (the
+# state's `_homes`): a tally's `land` and `clear` keep them, the state's steps the rest (lists
+# the tallies do not keep: a tally in a list of its own would make a reference cycle)
+Homes = list[list["IslandTally"]]
+
+
+def join_home(row: list[IslandTally], isle: IslandTally) -> None:
+    """`isle` into a seat's homes `row`, in the order placed (mostly the last placed)."""
+    row.append(isle)
+    if len(row) > 1 and row[-2].rank > isle.rank:
+        row.sort(key=_RANK)
 
 
 class IslandTally:
@@ -33,7 +48,7 @@ class IslandTally:
     beach). `beaches` is the board's own list of boats per beach per
     seat, changed here alone; `total` counts its boats, and `expansions` are the expansions
     onto its open beaches by number of boats (None until asked for, and again once a beach
-    filled or emptied)."""
+    filled or emptied). `rank` orders the islands as placed (`Homes`)."""
 
     __slots__ = (
         "beaches",
@@ -45,16 +60,18 @@ class IslandTally:
         "name",
         "open",
         "position",
+        "rank",
         "room",
         "routes",
         "sorts",
         "total",
     )
 
-    def __init__(self, name: str, position: Hex, beaches: list[list[int]]) -> None:
+    def __init__(self, name: str, position: Hex, beaches: list[list[int]], rank: int) -> None:
         self.name = name
         self.position = position
         self.beaches = beaches
+        self.rank = rank
         berths = BERTHS[name]
         self.room: list[int] = [n - sum(boats) for n, boats in zip(berths, beaches, strict=True)]
         self.boats: list[int] = [sum(column) for column in zip(*beaches, strict=True)]
@@ -67,10 +84,11 @@ class IslandTally:
         self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Hex]]] = {}
 
     @classmethod
-    def placed(cls, name: str, position: Hex, beaches: list[list[int]]) -> IslandTally:
+    def placed(cls, name: str, position: Hex, beaches: list[list[int]], rank: int) -> IslandTally:
         """The tally of an island just put on the table: no boat on `beaches` yet."""
         isle = cls.__new__(cls)
         isle.name, isle.position, isle.beaches = name, position, beaches
+        isle.rank = rank
         isle.room = list(BERTHS[name])
         isle.boats = [*_NONE[len(beaches[0])]]
         isle.total = isle.bits = 0
@@ -84,6 +102,7 @@ class IslandTally:
         """The same tally over `beaches`, a copy of the board's lists."""
         other = IslandTally.__new__(IslandTally)
         other.name, other.position, other.beaches = self.name, self.position, beaches
+        other.rank = self.rank
         other.room, other.boats, other.total = list(self.room), list(self.boats), self.total
         other.bits, other.full, other.open = self.bits, self.full, self.open
         other.sorts = self.sorts
@@ -108,25 +127,53 @@ class IslandTally:
         """One boat of `seat` onto each of `beaches` (`move` for each); True when a beach
         became full."""
         rows, room = self.beaches, self.room
-        changed = False
+        filled = False
         for b in beaches:
             rows[b][seat] += 1
             after = room[b] = room[b] - 1
-            if after <= 0 and self._changed(b, after + 1, after):
-                changed = True
+            if after <= 0:  # `_changed`, written out: most expansions fill no beach
+                self.exits = None
+                self.routes.pop(b, None)
+                if after == 0:  # the beach became full
+                    self.bits += _BIT[b]
+                    filled = True
         self.boats[seat] += len(beaches)
         self.total += len(beaches)
-        return changed
+        if filled:
+            self.full, self.open = self.sorts[self.bits]
+            self.expansions = None
+        return filled
 
-    def land(self, moves: tuple[tuple[int, int, int], ...]) -> bool:
+    def recall(self, seat: int) -> int:
+        """Take every boat of `seat` off the island (`move` for each of its beaches); returns
+        how many."""
+        room = self.room
+        count = 0
+        for b, row in enumerate(self.beaches):
+            n = row[seat]
+            if n:
+                row[seat] = 0
+                before = room[b]
+                room[b] = before + n
+                count += n
+                if before <= 0:  # a full beach (none at a turn's start)
+                    self._changed(b, before, before + n)
+        self.boats[seat] = 0
+        self.total -= count
+        return count
+
+    def land(self, moves: tuple[tuple[int, int, int], ...], homes: Homes) -> bool:
         """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves` (`move` for
-        each); True when a beach became full."""
+        each; the island joins the `homes` of a seat that had no boat on it); True when a
+        beach became full."""
         rows, room, boats = self.beaches, self.room, self.boats
         changed = False
         total = self.total
         for b, seat, n in moves:
             rows[b][seat] += n
             boats[seat] += n
+            if boats[seat] == n:  # the seat's first boats here
+                join_home(homes[seat], self)
             total += n
             before = room[b]
             after = room[b] = before - n
@@ -135,14 +182,17 @@ class IslandTally:
         self.total = total
         return changed
 
-    def clear(self, beach: int) -> list[int]:
-        """Take every boat off `beach`; returns them per seat."""
+    def clear(self, beach: int, homes: Homes) -> list[int]:
+        """Take every boat off `beach` (the island leaves the `homes` of a seat that has no
+        boat left on it); returns them per seat."""
         taken = self.beaches[beach]
         self.beaches[beach] = [*_NONE[len(taken)]]
         boats = self.boats
         for seat, n in enumerate(taken):
             if n:
                 boats[seat] -= n
+                if not boats[seat]:
+                    homes[seat].remove(self)
         room = self.room
         before = room[beach]
         count = sum(taken)
@@ -161,6 +211,12 @@ class IslandTally:
         self.full, self.open = self.sorts[0]
         self.exits = self.expansions = None
         self.routes = {}
+
+    def leave(self, homes: Homes) -> None:
+        """The island leaves the `homes` of every seat with boats on it (it left the table)."""
+        for seat, n in enumerate(self.boats):
+            if n:
+                homes[seat].remove(self)
 
     def _changed(self, beach: int, before: int, after: int) -> bool:
         """A full beach changed (`before` or `after` its free berths were none)."""

@@ -1,6 +1,7 @@
-"""What the state keeps up to date as boats and tiles move (full beaches, empty places) always
-equals what a scan of the whole board finds, and what a state replayed from the log says,
-also in copies and reloaded states. Read through the public queries only."""
+"""What the state keeps up to date as boats and tiles move (full beaches, empty places, each
+seat's islands) always equals what a scan of the whole board finds, and what a state
+replayed from the log says, also in copies and reloaded states. Read through the public
+queries only."""
 
 from __future__ import annotations
 
@@ -20,12 +21,23 @@ def _kept_equals_scanned(state: State) -> None:
         if state.free_berths(island, beach) <= 0
     )
     assert state.full_beaches() == scanned
+    for seat in range(state.seats):  # the islands kept per seat, in the order placed
+        homes = tuple(
+            island
+            for island in state.islands()
+            if any(
+                state.boats_on(island, beach)[seat] for beach in range(len(ISLANDS[island].beaches))
+            )
+        )
+        assert state.home_islands(seat) == homes
     assert list(state.empty_places().items()) == list(empty_places(state.tiles).items())
 
 
 def _kept_equals_replayed(state: State) -> None:
     replayed = State.replay(state.setup, state.log)
     assert replayed.full_beaches() == state.full_beaches()
+    for seat in range(state.seats):
+        assert replayed.home_islands(seat) == state.home_islands(seat)
     assert list(replayed.empty_places().items()) == list(state.empty_places().items())
 
 
