@@ -60,10 +60,10 @@ class Landings:
         "_one_each",
         "_orders",
         "_pairs",
-        "_seat_of",
         "_splits",
         "named",
         "order",
+        "seat_of",
     )
 
     def __init__(self, order: Order) -> None:
@@ -77,7 +77,7 @@ class Landings:
         self._fills: dict[tuple[Counts, Counts, Counts, int], Found] = {}
         self._one_each: dict[tuple[Counts, Counts], Found] = {}
         self._orders: dict[Counts, list[Counts]] = {}
-        self._seat_of = {colour: seat for seat, colour in order}
+        self.seat_of = {colour: seat for seat, colour in order}  # the seat of each colour
         self._moves: dict[Placement, tuple[tuple[int, int, int], ...]] = {}
 
     def name(self, counts: Counts) -> Colours:
@@ -91,7 +91,7 @@ class Landings:
         """A landing's boats as (beach, seat, boats of that seat there), beaches in order."""
         moves = self._moves.get(placement)
         if moves is None:
-            seat_of = self._seat_of
+            seat_of = self.seat_of
             found = [
                 (beach, seat_of[colour], colours.count(colour))
                 for beach, colours in placement

@@ -1212,19 +1212,16 @@ class State:
         self._phase = LAND
 
     def _land(self, choice: Land, events: list[ev.Noted]) -> None:
-        board = self._board
-        assert self._target is not None and self._group is not None
+        assert self._target is not None
         isle = self._isles[self._target]
         moves = self._landings_known.moves(choice.placement)
         if isle.land(moves):  # boats only come: the island joins the full ones, if at all
             self._note_full(isle)
-        reserve = self._reserve  # the boats that stay out go back: the group, less those landed
-        for seat, n in enumerate(self._group):
-            if n:
-                reserve[seat] += n
-        for _, seat, n in moves:
-            reserve[seat] -= n
-        events.append((ev.GroupLanded, board.tiles[self._target][0], choice.placement, choice.out))
+        if choice.out:  # the boats that stay out go back (seldom any: one landing in a hundred)
+            reserve, seat_of = self._reserve, self._landings_known.seat_of
+            for colour in choice.out:
+                reserve[seat_of[colour]] += 1
+        events.append((ev.GroupLanded, isle.name, choice.placement, choice.out))
         self._group = None
         self._target = None
         self._emigrations_or_end(events)
