@@ -136,20 +136,22 @@ class IslandTally:
         return changed
 
     def clear(self, beach: int) -> list[int]:
-        """Take every boat off `beach`; returns them per seat."""
+        """Take every boat off `beach`, a full one (only full beaches emigrate); returns them
+        per seat."""
         taken = self.beaches[beach]
         self.beaches[beach] = [*_NONE[len(taken)]]
         boats = self.boats
         for seat, n in enumerate(taken):
             if n:
                 boats[seat] -= n
-        room = self.room
-        before = room[beach]
         count = sum(taken)
         self.total -= count
-        room[beach] = before + count
-        if before <= 0 or before + count <= 0:
-            self._changed(beach, before, before + count)
+        self.room[beach] += count
+        # `_changed` for a full beach that has room again, written out (every emigration)
+        self.exits = self.expansions = None
+        self.routes.pop(beach, None)
+        bits = self.bits = self.bits - _BIT[beach]
+        self.full, self.open = self.sorts[bits]
         return taken
 
     def empty(self, beaches: list[list[int]]) -> None:
