@@ -364,7 +364,7 @@ class State:
         self._active = 0
         self._setup_placed = 0
         self._turn = 0
-        self._group: list[int] | None = None
+        self._group: tuple[int, ...] | None = None  # boats per seat of a group that arrived
         self._target: Hex | None = None
         self._tile: str | None = None
         self._colonising = False
@@ -568,8 +568,8 @@ class State:
         if phase is LAND:
             assert self._target is not None and self._group is not None
             island = self._board.tiles[self._target][0]
-            key = tuple(self._group)
-            boats = self._named.get(key) or self._landings_known.name(key)
+            group = self._group
+            boats = self._named.get(group) or self._landings_known.name(group)
         elif phase is COLONY_BOAT:
             assert self._target is not None
             island = self._board.tiles[self._target][0]
@@ -619,6 +619,7 @@ class State:
         other._setup_placed, other._drawn = self._setup_placed, self._drawn
         other._islands_left, other._seas_left = self._islands_left, self._seas_left
         other._target, other._tile, other._ending = self._target, self._tile, self._ending
+        other._group = self._group
         other._colonising, other._redraw_due = self._colonising, self._redraw_due
         # the rest, copied
         other._board = self._board.copy()
@@ -630,7 +631,6 @@ class State:
         other._reserve = list(self._reserve)
         other._out_of_play = list(self._out_of_play)
         other._set_aside = list(self._set_aside)
-        other._group = None if self._group is None else list(self._group)
         other._log = list(self._log)
         return other
 
@@ -889,8 +889,7 @@ class State:
     def _landings(self) -> Sequence[Choice]:
         assert self._group is not None and self._target is not None
         isle = self._isles[self._target]
-        group, free = tuple(self._group), tuple(isle.room)
-        return _land_choices(isle.name, group, free, self._landings_known)
+        return _land_choices(isle.name, self._group, tuple(isle.room), self._landings_known)
 
     def _puts(self) -> list[Choice]:
         puts: list[Choice] = []
@@ -1149,25 +1148,19 @@ class State:
             self._end_turn(events)
 
     def _emigrate(self, choice: Emigrate, events: list[ev.Noted]) -> None:
+        """The group on a full beach sails by a jetty, across the sea tiles on the table, until
+        it fails on a trail, arrives at an island (back home from a royal one), or comes to an
+        empty place, where the tile drawn is put (with its red edge facing the group) and the
+        voyage goes on, unless no tile is left. (The voyage in one function: it runs at every
+        emigration, and each call costs as much as a tenth of the voyage.)"""
         board = self._board
         home = board.where[choice.island]
         isle = self._isles[home]
-        group = isle.clear(choice.beach)
+        group = tuple(isle.clear(choice.beach))
         self._note_full(isle)
-        key = tuple(group)
-        boats = self._named.get(key) or self._landings_known.name(key)  # `colours_of`
-        events.append((ev.GroupSailed, choice.island, choice.beach, choice.jetty, boats))
-        self._voyage(home, choice.jetty, group, boats, events)
-
-    def _voyage(
-        self,
-        home: Hex,
-        direction: int,
-        group: list[int],
-        boats: tuple[str, ...],
-        events: list[ev.Noted],
-    ) -> None:
-        board = self._board
+        boats = self._named.get(group) or self._landings_known.name(group)  # `colours_of`
+        direction = choice.jetty
+        events.append((ev.GroupSailed, choice.island, choice.beach, direction, boats))
         seas, tiles = board.seas, board.tiles
         colours = len(group) - group.count(0)
         target = home + HEX_STEPS[direction]
@@ -1184,12 +1177,12 @@ class State:
                 direction = out
                 target += step
                 continue
-            if target in tiles:  # an island
+            if target in tiles:  # an island: the group arrives and lands next
                 if target in board.royal:
                     events.append((ev.TurnedBack, tiles[target][0], tiles[home][0]))
-                    self._arrive(home, group, boats, events)
-                else:
-                    self._arrive(target, group, boats, events)
+                    target = home
+                events.append((ev.GroupArrived, tiles[target][0], boats))
+                self._group, self._target, self._phase = group, target, LAND
                 return
             name = self._draw(events)  # an empty place: the tile drawn is put there
             if name is not None:
@@ -1202,14 +1195,6 @@ class State:
                     self._out_of_play[seat] += n
                 self._emigrations_or_end(events)
                 return
-
-    def _arrive(
-        self, pos: Hex, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
-    ) -> None:
-        events.append((ev.GroupArrived, self._board.tiles[pos][0], boats))
-        self._group = group
-        self._target = pos
-        self._phase = LAND
 
     def _land(self, choice: Land, events: list[ev.Noted]) -> None:
         assert self._target is not None
@@ -1226,7 +1211,7 @@ class State:
         self._target = None
         self._emigrations_or_end(events)
 
-    def _return_to_reserves(self, counts: list[int]) -> None:
+    def _return_to_reserves(self, counts: Sequence[int]) -> None:
         self._reserve = list(map(add, self._reserve, counts))
 
     def _emigrations_or_end(self, events: list[ev.Noted]) -> None:
@@ -1311,7 +1296,7 @@ class State:
             "active": self._active,
             "setup_placed": self._setup_placed,
             "turn": self._turn,
-            "group": self._group,
+            "group": None if self._group is None else list(self._group),
             "target": None if self._target is None else list(position_at(self._target)),
             "tile": self._tile,
             "colonising": self._colonising,
@@ -1353,7 +1338,7 @@ class State:
         state._active = data["active"]
         state._setup_placed = data["setup_placed"]
         state._turn = data["turn"]
-        state._group = None if data["group"] is None else list(data["group"])
+        state._group = None if data["group"] is None else tuple(data["group"])
         target = data["target"]
         state._target = None if target is None else hex_of((target[0], target[1]))
         state._tile = data["tile"]
