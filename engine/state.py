@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import events as ev
-from engine.board import BERTHS, ISLAND, PASSES, ROYAL, Board, Voyage
+from engine.board import BERTHS, PASSES, Board, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -792,21 +792,30 @@ class State:
 
     def _beach_exits(
         self, isle: IslandTally, beach: int
-    ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
+    ) -> tuple[tuple[Emigrate, ...], tuple[Hex, ...]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
         board, pos = self._board, isle.position
+        seas, royal = board.seas, board.royal
         name, rotation = board.tiles[pos]
-        jetties = _JETTIES[name][rotation]
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
-        ends = set()
-        for direction, step, emigration in jetties[beach]:
-            end, stop = board.stop(pos + step, direction, colours)
-            ends.add(stop)
-            if not (end is ROYAL or (end is ISLAND and stop == pos)):
-                found.append(emigration)
-        return tuple(found), frozenset(ends)
+        ends = []
+        for direction, step, emigration in _JETTIES[name][rotation][beach]:
+            target = pos + step
+            while True:  # as Board.follow, written out (it runs for every jetty of a full beach)
+                passes = seas.get(target)
+                if passes is None:  # an island or an empty place: closed home or at a royal one
+                    if target != pos and target not in royal:
+                        found.append(emigration)
+                    break
+                direction, step, danger, _ = passes[direction]
+                if colours < danger:  # a trail the group cannot pass: it fails, not closed
+                    found.append(emigration)
+                    break
+                target += step
+            ends.append(target)
+        return tuple(found), tuple(ends)
 
     def _reroute(self, place: Hex) -> None:
         """A tile came or went at `place` (or its island turned royal): forget the exits

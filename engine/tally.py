@@ -64,7 +64,7 @@ class IslandTally:
         self.full, self.open = self.sorts[self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
         self.expansions: tuple[tuple[Expand, ...], ...] | None = None
-        self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Hex]]] = {}
+        self.routes: dict[int, tuple[tuple[Emigrate, ...], tuple[Hex, ...]]] = {}
 
     @classmethod
     def placed(cls, name: str, position: Hex, beaches: list[list[int]]) -> IslandTally:
