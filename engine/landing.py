@@ -61,6 +61,7 @@ class Landings:
         "_orders",
         "_pairs",
         "_splits",
+        "listed",
         "named",
         "order",
         "seat_of",
@@ -79,6 +80,8 @@ class Landings:
         self._orders: dict[Counts, list[Counts]] = {}
         self.seat_of = {colour: seat for seat, colour in order}  # the seat of each colour
         self._moves: dict[Placement, tuple[tuple[int, int, int], ...]] = {}
+        # the landings as choices, by island, group and free berths (`State._landings`)
+        self.listed: dict[tuple[str, Counts, Counts], tuple[Land, ...]] = {}
 
     def name(self, counts: Counts) -> Colours:
         """Boats per seat as colour names."""
