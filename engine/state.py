@@ -766,7 +766,10 @@ class State:
 
     def _emigration_options(self) -> tuple[list[Choice], list[Hex]]:
         """The emigrations over open routes, and the islands whose every full beach's route
-        is closed (RULES §8.1)."""
+        is closed (RULES §8.1: a route is closed when it passes every trail and comes back
+        home, or meets a royal island). An island's are kept in its tally (`exits`), and each
+        full beach's with the places its routes stop at (`routes`), until its boats change or
+        a tile comes or goes at one of those places (`_reroute`)."""
         choices: list[Choice] = []
         doomed: list[Hex] = []
         full = self._full
@@ -776,26 +779,18 @@ class State:
         for isle in isles:
             found = isle.exits
             if found is None:
-                found = isle.exits = self._open_exits(isle)
+                routes, found = isle.routes, ()
+                for beach in isle.full:  # one, mostly: () + its tuple is that tuple
+                    known = routes.get(beach)
+                    if known is None:
+                        known = routes[beach] = self._beach_exits(isle, beach)
+                    found += known[0]
+                isle.exits = found
             if found:
                 choices.extend(found)
             else:
                 doomed.append(isle.position)
         return choices, doomed
-
-    def _open_exits(self, isle: IslandTally) -> tuple[Emigrate, ...]:
-        """The emigrations from the full beaches of an island over open routes (RULES §8.1: a
-        route is closed when it passes every trail and comes back home, or meets a royal
-        island). Each beach's are kept in the tally with the places its routes stop at, until
-        its boats change or a tile comes or goes at one of those places (`_reroute`)."""
-        routes = isle.routes
-        found: list[Emigrate] = []
-        for beach in isle.full:
-            known = routes.get(beach)
-            if known is None:
-                known = routes[beach] = self._beach_exits(isle, beach)
-            found.extend(known[0])
-        return tuple(found)
 
     def _beach_exits(
         self, isle: IslandTally, beach: int
@@ -1119,9 +1114,10 @@ class State:
 
     def _draw(self, events: list[ev.Noted]) -> str | None:
         """Draw the top tile, noting the end of the game when it was the last of its kind."""
-        if self._drawn >= len(self._setup.stack):
+        try:
+            name = self._setup.stack[self._drawn]
+        except IndexError:  # no tile left (seldom: a test of the stack's length costs more)
             return None
-        name = self._setup.stack[self._drawn]
         self._drawn += 1
         if name in SEAS:
             self._seas_left -= 1
