@@ -119,8 +119,10 @@ class IslandTally:
         return changed
 
     def land(self, moves: tuple[tuple[int, int, int], ...]) -> bool:
-        """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves` (`move` for
-        each); True when a beach became full."""
+        """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves`, a landing's
+        (`move` for each): boats land only where there is room, and no more than fits, so a
+        beach has room before each move and may be full after its last; True when a beach
+        became full."""
         rows, room, boats = self.beaches, self.room, self.boats
         changed = False
         total = self.total
@@ -128,9 +130,12 @@ class IslandTally:
             rows[b][seat] += n
             boats[seat] += n
             total += n
-            before = room[b]
-            after = room[b] = before - n
-            if (before <= 0 or after <= 0) and self._changed(b, before, after):
+            after = room[b] = room[b] - n
+            if after <= 0:  # `_changed` for a beach that became full, written out
+                self.exits = self.expansions = None
+                self.routes.pop(b, None)
+                bits = self.bits = self.bits + _BIT[b]
+                self.full, self.open = self.sorts[bits]
                 changed = True
         self.total = total
         return changed
