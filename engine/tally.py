@@ -22,6 +22,8 @@ _BIT = tuple(1 << b for b in range(6))  # a beach's bit in `IslandTally.bits`
 # no boat of any seat, by the number of seats (copied as `[*_NONE[seats]]`: a list repeated
 # by `*` goes through Python 3.11's general path of numbers)
 _NONE = tuple((0,) * seats for seats in range(7))
+# the berths of each island's beaches and its full and other beaches (`_SORTED`), by its name
+_FRESH = {name: (berths, _SORTED[len(berths)]) for name, berths in BERTHS.items()}
 
 
 class IslandTally:
@@ -71,10 +73,10 @@ class IslandTally:
         """The tally of an island just put on the table: no boat on `beaches` yet."""
         isle = cls.__new__(cls)
         isle.name, isle.position, isle.beaches = name, position, beaches
-        isle.room = list(BERTHS[name])
+        berths, isle.sorts = _FRESH[name]
+        isle.room = [*berths]
         isle.boats = [*_NONE[len(beaches[0])]]
         isle.total = isle.bits = 0
-        isle.sorts = _SORTED[len(beaches)]
         isle.full, isle.open = isle.sorts[0]
         isle.exits = isle.expansions = None
         isle.routes = {}
