@@ -56,12 +56,12 @@ class Landings:
 
     __slots__ = (
         "_fills",
-        "_moves",
         "_one_each",
         "_orders",
         "_pairs",
         "_splits",
         "listed",
+        "moved",
         "named",
         "order",
         "seat_of",
@@ -79,7 +79,7 @@ class Landings:
         self._one_each: dict[tuple[Counts, Counts], Found] = {}
         self._orders: dict[Counts, list[Counts]] = {}
         self.seat_of = {colour: seat for seat, colour in order}  # the seat of each colour
-        self._moves: dict[Placement, tuple[tuple[int, int, int], ...]] = {}
+        self.moved: dict[Placement, tuple[tuple[int, int, int], ...]] = {}  # `moves`, kept
         # the landings as choices, by island, group and free berths (`State._landings`)
         self.listed: dict[tuple[str, Counts, Counts], tuple[Land, ...]] = {}
 
@@ -92,7 +92,7 @@ class Landings:
 
     def moves(self, placement: Placement) -> tuple[tuple[int, int, int], ...]:
         """A landing's boats as (beach, seat, boats of that seat there), beaches in order."""
-        moves = self._moves.get(placement)
+        moves = self.moved.get(placement)
         if moves is None:
             seat_of = self.seat_of
             found = [
@@ -100,9 +100,9 @@ class Landings:
                 for beach, colours in placement
                 for colour in dict.fromkeys(colours)
             ]
-            if len(self._moves) >= _KEPT:
-                self._moves.clear()
-            moves = self._moves[placement] = tuple(found)
+            if len(self.moved) >= _KEPT:
+                self.moved.clear()
+            moves = self.moved[placement] = tuple(found)
         return moves
 
     def lands(self, island: str, group: Counts, free: Counts) -> tuple[Land, ...]:

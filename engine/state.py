@@ -1213,11 +1213,12 @@ class State:
     def _land(self, choice: Land, events: list[ev.Noted]) -> None:
         assert self._target is not None
         isle = self._isles[self._target]
-        moves = self._landings_known.moves(choice.placement)
+        known = self._landings_known
+        moves = known.moved.get(choice.placement) or known.moves(choice.placement)
         if isle.land(moves):  # boats only come: the island joins the full ones, if at all
             self._note_full(isle)
         if choice.out:  # the boats that stay out go back (seldom any: one landing in a hundred)
-            reserve, seat_of = self._reserve, self._landings_known.seat_of
+            reserve, seat_of = self._reserve, known.seat_of
             for colour in choice.out:
                 reserve[seat_of[colour]] += 1
         events.append((ev.GroupLanded, isle.name, choice.placement, choice.out))
