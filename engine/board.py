@@ -204,20 +204,6 @@ class Board:
             direction = out
             target += step
 
-    def stop(self, target: Hex, direction: int, colours: int) -> tuple[RouteEnd, Hex]:
-        """`follow` without the tiles passed: how and where the group stops."""
-        seas = self.seas
-        while True:
-            passes = seas.get(target)
-            if passes is None:
-                if target not in self.tiles:
-                    return EMPTY, target
-                return (ROYAL if target in self.royal else ISLAND), target
-            direction, step, danger, _ = passes[direction]
-            if colours < danger:
-                return FAIL, target
-            target += step
-
     def is_closed(self, position: Hex, direction: int, colours: int) -> bool:
         """RULES.md §8.1: the route from this jetty passes every trail and comes back home."""
         end, stop, _ = self.follow(position + HEX_STEPS[direction], direction, colours, [])

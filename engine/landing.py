@@ -56,14 +56,15 @@ class Landings:
 
     __slots__ = (
         "_fills",
-        "_moves",
         "_one_each",
         "_orders",
         "_pairs",
-        "_seat_of",
         "_splits",
+        "listed",
+        "moved",
         "named",
         "order",
+        "seat_of",
     )
 
     def __init__(self, order: Order) -> None:
@@ -77,8 +78,10 @@ class Landings:
         self._fills: dict[tuple[Counts, Counts, Counts, int], Found] = {}
         self._one_each: dict[tuple[Counts, Counts], Found] = {}
         self._orders: dict[Counts, list[Counts]] = {}
-        self._seat_of = {colour: seat for seat, colour in order}
-        self._moves: dict[Placement, tuple[tuple[int, int, int], ...]] = {}
+        self.seat_of = {colour: seat for seat, colour in order}  # the seat of each colour
+        self.moved: dict[Placement, tuple[tuple[int, int, int], ...]] = {}  # `moves`, kept
+        # the landings as choices, by island, group and free berths (`State._landings`)
+        self.listed: dict[tuple[str, Counts, Counts], tuple[Land, ...]] = {}
 
     def name(self, counts: Counts) -> Colours:
         """Boats per seat as colour names."""
@@ -89,17 +92,17 @@ class Landings:
 
     def moves(self, placement: Placement) -> tuple[tuple[int, int, int], ...]:
         """A landing's boats as (beach, seat, boats of that seat there), beaches in order."""
-        moves = self._moves.get(placement)
+        moves = self.moved.get(placement)
         if moves is None:
-            seat_of = self._seat_of
+            seat_of = self.seat_of
             found = [
                 (beach, seat_of[colour], colours.count(colour))
                 for beach, colours in placement
                 for colour in dict.fromkeys(colours)
             ]
-            if len(self._moves) >= _KEPT:
-                self._moves.clear()
-            moves = self._moves[placement] = tuple(found)
+            if len(self.moved) >= _KEPT:
+                self.moved.clear()
+            moves = self.moved[placement] = tuple(found)
         return moves
 
     def lands(self, island: str, group: Counts, free: Counts) -> tuple[Land, ...]:

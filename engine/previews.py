@@ -1,10 +1,10 @@
 """Where an option leads, as far as the board shows it (issue 14): never draws, never looks
 at the order of the stack, and leaves the state as it was.
 
-`preview(state, choice)` follows the engine's own steps (State._emigrate, _voyage, _arrive,
-_land, _emigrations_or_end) on a copy of the board, including the choices that would then
-be made by themselves (a single landing, a single emigration), and stops where a tile would
-be drawn or where the player must choose again.
+`preview(state, choice)` follows the engine's own steps (State._emigrate, _land,
+_emigrations_or_end) on a copy of the board, including the choices that would then be made
+by themselves (a single landing, a single emigration), and stops where a tile would be
+drawn or where the player must choose again.
 """
 
 from __future__ import annotations
@@ -507,7 +507,7 @@ def _aftermath(world: _World, before: set[tuple[Hex, int]]) -> Aftermath:
 
 
 def _emigration(world: _World, choice: Emigrate) -> Emigration:
-    """State._emigrate and _voyage on the scratch board, up to the first draw."""
+    """State._emigrate on the scratch board, up to the first draw."""
     board = world.board
     home = board.where[choice.island]
     group = board.boats[home][choice.beach]
@@ -559,7 +559,7 @@ def _outlook(world: _World) -> Draw:
 
 
 def _arrival(world: _World, pos: Hex, group: list[int]) -> Arrival:
-    """State._arrive, and the landing with what follows when it is the only one."""
+    """State._emigrate's arrival, and the landing with what follows when it is the only one."""
     board = world.board
     name = board.name(pos)
     free = tuple(board.free_berths(pos))

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import events as ev
-from engine.board import BERTHS, ISLAND, PASSES, ROYAL, Board, Voyage
+from engine.board import BERTHS, PASSES, Board, Voyage
 from engine.choices import (
     Choice,
     Colonise,
@@ -51,18 +51,34 @@ _FACING = tuple((direction + 3) % 6 for direction in range(6))  # the opposite d
 _CHOICE_MADE, _APPLIED = ev.choice_made, ev.Applied  # read at every choice: plain globals
 
 
-@lru_cache(maxsize=8192)
 def _land_choices(
     name: str, group: tuple[int, ...], free: tuple[int, ...], landings: Landings
 ) -> tuple[Land, ...]:
-    """Every landing of `group` on the island `name` with `free` berths per beach, kept for
-    the next group like it. Each beach with room takes a boat before any takes a second
-    (RULES §7, `landing.Landings`), so a beach never takes more than the group's boats less
-    one for each other beach with room (one, when those beaches outnumber the boats): a
-    beach with room for more is counted as having room for that many, and the same landings
-    are found again (kept a second time, by the berths so counted) for more groups and
-    islands."""
-    return _listed_landings(name, group, _usable_room(free, sum(group)), landings)
+    """Every landing of `group` on the island `name` with `free` berths per beach, kept in
+    `landings.listed` for the next group like it. Each beach with room takes a boat before
+    any takes a second (RULES §7, `landing.Landings`), so a beach never takes more than the
+    group's boats less one for each other beach with room (one, when those beaches outnumber
+    the boats): a beach with room for more is counted as having room for that many, and the
+    same landings are found again (kept a second time, by the berths so counted) for more
+    groups and islands."""
+    listed = landings.listed
+    found = listed.get((name, group, free))
+    if found is None:
+        usable = _usable_room(free, sum(group))
+        found = listed.get((name, group, usable))
+        if found is None:
+            found = landings.lands(name, group, usable)
+        if len(listed) >= _KEPT_LISTED:
+            listed.clear()
+        listed[name, group, free] = listed[name, group, usable] = found
+    return found
+
+
+# the most landings kept listed for a colour order before they are all forgotten (a dict, not
+# an lru_cache: its wrapper costs more than a look-up written out in `_landings`, and one of
+# 8,192 entries missed three look-ups in ten after a few thousand games; a dict holds some
+# 44,000 after 18,000 games, 11 MB more than the lru_caches held)
+_KEPT_LISTED = 50_000
 
 
 @lru_cache(maxsize=4096)
@@ -73,13 +89,6 @@ def _usable_room(free: tuple[int, ...], boats: int) -> tuple[int, ...]:
         return free
     most = max(boats - (len(free) - free.count(0)) + 1, 1)
     return tuple([f if f < most else most for f in free]) if max(free) > most else free
-
-
-@lru_cache(maxsize=4096)
-def _listed_landings(
-    name: str, group: tuple[int, ...], free: tuple[int, ...], landings: Landings
-) -> tuple[Land, ...]:
-    return landings.lands(name, group, free)
 
 
 # the landings worked out so far, by colour order (a game looks its own up once)
@@ -229,9 +238,7 @@ _EMPTY_BEACHES: dict[str, tuple[list[list[int]], ...]] = {
 def clear_listing_caches() -> None:
     """Forget the landings, expansions and tile puts listed for earlier games (they are kept
     across games, so that a bench can time the listing without them: `engine.hooks`)."""
-    _land_choices.cache_clear()
     _usable_room.cache_clear()
-    _listed_landings.cache_clear()
     _LANDINGS.clear()
     _PUTS.clear()
     _STEPPED_PUTS.clear()
@@ -367,7 +374,7 @@ class State:
         self._active = 0
         self._setup_placed = 0
         self._turn = 0
-        self._group: list[int] | None = None
+        self._group: tuple[int, ...] | None = None  # boats per seat of a group that arrived
         self._target: Hex | None = None
         self._tile: str | None = None
         self._colonising = False
@@ -571,8 +578,8 @@ class State:
         if phase is LAND:
             assert self._target is not None and self._group is not None
             island = self._board.tiles[self._target][0]
-            key = tuple(self._group)
-            boats = self._named.get(key) or self._landings_known.name(key)
+            group = self._group
+            boats = self._named.get(group) or self._landings_known.name(group)
         elif phase is COLONY_BOAT:
             assert self._target is not None
             island = self._board.tiles[self._target][0]
@@ -617,6 +624,7 @@ class State:
         other._setup_placed, other._drawn = self._setup_placed, self._drawn
         other._islands_left, other._seas_left = self._islands_left, self._seas_left
         other._target, other._tile, other._ending = self._target, self._tile, self._ending
+        other._group = self._group
         other._colonising, other._redraw_due = self._colonising, self._redraw_due
         # the rest, copied
         other._board = self._board.copy()
@@ -629,7 +637,6 @@ class State:
         other._reserve = list(self._reserve)
         other._out_of_play = list(self._out_of_play)
         other._set_aside = list(self._set_aside)
-        other._group = None if self._group is None else list(self._group)
         other._log = list(self._log)
         return other
 
@@ -759,7 +766,10 @@ class State:
 
     def _emigration_options(self) -> tuple[list[Choice], list[Hex]]:
         """The emigrations over open routes, and the islands whose every full beach's route
-        is closed (RULES §8.1)."""
+        is closed (RULES §8.1: a route is closed when it passes every trail and comes back
+        home, or meets a royal island). An island's are kept in its tally (`exits`), and each
+        full beach's with the places its routes stop at (`routes`), until its boats change or
+        a tile comes or goes at one of those places (`_reroute`)."""
         choices: list[Choice] = []
         doomed: list[Hex] = []
         full = self._full
@@ -769,44 +779,45 @@ class State:
         for isle in isles:
             found = isle.exits
             if found is None:
-                found = isle.exits = self._open_exits(isle)
+                routes, found = isle.routes, ()
+                for beach in isle.full:  # one, mostly: () + its tuple is that tuple
+                    known = routes.get(beach)
+                    if known is None:
+                        known = routes[beach] = self._beach_exits(isle, beach)
+                    found += known[0]
+                isle.exits = found
             if found:
                 choices.extend(found)
             else:
                 doomed.append(isle.position)
         return choices, doomed
 
-    def _open_exits(self, isle: IslandTally) -> tuple[Emigrate, ...]:
-        """The emigrations from the full beaches of an island over open routes (RULES §8.1: a
-        route is closed when it passes every trail and comes back home, or meets a royal
-        island). Each beach's are kept in the tally with the places its routes stop at, until
-        its boats change or a tile comes or goes at one of those places (`_reroute`)."""
-        routes = isle.routes
-        found: list[Emigrate] = []
-        for beach in isle.full:
-            known = routes.get(beach)
-            if known is None:
-                known = routes[beach] = self._beach_exits(isle, beach)
-            found.extend(known[0])
-        return tuple(found)
-
     def _beach_exits(
         self, isle: IslandTally, beach: int
-    ) -> tuple[tuple[Emigrate, ...], frozenset[Hex]]:
+    ) -> tuple[tuple[Emigrate, ...], tuple[Hex, ...]]:
         """The emigrations from a full beach over open routes, and where its routes stop."""
         board, pos = self._board, isle.position
+        seas, royal = board.seas, board.royal
         name, rotation = board.tiles[pos]
-        jetties = _JETTIES[name][rotation]
         boats = isle.beaches[beach]
         colours = len(boats) - boats.count(0)
         found = []
-        ends = set()
-        for direction, step, emigration in jetties[beach]:
-            end, stop = board.stop(pos + step, direction, colours)
-            ends.add(stop)
-            if not (end is ROYAL or (end is ISLAND and stop == pos)):
-                found.append(emigration)
-        return tuple(found), frozenset(ends)
+        ends = []
+        for direction, step, emigration in _JETTIES[name][rotation][beach]:
+            target = pos + step
+            while True:  # as Board.follow, written out (it runs for every jetty of a full beach)
+                passes = seas.get(target)
+                if passes is None:  # an island or an empty place: closed home or at a royal one
+                    if target != pos and target not in royal:
+                        found.append(emigration)
+                    break
+                direction, step, danger, _ = passes[direction]
+                if colours < danger:  # a trail the group cannot pass: it fails, not closed
+                    found.append(emigration)
+                    break
+                target += step
+            ends.append(target)
+        return tuple(found), tuple(ends)
 
     def _reroute(self, place: Hex) -> None:
         """A tile came or went at `place` (or its island turned royal): forget the exits
@@ -901,8 +912,9 @@ class State:
     def _landings(self) -> Sequence[Choice]:
         assert self._group is not None and self._target is not None
         isle = self._isles[self._target]
-        group, free = tuple(self._group), tuple(isle.room)
-        return _land_choices(isle.name, group, free, self._landings_known)
+        key = (isle.name, self._group, tuple(isle.room))
+        found = self._landings_known.listed.get(key)  # `_land_choices`, the look-up written out
+        return _land_choices(*key, self._landings_known) if found is None else found
 
     def _puts(self) -> list[Choice]:
         puts: list[Choice] = []
@@ -1141,9 +1153,10 @@ class State:
 
     def _draw(self, events: list[ev.Noted]) -> str | None:
         """Draw the top tile, noting the end of the game when it was the last of its kind."""
-        if self._drawn >= len(self._setup.stack):
+        try:
+            name = self._setup.stack[self._drawn]
+        except IndexError:  # no tile left (seldom: a test of the stack's length costs more)
             return None
-        name = self._setup.stack[self._drawn]
         self._drawn += 1
         if name in SEAS:
             self._seas_left -= 1
@@ -1188,25 +1201,19 @@ class State:
             self._end_turn(events)
 
     def _emigrate(self, choice: Emigrate, events: list[ev.Noted]) -> None:
+        """The group on a full beach sails by a jetty, across the sea tiles on the table, until
+        it fails on a trail, arrives at an island (back home from a royal one), or comes to an
+        empty place, where the tile drawn is put (with its red edge facing the group) and the
+        voyage goes on, unless no tile is left. (The voyage in one function: it runs at every
+        emigration, and each call costs as much as a tenth of the voyage.)"""
         board = self._board
         home = board.where[choice.island]
         isle = self._isles[home]
-        group = isle.clear(choice.beach, self._homes)
+        group = tuple(isle.clear(choice.beach, self._homes))
         self._note_full(isle)
-        key = tuple(group)
-        boats = self._named.get(key) or self._landings_known.name(key)  # `colours_of`
-        events.append((ev.GroupSailed, choice.island, choice.beach, choice.jetty, boats))
-        self._voyage(home, choice.jetty, group, boats, events)
-
-    def _voyage(
-        self,
-        home: Hex,
-        direction: int,
-        group: list[int],
-        boats: tuple[str, ...],
-        events: list[ev.Noted],
-    ) -> None:
-        board = self._board
+        boats = self._named.get(group) or self._landings_known.name(group)  # `colours_of`
+        direction = choice.jetty
+        events.append((ev.GroupSailed, choice.island, choice.beach, direction, boats))
         seas, tiles = board.seas, board.tiles
         colours = len(group) - group.count(0)
         target = home + HEX_STEPS[direction]
@@ -1223,12 +1230,12 @@ class State:
                 direction = out
                 target += step
                 continue
-            if target in tiles:  # an island
+            if target in tiles:  # an island: the group arrives and lands next
                 if target in board.royal:
                     events.append((ev.TurnedBack, tiles[target][0], tiles[home][0]))
-                    self._arrive(home, group, boats, events)
-                else:
-                    self._arrive(target, group, boats, events)
+                    target = home
+                events.append((ev.GroupArrived, tiles[target][0], boats))
+                self._group, self._target, self._phase = group, target, LAND
                 return
             name = self._draw(events)  # an empty place: the tile drawn is put there
             if name is not None:
@@ -1242,34 +1249,24 @@ class State:
                 self._emigrations_or_end(events)
                 return
 
-    def _arrive(
-        self, pos: Hex, group: list[int], boats: tuple[str, ...], events: list[ev.Noted]
-    ) -> None:
-        events.append((ev.GroupArrived, self._board.tiles[pos][0], boats))
-        self._group = group
-        self._target = pos
-        self._phase = LAND
-
     def _land(self, choice: Land, events: list[ev.Noted]) -> None:
-        board = self._board
-        assert self._target is not None and self._group is not None
+        assert self._target is not None
         isle = self._isles[self._target]
-        moves = self._landings_known.moves(choice.placement)
+        known = self._landings_known
+        moves = known.moved.get(choice.placement) or known.moves(choice.placement)
         # boats only come: the island joins the full ones, if at all
         if isle.land(moves, self._homes):
             self._note_full(isle)
-        reserve = self._reserve  # the boats that stay out go back: the group, less those landed
-        for seat, n in enumerate(self._group):
-            if n:
-                reserve[seat] += n
-        for _, seat, n in moves:
-            reserve[seat] -= n
-        events.append((ev.GroupLanded, board.tiles[self._target][0], choice.placement, choice.out))
+        if choice.out:  # the boats that stay out go back (seldom any: one landing in a hundred)
+            reserve, seat_of = self._reserve, known.seat_of
+            for colour in choice.out:
+                reserve[seat_of[colour]] += 1
+        events.append((ev.GroupLanded, isle.name, choice.placement, choice.out))
         self._group = None
         self._target = None
         self._emigrations_or_end(events)
 
-    def _return_to_reserves(self, counts: list[int]) -> None:
+    def _return_to_reserves(self, counts: Sequence[int]) -> None:
         self._reserve = list(map(add, self._reserve, counts))
 
     def _emigrations_or_end(self, events: list[ev.Noted]) -> None:
@@ -1354,7 +1351,7 @@ class State:
             "active": self._active,
             "setup_placed": self._setup_placed,
             "turn": self._turn,
-            "group": self._group,
+            "group": None if self._group is None else list(self._group),
             "target": None if self._target is None else list(position_at(self._target)),
             "tile": self._tile,
             "colonising": self._colonising,
@@ -1396,7 +1393,7 @@ class State:
         state._active = data["active"]
         state._setup_placed = data["setup_placed"]
         state._turn = data["turn"]
-        state._group = None if data["group"] is None else list(data["group"])
+        state._group = None if data["group"] is None else tuple(data["group"])
         target = data["target"]
         state._target = None if target is None else hex_of((target[0], target[1]))
         state._tile = data["tile"]

@@ -39,6 +39,10 @@ def join_home(row: list[IslandTally], isle: IslandTally) -> None:
         row.sort(key=_RANK)
 
 
+# the berths of each island's beaches and its full and other beaches (`_SORTED`), by its name
+_FRESH = {name: (berths, _SORTED[len(berths)]) for name, berths in BERTHS.items()}
+
+
 class IslandTally:
     """One island's boats counted: free berths per beach (`room`), boats per seat (`boats`),
     its full beaches and the others (`full`, `open`, in beach order), and the emigrations
@@ -81,7 +85,7 @@ class IslandTally:
         self.full, self.open = self.sorts[self.bits]
         self.exits: tuple[Emigrate, ...] | None = None
         self.expansions: tuple[tuple[Expand, ...], ...] | None = None
-        self.routes: dict[int, tuple[tuple[Emigrate, ...], frozenset[Hex]]] = {}
+        self.routes: dict[int, tuple[tuple[Emigrate, ...], tuple[Hex, ...]]] = {}
 
     @classmethod
     def placed(cls, name: str, position: Hex, beaches: list[list[int]], rank: int) -> IslandTally:
@@ -89,10 +93,10 @@ class IslandTally:
         isle = cls.__new__(cls)
         isle.name, isle.position, isle.beaches = name, position, beaches
         isle.rank = rank
-        isle.room = list(BERTHS[name])
+        berths, isle.sorts = _FRESH[name]
+        isle.room = [*berths]
         isle.boats = [*_NONE[len(beaches[0])]]
         isle.total = isle.bits = 0
-        isle.sorts = _SORTED[len(beaches)]
         isle.full, isle.open = isle.sorts[0]
         isle.exits = isle.expansions = None
         isle.routes = {}
@@ -163,9 +167,10 @@ class IslandTally:
         return count
 
     def land(self, moves: tuple[tuple[int, int, int], ...], homes: Homes) -> bool:
-        """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves` (`move` for
-        each; the island joins the `homes` of a seat that had no boat on it); True when a
-        beach became full."""
+        """`n` boats of `seat` onto `beach` for each (beach, seat, n) of `moves`, a landing's
+        (`move` for each; the island joins the `homes` of a seat that had no boat on it):
+        boats land only where there is room, and no more than fits, so a beach has room before
+        each move and may be full after its last; True when a beach became full."""
         rows, room, boats = self.beaches, self.room, self.boats
         changed = False
         total = self.total
@@ -175,16 +180,19 @@ class IslandTally:
             if boats[seat] == n:  # the seat's first boats here
                 join_home(homes[seat], self)
             total += n
-            before = room[b]
-            after = room[b] = before - n
-            if (before <= 0 or after <= 0) and self._changed(b, before, after):
+            after = room[b] = room[b] - n
+            if after <= 0:  # `_changed` for a beach that became full, written out
+                self.exits = self.expansions = None
+                self.routes.pop(b, None)
+                bits = self.bits = self.bits + _BIT[b]
+                self.full, self.open = self.sorts[bits]
                 changed = True
         self.total = total
         return changed
 
     def clear(self, beach: int, homes: Homes) -> list[int]:
-        """Take every boat off `beach` (the island leaves the `homes` of a seat that has no
-        boat left on it); returns them per seat."""
+        """Take every boat off `beach`, a full one (only full beaches emigrate; the island leaves
+        the `homes` of a seat that has no boat left on it); returns them per seat."""
         taken = self.beaches[beach]
         self.beaches[beach] = [*_NONE[len(taken)]]
         boats = self.boats
@@ -193,13 +201,14 @@ class IslandTally:
                 boats[seat] -= n
                 if not boats[seat]:
                     homes[seat].remove(self)
-        room = self.room
-        before = room[beach]
         count = sum(taken)
         self.total -= count
-        room[beach] = before + count
-        if before <= 0 or before + count <= 0:
-            self._changed(beach, before, before + count)
+        self.room[beach] += count
+        # `_changed` for a full beach that has room again, written out (every emigration)
+        self.exits = self.expansions = None
+        self.routes.pop(beach, None)
+        bits = self.bits = self.bits - _BIT[beach]
+        self.full, self.open = self.sorts[bits]
         return taken
 
     def empty(self, beaches: list[list[int]]) -> None:
