@@ -8,6 +8,9 @@ from itertools import combinations, permutations, repeat
 from operator import getitem, sub
 
 from engine.choices import Land
+from engine.values import maker
+
+_LAND = maker(Land)  # Land(...), each field stored at once (values.maker)
 
 Counts = tuple[int, ...]  # boats per seat
 Order = tuple[tuple[int, str], ...]  # (seat, colour) pairs in the fixed colour order
@@ -108,7 +111,7 @@ class Landings:
     def lands(self, island: str, group: Counts, free: Counts) -> tuple[Land, ...]:
         """The landings of `group` on `island`, with `free` berths per beach, as choices."""
         placements, outs = self.of(group, free)
-        return tuple(map(Land, repeat(island), placements, outs))
+        return tuple(map(_LAND, repeat(island), placements, outs))
 
     def of(self, group: Counts, free: Counts) -> Found:
         """All final placements of `group` on beaches with `free` berths, with the boats left
