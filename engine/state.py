@@ -1210,7 +1210,8 @@ class State:
         home = board.where[choice.island]
         isle = self._isles[home]
         group = tuple(isle.clear(choice.beach, self._homes))
-        self._note_full(isle)
+        if not isle.full:  # its last full beach emptied (`_note_full`, written out)
+            del self._full[home]
         boats = self._named.get(group) or self._landings_known.name(group)  # `colours_of`
         direction = choice.jetty
         events.append((ev.GroupSailed, choice.island, choice.beach, direction, boats))
@@ -1254,9 +1255,8 @@ class State:
         isle = self._isles[self._target]
         known = self._landings_known
         moves = known.moved.get(choice.placement) or known.moves(choice.placement)
-        # boats only come: the island joins the full ones, if at all
-        if isle.land(moves, self._homes):
-            self._note_full(isle)
+        if isle.land(moves, self._homes):  # a beach filled: the island has a full one
+            self._full[isle.position] = isle  # (`_note_full`, written out)
         if choice.out:  # the boats that stay out go back (seldom any: one landing in a hundred)
             reserve, seat_of = self._reserve, known.seat_of
             for colour in choice.out:
