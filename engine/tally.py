@@ -141,8 +141,9 @@ class IslandTally:
                 if after == 0:  # the beach became full
                     self.bits += _BIT[b]
                     filled = True
-        self.boats[seat] += len(beaches)
-        self.total += len(beaches)
+        count = len(beaches)
+        self.boats[seat] += count
+        self.total += count
         if filled:
             self.full, self.open = self.sorts[self.bits]
             self.expansions = None
@@ -177,8 +178,11 @@ class IslandTally:
         for b, seat, n in moves:
             rows[b][seat] += n
             boats[seat] += n
-            if boats[seat] == n:  # the seat's first boats here
-                join_home(homes[seat], self)
+            if boats[seat] == n:  # the seat's first boats here (`join_home`, written out)
+                row = homes[seat]
+                row.append(self)
+                if len(row) > 1 and row[-2].rank > self.rank:
+                    row.sort(key=_RANK)
             total += n
             after = room[b] = room[b] - n
             if after <= 0:  # `_changed` for a beach that became full, written out
