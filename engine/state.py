@@ -685,9 +685,30 @@ class State:
         reserve = self._reserve[seat]
         if not reserve:
             return self._turn_without_reserve(seat)
+        homes = self._homes[seat]
+        if len(homes) == 1:  # most turns: the seat's boats on one island, listed in one go
+            # (the loop below for one island: no lists of royal islands and choices to grow)
+            isle = homes[0]
+            mine = isle.boats[seat]
+            expansions = isle.expansions
+            if expansions is None:
+                expansions = _EXPANSIONS[isle.name][isle.bits] or _expand_choices(isle)
+                isle.expansions = expansions
+            if (
+                isle.total == mine
+                and isle.name != START_ISLAND
+                and (len(self._board.royal) < MAX_ROYAL_ISLANDS or self._may_found(seat))
+            ):
+                alone: list[Choice] = [
+                    *expansions[mine if mine < reserve else reserve],
+                    _ROYAL[isle.name],
+                    COLONISE,
+                ]
+                return alone
+            turn: list[Choice] = [*expansions[mine if mine < reserve else reserve], COLONISE]
+            return turn
         choices: list[Choice] = []
         royal: list[Choice] = []
-        homes = self._homes[seat]
         for isle in homes:
             mine = isle.boats[seat]
             expansions = isle.expansions
