@@ -33,7 +33,7 @@ from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
 from engine.phase import Decision, Phase
 from engine.setup import Setup
-from engine.tally import Homes, IslandTally, join_home
+from engine.tally import RANK, Homes, IslandTally
 from engine.tiles import ISLANDS, SEAS, STACK_TILES, START_ISLAND
 from engine.values import maker
 
@@ -697,7 +697,10 @@ class State:
             if (
                 isle.total == mine
                 and isle.name != START_ISLAND
-                and (len(self._board.royal) < MAX_ROYAL_ISLANDS or self._may_found(seat))
+                and (
+                    len(self._board.royal) < MAX_ROYAL_ISLANDS
+                    or [*self._board.royal.values()].count(seat) < MAX_ROYAL_ISLANDS
+                )  # `_may_found`, written out: the first test alone in most turns
             ):
                 alone: list[Choice] = [
                     *expansions[mine if mine < reserve else reserve],
@@ -1098,8 +1101,11 @@ class State:
         seat, beaches = self._active, choice.beaches
         pos = self._board.where[choice.island]
         isle = self._isles[pos]
-        if not isle.boats[seat]:  # the seat's first boats here
-            join_home(self._homes[seat], isle)
+        if not isle.boats[seat]:  # the seat's first boats here: the island joins its homes
+            homes = self._homes[seat]  # in the order placed (mostly the last placed)
+            homes.append(isle)
+            if len(homes) > 1 and homes[-2].rank > isle.rank:
+                homes.sort(key=RANK)
         if isle.add(beaches, seat):  # a beach filled: the island has a full one (`_note_full`)
             self._full[pos] = isle
         self._reserve[seat] -= len(beaches)
