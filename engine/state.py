@@ -33,7 +33,7 @@ from engine.notation import parse_choice
 from engine.outcome import Outcome, Termination, score
 from engine.phase import Decision, Phase
 from engine.setup import Setup
-from engine.tally import RANK, Homes, IslandTally
+from engine.tally import Homes, IslandTally, join_home
 from engine.tiles import ISLANDS, SEAS, STACK_TILES, START_ISLAND
 from engine.values import maker
 
@@ -686,30 +686,6 @@ class State:
         if not reserve:
             return self._turn_without_reserve(seat)
         homes = self._homes[seat]
-        if len(homes) == 1:  # most turns: the seat's boats on one island, listed in one go
-            # (the loop below for one island: no lists of royal islands and choices to grow)
-            isle = homes[0]
-            mine = isle.boats[seat]
-            expansions = isle.expansions
-            if expansions is None:
-                expansions = _EXPANSIONS[isle.name][isle.bits] or _expand_choices(isle)
-                isle.expansions = expansions
-            if (
-                isle.total == mine
-                and isle.name != START_ISLAND
-                and (
-                    len(self._board.royal) < MAX_ROYAL_ISLANDS
-                    or [*self._board.royal.values()].count(seat) < MAX_ROYAL_ISLANDS
-                )  # `_may_found`, written out: the first test alone in most turns
-            ):
-                alone: list[Choice] = [
-                    *expansions[mine if mine < reserve else reserve],
-                    _ROYAL[isle.name],
-                    COLONISE,
-                ]
-                return alone
-            turn: list[Choice] = [*expansions[mine if mine < reserve else reserve], COLONISE]
-            return turn
         choices: list[Choice] = []
         royal: list[Choice] = []
         for isle in homes:
@@ -722,8 +698,7 @@ class State:
             if isle.total == mine and isle.name != START_ISLAND:
                 royal.append(_ROYAL[isle.name])
         if royal:  # an island of the seat's boats alone (so the seat has boats on the board)
-            # `_may_found`'s first test made here: most turns come before a second royal island
-            if len(self._board.royal) < MAX_ROYAL_ISLANDS or self._may_found(seat):
+            if self._may_found(seat):
                 choices.extend(royal)
         elif not homes:
             choices.extend(self._no_boat_placements())
@@ -1101,11 +1076,8 @@ class State:
         seat, beaches = self._active, choice.beaches
         pos = self._board.where[choice.island]
         isle = self._isles[pos]
-        if not isle.boats[seat]:  # the seat's first boats here: the island joins its homes
-            homes = self._homes[seat]  # in the order placed (mostly the last placed)
-            homes.append(isle)
-            if len(homes) > 1 and homes[-2].rank > isle.rank:
-                homes.sort(key=RANK)
+        if not isle.boats[seat]:  # the seat's first boats here
+            join_home(self._homes[seat], isle)
         if isle.add(beaches, seat):  # a beach filled: the island has a full one (`_note_full`)
             self._full[pos] = isle
         self._reserve[seat] -= len(beaches)

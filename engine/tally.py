@@ -24,12 +24,19 @@ _BIT = tuple(1 << b for b in range(6))  # a beach's bit in `IslandTally.bits`
 # no boat of any seat, by the number of seats (copied as `[*_NONE[seats]]`: a list repeated
 # by `*` goes through Python 3.11's general path of numbers)
 _NONE = tuple((0,) * seats for seats in range(7))
-RANK = attrgetter("rank")  # the order of the islands as placed (a seat's homes)
+_RANK = attrgetter("rank")  # the order of the islands as placed (a seat's homes)
 
 # the islands where each seat has boats on a beach, by seat, each in the order placed (the
 # state's `_homes`): a tally's `land` and `clear` keep them, the state's steps the rest (lists
 # the tallies do not keep: a tally in a list of its own would make a reference cycle)
 Homes = list[list["IslandTally"]]
+
+
+def join_home(row: list[IslandTally], isle: IslandTally) -> None:
+    """`isle` into a seat's homes `row`, in the order placed (mostly the last placed)."""
+    row.append(isle)
+    if len(row) > 1 and row[-2].rank > isle.rank:
+        row.sort(key=_RANK)
 
 
 # the berths of each island's beaches and its full and other beaches (`_SORTED`), by its name
@@ -171,11 +178,8 @@ class IslandTally:
         for b, seat, n in moves:
             rows[b][seat] += n
             boats[seat] += n
-            if boats[seat] == n:  # the seat's first boats here: into its homes, in the order placed
-                row = homes[seat]
-                row.append(self)
-                if len(row) > 1 and row[-2].rank > self.rank:
-                    row.sort(key=RANK)
+            if boats[seat] == n:  # the seat's first boats here
+                join_home(homes[seat], self)
             total += n
             after = room[b] = room[b] - n
             if after <= 0:  # `_changed` for a beach that became full, written out
