@@ -4,6 +4,7 @@ Monte Carlo tree search over the hidden stack (the expert)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Protocol
 
 from engine.board import EMPTY, FAIL, ISLAND  # RouteEnd members, read as module names
@@ -47,7 +48,7 @@ class GreedyBot:
             return self.rng.choice(choices)
         return self.best(state, choices)
 
-    def best(self, state: State, choices: list[Choice]) -> Choice:
+    def best(self, state: State, choices: Sequence[Choice]) -> Choice:
         """The best of `choices` (legal at `state`) by the greedy score, ties at random."""
         scored = [(self._value(state, c), self.rng.random(), c) for c in choices]
         return max(scored, key=lambda item: (item[0], item[1]))[2]

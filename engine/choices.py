@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from itertools import chain
+from typing import overload
+
 from engine.colours import LETTERS
 from engine.hexgrid import DIRECTIONS
 from engine.tiles import BEACH_LETTERS, tile_words
@@ -151,6 +155,56 @@ class PutTile(_Written):
 
     def _write(self) -> str:
         return f"put {self.place} red {DIRECTIONS[self.red]}"
+
+
+class Puts(Sequence[PutTile]):
+    """The puts of a drawn tile, read like a list: the six of each empty place (its red edge
+    facing each direction), place after place. Some 150 in a game's middle: they are kept as
+    the places' rows of six, each put read from its row when asked for, so that a listing
+    read for one put (a player's number, a random pick) copies 25 rows, not 150 puts. Never
+    changed: the state lists the puts afresh for each tile drawn."""
+
+    __slots__ = ("_length", "_rows")
+
+    def __init__(self, rows: list[tuple[PutTile, ...]]) -> None:
+        self._rows = rows  # the state's own rows of six, each a value
+        self._length = 6 * len(rows)
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> PutTile: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[PutTile]: ...
+
+    def __getitem__(self, index: int | slice) -> PutTile | list[PutTile]:
+        try:  # floor division and remainder find a negative index's put too, as a list would
+            return self._rows[index // 6][index % 6]  # type: ignore[operator]
+        except TypeError:
+            if isinstance(index, slice):
+                return [*self][index]
+            raise
+
+    def __iter__(self) -> Iterator[PutTile]:
+        return chain.from_iterable(self._rows)
+
+    def __contains__(self, value: object) -> bool:
+        return any(value in row for row in self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a list of the same puts, as a list is."""
+        if isinstance(other, Puts):
+            return self._rows == other._rows
+        if isinstance(other, list):
+            return [*self] == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # as a list's
+
+    def __repr__(self) -> str:
+        return repr([*self])
 
 
 Choice = Place | Expand | FoundRoyal | Colonise | Pass | Emigrate | EmigrateClosed | Land | PutTile

@@ -21,6 +21,7 @@ from engine.choices import (
     Land,
     Pass,
     Place,
+    Puts,
     PutTile,
 )
 from engine.colours import BOATS_PER_PLAYER, COLOURS
@@ -642,9 +643,10 @@ class State:
 
     # -- legal choices -----------------------------------------------------------------
 
-    def legal_choices(self) -> list[Choice]:
+    def legal_choices(self) -> Sequence[Choice]:
         """Every choice the rules allow at the current decision, in a fixed order (a new
-        list each time: changing it changes nothing in the game)."""
+        list each time: changing it changes nothing in the game; the puts of a drawn tile,
+        some 150, in a `Puts`, read like a list and never changed)."""
         legal = self._legal
         if legal is None:
             if self._phase is PUT_TILE:  # the puts are many and never forced: not kept
@@ -915,14 +917,11 @@ class State:
         found = self._landings_known.listed.get(key)  # `_land_choices`, the look-up written out
         return _land_choices(*key, self._landings_known) if found is None else found
 
-    def _puts(self) -> list[Choice]:
-        puts: list[Choice] = []
+    def _puts(self) -> Puts:
         places = self._places
         if places is None:
             places = self._puts_at()
-        for around in places.values():  # each place's six copied at once
-            puts.extend(around)
-        return puts
+        return Puts([*places.values()])
 
     # -- applying a choice -------------------------------------------------------------
 
