@@ -195,15 +195,17 @@ class _Borrows(dict[tuple[str, int], Expand]):
         return made
 
 
-# the expansions by borrowing onto each beach of an island, by island and beach
-_BORROWS: dict[tuple[str, int], _Borrows] = {}
-
-
-def _borrows(name: str, beach: int) -> _Borrows:
-    row = _BORROWS.get((name, beach))
-    if row is None:
-        row = _BORROWS[name, beach] = _Borrows(name, beach)
-    return row
+# the expansions by borrowing onto each beach of an island, by island, then beach
+_BORROWS: dict[str, tuple[_Borrows, ...]] = {
+    name: tuple(_Borrows(name, beach) for beach in range(len(berths)))
+    for name, berths in BERTHS.items()
+}
+# each beach of each island as the source of a borrowed boat, as one tuple kept here: a row of
+# `_BORROWS` finds the very tuple it keeps as its key, and compares no fields (a borrowing turn
+# lists some 170 expansions)
+_SOURCES: dict[str, tuple[tuple[str, int], ...]] = {
+    name: tuple((name, beach) for beach in range(len(berths))) for name, berths in BERTHS.items()
+}
 
 
 @lru_cache(maxsize=1024)
@@ -245,7 +247,9 @@ def clear_listing_caches() -> None:
     _STEPPED_PUTS.clear()
     for expansions in _EXPANSIONS.values():
         expansions[:] = [None] * len(expansions)
-    _BORROWS.clear()
+    for borrows in _BORROWS.values():
+        for row in borrows:
+            row.clear()
     _place_choices.cache_clear()
 
 
@@ -733,16 +737,16 @@ class State:
         seat = self._active
         choices: list[Choice] = []
         boats_at = [
-            (isle, (isle.name, b))
+            (isle, _SOURCES[isle.name][b])
             for isle in homes
             for b, boats in enumerate(isle.beaches)
             if boats[seat]
         ]
         for isle in homes:
             sources = [source for other, source in boats_at if other is not isle]
-            name = isle.name
+            rows = _BORROWS[isle.name]
             for beach in isle.open:  # each beach's made at C speed, as a dict's lookups
-                choices.extend(map(_borrows(name, beach).__getitem__, sources))
+                choices.extend(map(rows[beach].__getitem__, sources))
         return choices
 
     def _no_boat_placements(self) -> list[Choice]:
