@@ -311,6 +311,7 @@ class State:
         "_colonising",
         "_colours",
         "_drawn",
+        "_emigration_rows",
         "_ending",
         "_full",
         "_group",
@@ -336,6 +337,7 @@ class State:
         "_target",
         "_tile",
         "_turn",
+        "_turn_rows",
         "decision",
     )
 
@@ -397,6 +399,7 @@ class State:
         if rows is None:
             rows = _PLAIN_ROWS[colours] = {p: _rows_of(p, colours) for p in (TURN, EMIGRATE, SETUP)}
         self._plain_rows = rows
+        self._turn_rows, self._emigration_rows = rows[TURN], rows[EMIGRATE]
 
     # -- reading the state -------------------------------------------------------------
     # Views read the game through these properties and queries; they return values or
@@ -563,14 +566,19 @@ class State:
     def _decide(self) -> Decision | None:
         """The open decision (`decision`), worked out after a change."""
         phase = self._phase
-        rows = self._plain_rows.get(phase)  # a turn's, an emigration's, a set-up boat's
-        if rows is None:
-            if phase is OVER:
-                return None
+        # a turn's, an emigration's, a set-up boat's: a value, the same decision of another
+        # game or of a copy shared (each kind's rows read by name: no look-up by the kind)
+        if phase is TURN:
+            row = self._turn_rows[self._active]
+        elif phase is EMIGRATE:
+            row = self._emigration_rows[self._active]
+        elif phase is OVER:
+            return None
+        elif phase is SETUP:
+            row = self._plain_rows[SETUP][self._active]
+        else:
             return self._open_decision(phase, self._active)
-        # a value: the same decision of another game, or of a copy, is shared
         made = len(self._log)
-        row = rows[self._active]
         try:
             return row[made]
         except IndexError:  # the first game of these colours to get this far
@@ -624,6 +632,7 @@ class State:
         other._setup, other._colours, other._order = self._setup, self._colours, self._order
         other._landings_known, other._named = self._landings_known, self._named
         other._plain_rows, other._legal = self._plain_rows, self._legal
+        other._turn_rows, other._emigration_rows = self._turn_rows, self._emigration_rows
         other.decision = self.decision  # type: ignore[misc]
         other._phase, other._active, other._turn = self._phase, self._active, self._turn
         other._setup_placed, other._drawn = self._setup_placed, self._drawn
