@@ -327,13 +327,13 @@ class State:
         "_out_of_play",
         "_phase",
         "_places",
-        "_plain_rows",
         "_redraw_due",
         "_reserve",
         "_seas_left",
         "_set_aside",
         "_setup",
         "_setup_placed",
+        "_setup_rows",
         "_target",
         "_tile",
         "_turn",
@@ -398,8 +398,8 @@ class State:
         rows = _PLAIN_ROWS.get(colours)
         if rows is None:
             rows = _PLAIN_ROWS[colours] = {p: _rows_of(p, colours) for p in (TURN, EMIGRATE, SETUP)}
-        self._plain_rows = rows
         self._turn_rows, self._emigration_rows = rows[TURN], rows[EMIGRATE]
+        self._setup_rows = rows[SETUP]
 
     # -- reading the state -------------------------------------------------------------
     # Views read the game through these properties and queries; they return values or
@@ -575,7 +575,7 @@ class State:
         elif phase is OVER:
             return None
         elif phase is SETUP:
-            row = self._plain_rows[SETUP][self._active]
+            row = self._setup_rows[self._active]
         else:
             return self._open_decision(phase, self._active)
         made = len(self._log)
@@ -631,8 +631,8 @@ class State:
         # the values, shared
         other._setup, other._colours, other._order = self._setup, self._colours, self._order
         other._landings_known, other._named = self._landings_known, self._named
-        other._plain_rows, other._legal = self._plain_rows, self._legal
         other._turn_rows, other._emigration_rows = self._turn_rows, self._emigration_rows
+        other._setup_rows, other._legal = self._setup_rows, self._legal
         other.decision = self.decision  # type: ignore[misc]
         other._phase, other._active, other._turn = self._phase, self._active, self._turn
         other._setup_placed, other._drawn = self._setup_placed, self._drawn
